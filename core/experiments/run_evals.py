@@ -1,0 +1,510 @@
+"""`run_evals`: run scorers (and gates) over many items, average per scorer, check thresholds.
+
+Mastra's `runEvals` semantics for flat scorer lists: a target or scorer failure rejects the
+whole batch (`on_error="raise"`), or, with `on_error="record"`, is recorded per item and left out
+of the averages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+import math
+import numbers
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import Field
+
+from core._sync import run_coroutine_sync
+from core.errors import MastraError, error_code
+from core.experiments.thresholds import (
+    GateResult,
+    Threshold,
+    ThresholdResult,
+    Verdict,
+    parse_threshold,
+    verdict,
+)
+from core.results import ErrorSummary, ScorerRunResult
+from core.scoring import Scorer
+from core.types import Record
+
+__all__ = [
+    "DataItem",
+    "ItemOutcome",
+    "RunEvalsResult",
+    "RunEvalsSummary",
+    "run_evals",
+    "run_evals_sync",
+]
+
+logger = logging.getLogger(__name__)
+
+OnError = Literal["raise", "record"]
+Target = Callable[[Any], Any]
+OnItemComplete = Callable[..., Any]
+
+
+class DataItem(Record):
+    """One item to score: the input, and the output unless a target produces it."""
+
+    input: Any = None
+    """What the evaluated system is asked (passed to the target, if any)."""
+    output: Any = None
+    """The output to score when there is no target (the uploaded-table case)."""
+    ground_truth: Any = None
+    """The expected answer, if any."""
+    request_context: Any = None
+    """Extra context passed to the scorers."""
+    id: str | int | None = None
+    """The item's id, if it has one."""
+    metadata: dict[str, Any] | None = None
+    """Anything else the user wants to keep with the item."""
+
+
+class ItemOutcome(Record):
+    """What happened to one item (`on_error="record"` only)."""
+
+    index: int
+    """The item's position in `data`."""
+    id: str | int | None = None
+    """The item's id, if it had one."""
+    status: Literal["success", "failed"]
+    """Whether the target and every scorer succeeded."""
+    phase: Literal["target", "scorer"] | None = None
+    """Where a failed item failed."""
+    scorer_id: str | None = None
+    """The scorer that failed, when `phase` is `scorer`."""
+    error: ErrorSummary | None = None
+    """The failure, for a failed item."""
+
+
+class RunEvalsSummary(Record):
+    """Counts over the items."""
+
+    total_items: int
+    """Items that went through the whole pipeline."""
+    failed_items: int = 0
+    """Items recorded as failed (`on_error="record"`)."""
+
+
+class RunEvalsResult(Record):
+    """What `run_evals` returns."""
+
+    scores: dict[str, float]
+    """Mean score per scorer id over numeric scores; scorers with none are left out."""
+    summary: RunEvalsSummary
+    """Item counts."""
+    verdict: Verdict | None = None
+    """`failed` (a gate failed) > `scored` (a threshold failed) > `passed`; None when there are
+    neither gates nor thresholds."""
+    threshold_results: list[ThresholdResult] | None = None
+    """One per scorer with a threshold; None when none had one."""
+    gate_results: list[GateResult] | None = None
+    """One per gate; None when there are no gates."""
+    items: list[ItemOutcome] | None = Field(default=None)
+    """Per-item outcomes in data order (`on_error="record"` only)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready camelCase dict without None values."""
+        from core.results import json_ready
+
+        return json_ready(self)
+
+
+@dataclass(frozen=True, slots=True)
+class _ScorerEntry:
+    scorer: Scorer
+    threshold: Threshold | None
+
+
+@dataclass(slots=True)
+class _ItemRecord:
+    """Scores of one finished item, or why it failed."""
+
+    scores: dict[str, Any] = field(default_factory=dict)
+    gate_scores: dict[str, float] = field(default_factory=dict)
+    outcome: ItemOutcome | None = None
+
+
+async def run_evals(
+    *,
+    data: Sequence[Mapping[str, Any] | DataItem],
+    scorers: Sequence[Scorer | Mapping[str, Any]],
+    target: Target | None = None,
+    on_item_complete: OnItemComplete | None = None,
+    concurrency: int = 1,
+    gates: Sequence[Scorer] | None = None,
+    on_error: OnError = "raise",
+) -> RunEvalsResult:
+    """Run every scorer (and gate) on every item, `concurrency` items at a time."""
+    items = _validate_data(data, needs_output=target is None)
+    entries = _validate_scorers(scorers, gates)
+    gate_list = list(gates or [])
+    _validate_options(concurrency, on_error, target, on_item_complete)
+    records: list[_ItemRecord | None] = [None] * len(items)
+
+    async def process(index: int) -> None:
+        records[index] = await _run_item(
+            index, data[index], items[index], entries, gate_list, target, on_item_complete, on_error
+        )
+
+    await _for_each(range(len(items)), process, concurrency)
+    return _summarise([r for r in records if r is not None], entries, gate_list, on_error)
+
+
+def run_evals_sync(
+    *,
+    data: Sequence[Mapping[str, Any] | DataItem],
+    scorers: Sequence[Scorer | Mapping[str, Any]],
+    target: Target | None = None,
+    on_item_complete: OnItemComplete | None = None,
+    concurrency: int = 1,
+    gates: Sequence[Scorer] | None = None,
+    on_error: OnError = "raise",
+) -> RunEvalsResult:
+    """`run_evals`, blocking (works inside Jupyter or Streamlit too)."""
+    return run_coroutine_sync(
+        run_evals(
+            data=data,
+            scorers=scorers,
+            target=target,
+            on_item_complete=on_item_complete,
+            concurrency=concurrency,
+            gates=gates,
+            on_error=on_error,
+        )
+    )
+
+
+async def _for_each(
+    indices: Iterable[int], work: Callable[[int], Awaitable[None]], concurrency: int
+) -> None:
+    """Run `work` over the indices with at most `concurrency` at once; the first error cancels
+    the rest and is raised as itself."""
+    pending = iter(indices)
+
+    async def worker() -> None:
+        for index in pending:
+            await work(index)
+
+    try:
+        async with asyncio.TaskGroup() as group:
+            for _ in range(concurrency):
+                group.create_task(worker())
+    except* Exception as errors:
+        raise errors.exceptions[0] from errors.exceptions[0].__cause__
+
+
+async def _run_item(
+    index: int,
+    original: Mapping[str, Any] | DataItem,
+    item: DataItem,
+    entries: list[_ScorerEntry],
+    gates: list[Scorer],
+    target: Target | None,
+    on_item_complete: OnItemComplete | None,
+    on_error: OnError,
+) -> _ItemRecord:
+    record = _ItemRecord()
+    try:
+        target_result = await _call(target, item.input) if target is not None else None
+    except Exception as error:
+        if on_error == "raise":
+            raise _target_error(index, original, error) from error
+        record.outcome = _failed(index, item, "target", None, error)
+        return record
+    output = target_result if target is not None else item.output
+    run_arguments = {
+        "input": item.input,
+        "output": output,
+        "ground_truth": item.ground_truth,
+        "request_context": item.request_context,
+    }
+    for gate in gates:
+        score = await _gate_score(gate, index, run_arguments)
+        if score is not None:
+            record.gate_scores[gate.id] = score
+    scorer_results: dict[str, ScorerRunResult] = {}
+    for entry in entries:
+        try:
+            scorer_results[entry.scorer.id] = await entry.scorer.run(**run_arguments)
+        except Exception as error:
+            if on_error == "raise":
+                raise _scorer_error(index, original, entry.scorer.id, error) from error
+            record.outcome = _failed(index, item, "scorer", entry.scorer.id, error)
+            return record
+    record.scores = {scorer_id: result.score for scorer_id, result in scorer_results.items()}
+    record.outcome = ItemOutcome(index=index, id=item.id, status="success")
+    if on_item_complete is not None:
+        await _call_keywords(
+            on_item_complete,
+            item=original,
+            target_result=target_result,
+            scorer_results=scorer_results,
+        )
+    return record
+
+
+async def _gate_score(gate: Scorer, index: int, run_arguments: dict[str, Any]) -> float | None:
+    """A gate's numeric score; a gate that raises counts as 0 (and is logged)."""
+    try:
+        result = await gate.run(**run_arguments)
+    except Exception as error:
+        logger.warning("Gate %r threw on item %d and was scored 0: %s", gate.id, index, error)
+        return 0.0
+    return result.score if _is_number(result.score) else None
+
+
+async def _call(function: Callable[[Any], Any], argument: Any) -> Any:
+    if inspect.iscoroutinefunction(function):
+        return await function(argument)
+    # A blocking target (say, a synchronous model client) must not stall the other items.
+    value = await asyncio.to_thread(function, argument)
+    return await value if inspect.isawaitable(value) else value
+
+
+async def _call_keywords(function: Callable[..., Any], **arguments: Any) -> None:
+    value = function(**arguments)
+    if inspect.isawaitable(value):
+        await value
+
+
+def _failed(
+    index: int,
+    item: DataItem,
+    phase: Literal["target", "scorer"],
+    scorer_id: str | None,
+    error: BaseException,
+) -> ItemOutcome:
+    return ItemOutcome(
+        index=index,
+        id=item.id,
+        status="failed",
+        phase=phase,
+        scorer_id=scorer_id,
+        error=ErrorSummary(name=type(error).__name__, message=str(error), code=error_code(error)),
+    )
+
+
+def _target_error(index: int, item: Any, error: BaseException) -> MastraError:
+    return MastraError(
+        id="RUN_EXPERIMENT_TARGET_FAILED_TO_GENERATE_RESULT",
+        message=f"Failed to run experiment: Error generating result from target (item {index}): "
+        f"{error}",
+        details={"item": _item_json(item), "itemIndex": index},
+        cause=error,
+    )
+
+
+def _scorer_error(index: int, item: Any, scorer_id: str, error: BaseException) -> MastraError:
+    return MastraError(
+        id="RUN_EXPERIMENT_SCORER_FAILED_TO_SCORE_RESULT",
+        message=f"Failed to run experiment: Error running scorer {scorer_id} (item {index}): "
+        f"{error}",
+        details={"scorerId": scorer_id, "item": _item_json(item), "itemIndex": index},
+        cause=error,
+    )
+
+
+def _item_json(item: Any) -> str:
+    plain = item.model_dump(by_alias=True, exclude_none=True) if isinstance(item, Record) else item
+    return json.dumps(plain, default=str, ensure_ascii=False)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _mean(values: list[float]) -> float | None:
+    return math.fsum(values) / len(values) if values else None
+
+
+def _summarise(
+    records: list[_ItemRecord], entries: list[_ScorerEntry], gates: list[Scorer], on_error: OnError
+) -> RunEvalsResult:
+    succeeded = [r for r in records if r.outcome is not None and r.outcome.status == "success"]
+    scores: dict[str, float] = {}
+    for entry in entries:
+        mean = _mean(
+            [
+                r.scores[entry.scorer.id]
+                for r in succeeded
+                if _is_number(r.scores.get(entry.scorer.id))
+            ]
+        )
+        if mean is not None:
+            scores[entry.scorer.id] = mean
+    threshold_results = [
+        ThresholdResult(
+            id=entry.scorer.id,
+            passed=entry.threshold.passes(scores.get(entry.scorer.id)),
+            average_score=scores.get(entry.scorer.id),
+            threshold=entry.threshold,
+        )
+        for entry in entries
+        if entry.threshold is not None
+    ]
+    gate_results = []
+    for gate in gates:
+        average = (
+            _mean([r.gate_scores[gate.id] for r in succeeded if gate.id in r.gate_scores]) or 0.0
+        )
+        gate_results.append(GateResult(id=gate.id, passed=average >= 1.0, score=average))
+    judged = bool(gate_results or threshold_results)
+    return RunEvalsResult(
+        scores=scores,
+        summary=RunEvalsSummary(
+            total_items=len(succeeded), failed_items=len(records) - len(succeeded)
+        ),
+        verdict=verdict(gate_results, threshold_results) if judged else None,
+        threshold_results=threshold_results or None,
+        gate_results=gate_results or None,
+        items=[r.outcome for r in records if r.outcome is not None]
+        if on_error == "record"
+        else None,
+    )
+
+
+# ---- validation (all before anything runs) ----
+
+_ITEM_KEYS = {
+    "input": "input",
+    "output": "output",
+    "groundTruth": "ground_truth",
+    "ground_truth": "ground_truth",
+    "requestContext": "request_context",
+    "request_context": "request_context",
+    "id": "id",
+    "metadata": "metadata",
+}
+
+
+def _validate_data(
+    data: Sequence[Mapping[str, Any] | DataItem], *, needs_output: bool
+) -> list[DataItem]:
+    if isinstance(data, str | bytes) or not isinstance(data, Sequence):
+        raise MastraError(
+            id="INVALID_DATA",
+            message=f"Failed to run experiment: data must be a list of items, not {type(data).__name__}",
+        )
+    if not data:
+        raise MastraError(
+            id="RUN_EXPERIMENT_FAILED_NO_DATA_PROVIDED",
+            message="Failed to run experiment: Data array is empty",
+        )
+    return [_validate_item(index, raw, needs_output) for index, raw in enumerate(data)]
+
+
+def _validate_item(index: int, raw: Any, needs_output: bool) -> DataItem:
+    if isinstance(raw, DataItem):
+        fields = raw.model_fields_set
+        item = raw
+    elif isinstance(raw, Mapping):
+        unknown = sorted(str(key) for key in raw if key not in _ITEM_KEYS)
+        if unknown:
+            _invalid_item(
+                index,
+                f"has unknown key(s) {', '.join(map(repr, unknown))}; known keys: "
+                "input, output, groundTruth, requestContext, id, metadata",
+            )
+        if "groundTruth" in raw and "ground_truth" in raw:
+            _invalid_item(index, "has both 'groundTruth' and 'ground_truth'")
+        if "requestContext" in raw and "request_context" in raw:
+            _invalid_item(index, "has both 'requestContext' and 'request_context'")
+        fields = {_ITEM_KEYS[key] for key in raw}
+        try:
+            item = DataItem(**{_ITEM_KEYS[key]: value for key, value in raw.items()})
+        except ValueError as error:
+            _invalid_item(index, f"is malformed: {error}")
+    else:
+        _invalid_item(index, f"must be a dict or a DataItem, not {type(raw).__name__}")
+    if "input" not in fields:
+        _invalid_item(index, "needs an 'input' property")
+    if needs_output and "output" not in fields:
+        _invalid_item(index, "needs an 'output' property (there is no target to produce one)")
+    return item
+
+
+def _invalid_item(index: int, problem: str) -> None:
+    raise MastraError(
+        id="INVALID_DATA_ITEM",
+        message=f"Invalid data item at index {index}: it {problem}",
+        details={"itemIndex": index},
+    )
+
+
+def _validate_scorers(
+    scorers: Sequence[Scorer | Mapping[str, Any]], gates: Sequence[Scorer] | None
+) -> list[_ScorerEntry]:
+    if isinstance(scorers, Scorer | Mapping) or not isinstance(scorers, Sequence):
+        raise MastraError(
+            id="INVALID_SCORERS",
+            message="scorers must be a list of scorers or {'scorer': ..., 'threshold': ...} entries",
+        )
+    entries = [_scorer_entry(position, entry) for position, entry in enumerate(scorers)]
+    for position, gate in enumerate(gates or []):
+        if not isinstance(gate, Scorer):
+            raise MastraError(
+                id="INVALID_GATES",
+                message=f"gates[{position}] must be a Scorer, not {type(gate).__name__}",
+            )
+    if not entries and not gates:
+        raise MastraError(
+            id="NO_SCORERS_PROVIDED",
+            message="Failed to run experiment: At least one scorer or gate must be provided",
+        )
+    for kind, ids in (
+        ("scorer", [e.scorer.id for e in entries]),
+        ("gate", [g.id for g in gates or []]),
+    ):
+        duplicates = sorted({scorer_id for scorer_id in ids if ids.count(scorer_id) > 1})
+        if duplicates:
+            raise MastraError(
+                id="DUPLICATE_SCORER_ID",
+                message=f"Each {kind} id must be unique (results are keyed by id); repeated: "
+                f"{', '.join(duplicates)}",
+            )
+    return entries
+
+
+def _scorer_entry(position: int, entry: Any) -> _ScorerEntry:
+    if isinstance(entry, Scorer):
+        return _ScorerEntry(entry, None)
+    if isinstance(entry, Mapping) and isinstance(entry.get("scorer"), Scorer):
+        unknown = set(entry) - {"scorer", "threshold"}
+        if unknown:
+            raise MastraError(
+                id="INVALID_SCORERS",
+                message=f"scorers[{position}] has unknown key(s) {', '.join(sorted(map(str, unknown)))}",
+            )
+        scorer = entry["scorer"]
+        threshold = entry.get("threshold")
+        return _ScorerEntry(
+            scorer, None if threshold is None else parse_threshold(scorer.id, threshold)
+        )
+    raise MastraError(
+        id="INVALID_SCORERS",
+        message=f"scorers[{position}] must be a Scorer or {{'scorer': Scorer, 'threshold': ...}}, "
+        f"not {type(entry).__name__}",
+    )
+
+
+def _validate_options(concurrency: Any, on_error: Any, target: Any, on_item_complete: Any) -> None:
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise MastraError(
+            id="INVALID_CONCURRENCY",
+            message=f"concurrency must be a positive integer, got {concurrency!r}",
+        )
+    if on_error not in ("raise", "record"):
+        raise MastraError(
+            id="INVALID_ON_ERROR",
+            message=f"on_error must be 'raise' or 'record', got {on_error!r}",
+        )
+    for name, value in (("target", target), ("on_item_complete", on_item_complete)):
+        if value is not None and not callable(value):
+            raise MastraError(id="INVALID_CALLBACK", message=f"{name} must be callable")

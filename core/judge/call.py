@@ -1,0 +1,274 @@
+"""Running one prompt step against its judge: the litellm call(s), the structured-output
+fallback, and the judge execution record."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import SecretStr
+
+from core.errors import MastraError, error_code
+from core.judge import _litellm
+from core.judge.config import JudgeConfig
+from core.judge.prompt_step import PromptStep
+from core.judge.schema import JudgeOutputError, OutputSchema, parse_judge_json, score_schema
+from core.results import (
+    ErrorSummary,
+    JudgeExecutionFailure,
+    JudgeExecutionSuccess,
+    JudgeUsage,
+)
+
+__all__ = ["JudgeStepFailed", "PromptStepOutcome", "run_prompt_step"]
+
+logger = logging.getLogger(__name__)
+
+StepKind = Literal["object", "score", "text"]
+"""What the judge answers: JSON matching a schema, `{"score": n}`, or free text."""
+
+MISSING_MODEL_ID = "MASTR_SCORER_FAILED_TO_RUN_MISSING_MODEL_OR_INSTRUCTIONS"
+
+
+@dataclass(frozen=True, slots=True)
+class PromptStepOutcome:
+    """A prompt step that succeeded: its value, its prompt and its judge execution."""
+
+    value: Any
+    prompt: str
+    execution: JudgeExecutionSuccess
+
+
+class JudgeStepFailed(Exception):
+    """A prompt step failed; carries the original error and the failed execution, if any call
+    was attempted (None when the failure came before the first call)."""
+
+    def __init__(self, cause: BaseException, execution: JudgeExecutionFailure | None) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+        self.execution = execution
+
+
+@dataclass(slots=True)
+class _Attempts:
+    """What the calls of one prompt step have observed so far."""
+
+    model_id: str
+    provider: str | None
+    attempt_count: int = 0
+    model_call_count: int = 0
+    usage: JudgeUsage = field(default_factory=JudgeUsage)
+    raw_output: str | None = None
+    finish_reason: str | None = None
+
+    def record_response(self, response: Any) -> str:
+        """Count a call that returned, and give back its text."""
+        self.model_call_count += 1
+        self.usage = self.usage + usage_from_litellm(getattr(response, "usage", None))
+        self.model_id = getattr(response, "model", None) or self.model_id
+        choice = response.choices[0] if getattr(response, "choices", None) else None
+        text = (choice.message.content if choice is not None else None) or ""
+        self.raw_output = text
+        if choice is not None and choice.finish_reason:
+            self.finish_reason = choice.finish_reason
+        return text
+
+    def record_error(self) -> None:
+        # "error" marks a call with no response, but never hides a real finish reason.
+        if self.finish_reason is None:
+            self.finish_reason = "error"
+
+
+async def run_prompt_step(
+    step: PromptStep,
+    kind: StepKind,
+    ctx: Any,
+    scorer_judge: JudgeConfig | None,
+    started: float,
+) -> PromptStepOutcome:
+    """Build the prompt, call the judge, validate its answer; raise `JudgeStepFailed` on error.
+
+    `started` is the `time.perf_counter()` at which the step began, so the duration covers the
+    prompt building too.
+    """
+    try:
+        prompt = step.create_prompt(ctx)
+        if inspect.isawaitable(prompt):
+            prompt = await prompt
+        if not isinstance(prompt, str):
+            raise TypeError(f"create_prompt must return a string, not {type(prompt).__name__}")
+        judge = step.judge.over(scorer_judge) if step.judge else scorer_judge
+        if judge is None or not judge.model or not judge.instructions:
+            raise MastraError(
+                id=MISSING_MODEL_ID,
+                message="A prompt step requires a judge model and instructions "
+                "(set JudgeConfig(model=..., instructions=...) on the scorer or the step)",
+            )
+        model_id, provider = _litellm.resolve_model(judge.model, judge.api_base)
+    except Exception as error:
+        raise JudgeStepFailed(error, None) from error
+
+    attempts = _Attempts(model_id=model_id, provider=provider)
+    try:
+        if kind == "text":
+            value = await _call(judge, prompt, attempts, schema=None, inject=False)
+        else:
+            schema = score_schema() if kind == "score" else step.schema
+            assert schema is not None  # the builder refuses object steps without a schema
+            value = await _structured(judge, prompt, attempts, schema, kind)
+    except Exception as error:
+        failed = _failed_execution(prompt, attempts, error_summary(error, judge.api_key), started)
+        raise JudgeStepFailed(error, failed) from error
+    execution = JudgeExecutionSuccess(
+        prompt=prompt,
+        judge_model_id=attempts.model_id,
+        judge_provider=attempts.provider or None,
+        attempt_count=max(attempts.attempt_count, 1),
+        model_call_count=max(attempts.model_call_count, 1),
+        duration_ms=_elapsed_ms(started),
+        output=value,
+        usage=attempts.usage,
+    )
+    return PromptStepOutcome(value=value, prompt=prompt, execution=execution)
+
+
+async def _structured(
+    judge: JudgeConfig, prompt: str, attempts: _Attempts, schema: OutputSchema, kind: StepKind
+) -> Any:
+    """One call, and exactly one more with the schema in the prompt if the answer is malformed."""
+    inject = _first_injection(judge, attempts)
+    try:
+        return await _call(judge, prompt, attempts, schema=schema, inject=inject, kind=kind)
+    except JudgeOutputError as error:
+        logger.warning(
+            "Judge answer malformed (%s); retrying once with the schema in the prompt", error
+        )
+    return await _call(judge, prompt, attempts, schema=schema, inject=True, kind=kind)
+
+
+def _first_injection(judge: JudgeConfig, attempts: _Attempts) -> bool:
+    setting = judge.json_prompt_injection
+    if setting is None or setting == "auto":
+        return not _litellm.supports_response_schema(attempts.model_id, attempts.provider or "")
+    return bool(setting)
+
+
+async def _call(
+    judge: JudgeConfig,
+    prompt: str,
+    attempts: _Attempts,
+    *,
+    schema: OutputSchema | None,
+    inject: bool,
+    kind: StepKind = "text",
+) -> Any:
+    """One litellm call (one attempt); returns the validated value."""
+    arguments = _call_arguments(judge, prompt, schema, inject)
+    attempts.attempt_count += 1
+    try:
+        response = await _litellm.litellm().acompletion(**arguments)
+    except Exception:
+        attempts.record_error()
+        raise
+    text = attempts.record_response(response)
+    if schema is None:
+        return text
+    value = schema.validate(parse_judge_json(text))
+    return value["score"] if kind == "score" else value
+
+
+def _call_arguments(
+    judge: JudgeConfig, prompt: str, schema: OutputSchema | None, inject: bool
+) -> dict[str, Any]:
+    user_text = prompt
+    arguments: dict[str, Any] = {"model": judge.model}
+    if schema is not None:
+        if inject:
+            user_text = f"{prompt}\n\n{schema_instruction(schema)}"
+        else:
+            arguments["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": schema.name, "schema": schema.json_schema, "strict": False},
+            }
+    arguments["messages"] = [
+        {"role": "system", "content": judge.instructions},
+        {"role": "user", "content": user_text},
+    ]
+    if judge.api_base:
+        arguments["api_base"] = judge.api_base
+    if judge.api_key is not None:
+        arguments["api_key"] = judge.api_key.get_secret_value()
+    arguments.update(judge.model_settings or {})
+    return arguments
+
+
+def schema_instruction(schema: OutputSchema) -> str:
+    """The text appended to a prompt when the schema goes into the prompt."""
+    return (
+        "Answer with one JSON object and nothing else (no prose, no Markdown) that matches "
+        f"this JSON schema:\n{json.dumps(schema.json_schema, separators=(',', ':'))}"
+    )
+
+
+def usage_from_litellm(usage: Any) -> JudgeUsage:
+    """Normalise a litellm/OpenAI usage object into a `JudgeUsage`."""
+    if usage is None:
+        return JudgeUsage()
+    completion_details = _field(usage, "completion_tokens_details")
+    prompt_details = _field(usage, "prompt_tokens_details")
+    return JudgeUsage.normalize(
+        {
+            "inputTokens": _field(usage, "prompt_tokens"),
+            "outputTokens": _field(usage, "completion_tokens"),
+            "totalTokens": _field(usage, "total_tokens"),
+            "reasoningTokens": _field(completion_details, "reasoning_tokens"),
+            "cachedInputTokens": _field(prompt_details, "cached_tokens"),
+            "cacheCreationInputTokens": _field(usage, "cache_creation_input_tokens"),
+        }
+    )
+
+
+def _field(source: Any, name: str) -> Any:
+    if source is None:
+        return None
+    if isinstance(source, Mapping):
+        return source.get(name)
+    return getattr(source, name, None)
+
+
+def _failed_execution(
+    prompt: str, attempts: _Attempts, error: ErrorSummary, started: float
+) -> JudgeExecutionFailure | None:
+    if attempts.attempt_count == 0:
+        return None
+    return JudgeExecutionFailure(
+        prompt=prompt,
+        judge_model_id=attempts.model_id,
+        judge_provider=attempts.provider or None,
+        attempt_count=attempts.attempt_count,
+        model_call_count=attempts.model_call_count,
+        duration_ms=_elapsed_ms(started),
+        error=error,
+        raw_output=attempts.raw_output,
+        usage=None if attempts.usage.is_empty() else attempts.usage,
+        finish_reason=attempts.finish_reason,
+    )
+
+
+def error_summary(error: BaseException, api_key: SecretStr | None = None) -> ErrorSummary:
+    """Name, message and code of an error; nothing else (no headers, no bodies), and the API
+    key masked should a provider echo it."""
+    message = str(error)
+    secret = api_key.get_secret_value() if api_key is not None else ""
+    if len(secret) >= 4:
+        message = message.replace(secret, "***")
+    return ErrorSummary(name=type(error).__name__, message=message, code=error_code(error))
+
+
+def _elapsed_ms(started: float) -> int:
+    return round((time.perf_counter() - started) * 1000)

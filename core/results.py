@@ -1,0 +1,255 @@
+"""The records a scorer run produces: the result, the judge record and its parts."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, Self
+
+from pydantic import BaseModel, Field
+
+from core.types import Record, StepName
+
+__all__ = [
+    "ErrorSummary",
+    "JudgeCost",
+    "JudgeExecution",
+    "JudgeExecutionFailure",
+    "JudgeExecutionSuccess",
+    "JudgeStepResult",
+    "JudgeUsage",
+    "NotScorableInfo",
+    "ScorerRunResult",
+    "json_ready",
+]
+
+_USAGE_KEYS = (
+    "input_tokens",
+    "output_tokens",
+    "total_tokens",
+    "reasoning_tokens",
+    "cached_input_tokens",
+    "cache_creation_input_tokens",
+)
+
+
+class JudgeUsage(Record):
+    """Token usage of a judge, normalised to Mastra's keys. None means "not reported"."""
+
+    input_tokens: int | None = None
+    """Prompt tokens (`prompt_tokens` in OpenAI terms)."""
+    output_tokens: int | None = None
+    """Completion tokens."""
+    total_tokens: int | None = None
+    """Total tokens as reported, else input + output."""
+    reasoning_tokens: int | None = None
+    """Reasoning tokens, when the provider reports them."""
+    cached_input_tokens: int | None = None
+    """Prompt tokens read from the provider's cache."""
+    cache_creation_input_tokens: int | None = None
+    """Prompt tokens written to the provider's cache."""
+
+    def __add__(self, other: JudgeUsage) -> JudgeUsage:
+        """Key-by-key sum; a key stays None only when it is None on both sides."""
+        if not isinstance(other, JudgeUsage):
+            return NotImplemented
+        summed: dict[str, int | None] = {}
+        for key in _USAGE_KEYS:
+            mine, theirs = getattr(self, key), getattr(other, key)
+            summed[key] = mine if theirs is None else theirs if mine is None else mine + theirs
+        return JudgeUsage(**summed)
+
+    def is_empty(self) -> bool:
+        """True when no key was reported."""
+        return all(getattr(self, key) is None for key in _USAGE_KEYS)
+
+    @classmethod
+    def normalize(cls, raw: Any) -> Self:
+        """Normalise any provider usage mapping (Mastra §4.2).
+
+        `inputTokens` falls back to `promptTokens` and `outputTokens` to `completionTokens` when
+        missing or null; `totalTokens` is computed when absent; values that are not numbers are
+        dropped, and so is every other key.
+        """
+        if not isinstance(raw, Mapping):
+            return cls()
+        input_tokens = _first_present(raw, "inputTokens", "promptTokens")
+        output_tokens = _first_present(raw, "outputTokens", "completionTokens")
+        input_tokens, output_tokens = _as_token_count(input_tokens), _as_token_count(output_tokens)
+        total = _as_token_count(raw.get("totalTokens"))
+        if total is None and (input_tokens is not None or output_tokens is not None):
+            total = (input_tokens or 0) + (output_tokens or 0)
+        return cls(
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            total_tokens=total,
+            reasoning_tokens=_as_token_count(raw.get("reasoningTokens")),
+            cached_input_tokens=_as_token_count(raw.get("cachedInputTokens")),
+            cache_creation_input_tokens=_as_token_count(raw.get("cacheCreationInputTokens")),
+        )
+
+
+def _first_present(raw: Mapping[str, Any], key: str, fallback: str) -> Any:
+    # Only a missing or null value falls back; a non-numeric value is dropped, not replaced.
+    value = raw.get(key)
+    return raw.get(fallback) if value is None else value
+
+
+def _as_token_count(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        return int(value) if value.is_integer() else round(value)
+    return value
+
+
+class ErrorSummary(Record):
+    """What is kept of an error: never headers, bodies or secrets."""
+
+    name: str
+    """The error's class name, e.g. `RateLimitError`."""
+    message: str
+    """The error's message."""
+    code: str | None = None
+    """The error's string id or code, or its HTTP status, when it has one."""
+
+
+class JudgeCost(Record):
+    """A cost the provider itself reported as authoritative (never an estimate)."""
+
+    amount: float
+    """The amount, in `unit`."""
+    unit: str
+    """The currency or unit, e.g. `USD`."""
+    source: str
+    """Where the figure came from."""
+
+
+class _JudgeExecutionBase(Record):
+    status: str
+    """`success` or `failed`."""
+    prompt: str
+    """The prompt string the step's `create_prompt` returned (without any schema text)."""
+    judge_model_id: str
+    """The model that answered, as the provider named it (else as litellm resolved it)."""
+    judge_provider: str | None = None
+    """The provider litellm routed the call to."""
+    attempt_count: int
+    """Judge calls started, including the structured-output fallback."""
+    model_call_count: int
+    """Judge calls that returned a response."""
+    duration_ms: int
+    """Milliseconds for the whole prompt step, prompt building included."""
+
+
+class JudgeExecutionSuccess(_JudgeExecutionBase):
+    """A prompt step whose judge call produced a validated output."""
+
+    status: Literal["success"] = "success"
+    output: Any
+    """The validated output: an object, the score number, or the reason text."""
+    usage: JudgeUsage = Field(default_factory=JudgeUsage)
+    """Usage summed over the attempts."""
+    cost: JudgeCost | None = None
+    """Only when the provider reported an authoritative cost."""
+
+
+class JudgeExecutionFailure(_JudgeExecutionBase):
+    """A prompt step whose judge call failed after at least one attempt started."""
+
+    status: Literal["failed"] = "failed"
+    error: ErrorSummary
+    """What went wrong."""
+    output: Any = None
+    """The last validated output, when one was produced before the failure."""
+    raw_output: str | None = None
+    """The judge's last raw text, when a response arrived."""
+    usage: JudgeUsage | None = None
+    """Usage summed over the attempts that returned, when there was any."""
+    finish_reason: str | None = None
+    """The provider's last finish reason, or `error` when no response arrived."""
+    cost: JudgeCost | None = None
+    """Never set on failures; kept for a uniform shape."""
+
+
+JudgeExecution = Annotated[
+    JudgeExecutionSuccess | JudgeExecutionFailure, Field(discriminator="status")
+]
+
+
+class JudgeStepResult(Record):
+    """The judge executions of one step, in order."""
+
+    executions: tuple[JudgeExecution, ...] = ()
+    """Normally one per run; a failed execution is appended after any earlier one."""
+
+
+class NotScorableInfo(Record):
+    """Why a run was not scored."""
+
+    step: StepName
+    """The step that returned `not_scorable(...)`."""
+    reason: str | None = None
+    """The reason it gave, if any."""
+
+
+class ScorerRunResult(Record):
+    """What `scorer.run` returns (and, with `score` possibly None, a failure's snapshot)."""
+
+    run_id: str
+    """The run's id (given, or a fresh UUID4)."""
+    input: Any = None
+    """The run's input, as the steps saw it."""
+    output: Any = None
+    """The run's output, as the steps saw it."""
+    ground_truth: Any = None
+    """The run's ground truth, if any."""
+    request_context: Any = None
+    """The run's request context, if any."""
+    score: Any = None
+    """The generate_score result; None when not scorable or not reached."""
+    reason: Any = None
+    """The generate_reason result, if that step exists."""
+    preprocess_step_result: Any = None
+    """The preprocess result, if that step exists."""
+    analyze_step_result: Any = None
+    """The analyze result, if that step exists."""
+    preprocess_prompt: str | None = None
+    """The preprocess prompt, when that step is a prompt step."""
+    analyze_prompt: str | None = None
+    """The analyze prompt, when that step is a prompt step."""
+    generate_score_prompt: str | None = None
+    """The generate_score prompt, when that step is a prompt step."""
+    generate_reason_prompt: str | None = None
+    """The generate_reason prompt, when that step is a prompt step."""
+    judge: dict[StepName, JudgeStepResult] | None = None
+    """Judge executions per prompt step, in execution order; None when no prompt step ran."""
+    not_scorable: NotScorableInfo | None = None
+    """Set when a step returned `not_scorable(...)`; then `score` is None."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready camelCase dict; keys whose value is None are left out at every level."""
+        return json_ready(self)
+
+
+def json_ready(value: Any) -> Any:
+    """Turn records, sets and tuples into plain JSON-ready values, dropping None-valued keys.
+
+    Like `JSON.stringify` on Mastra's objects: a key whose value is None disappears, at every
+    level; sets become sorted lists so the output is stable.
+    """
+    if isinstance(value, BaseModel):
+        return json_ready(value.model_dump(by_alias=True))
+    if isinstance(value, Mapping):
+        return {str(k): json_ready(v) for k, v in value.items() if v is not None}
+    if isinstance(value, set | frozenset):
+        return sorted((json_ready(v) for v in value), key=_sort_key)
+    if isinstance(value, list | tuple):
+        return [json_ready(v) for v in value]
+    return value
+
+
+def _sort_key(value: Any) -> tuple[str, str]:
+    return (type(value).__name__, str(value))

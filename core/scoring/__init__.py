@@ -1,0 +1,16 @@
+"""The scorer pipeline: `create_scorer`, the immutable `Scorer`, and what steps receive."""
+
+from core.scoring.context import ScorerRun, StepContext, StepResults
+from core.scoring.not_scorable import NotScorable, not_scorable
+from core.scoring.scorer import Scorer, StepInfo, create_scorer
+
+__all__ = [
+    "NotScorable",
+    "Scorer",
+    "ScorerRun",
+    "StepContext",
+    "StepInfo",
+    "StepResults",
+    "create_scorer",
+    "not_scorable",
+]

@@ -1,0 +1,458 @@
+"""`create_scorer` and the immutable `Scorer`: preprocess → analyze → generate_score →
+generate_reason, each step a function or a `PromptStep`."""
+
+from __future__ import annotations
+
+import inspect
+import math
+import numbers
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Generator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from core._sync import run_coroutine_sync
+from core.errors import ScorerConfigError, ScorerRunError
+from core.judge.call import JudgeStepFailed, PromptStepOutcome, StepKind, run_prompt_step
+from core.judge.config import JudgeConfig
+from core.judge.prompt_step import PromptStep
+from core.results import (
+    JudgeExecution,
+    JudgeStepResult,
+    NotScorableInfo,
+    ScorerRunResult,
+)
+from core.scoring.context import ScorerRun, StepContext, StepResults
+from core.scoring.not_scorable import NotScorable
+from core.types import StepName
+
+__all__ = ["Scorer", "StepInfo", "create_scorer"]
+
+StepFunction = Callable[[StepContext], Any]
+StepDefinition = StepFunction | PromptStep
+PrepareRun = Callable[[ScorerRun], "ScorerRun | Mapping[str, Any] | Awaitable[Any]"]
+
+# Snake-case method name, result-field prefix and what a prompt step's judge answers.
+_STEP_SPECS: dict[StepName, tuple[str, StepKind]] = {
+    "preprocess": ("preprocess", "object"),
+    "analyze": ("analyze", "object"),
+    "generateScore": ("generate_score", "score"),
+    "generateReason": ("generate_reason", "text"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class StepInfo:
+    """A step as the catalog shows it."""
+
+    name: StepName
+    """The Mastra step name."""
+    kind: Literal["function", "prompt"]
+    """Whether a Python function or a judge produces the result."""
+    description: str | None
+    """The prompt step's description, or the function's `description` attribute."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    name: StepName
+    definition: StepDefinition
+
+    @property
+    def is_prompt(self) -> bool:
+        return isinstance(self.definition, PromptStep)
+
+
+class Scorer:
+    """A scorer: an immutable chain of steps. Build one with `create_scorer(...)`."""
+
+    __slots__ = ("_description", "_id", "_judge", "_name", "_prepare_run", "_steps")
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        description: str,
+        name: str | None = None,
+        judge: JudgeConfig | None = None,
+        prepare_run: PrepareRun | None = None,
+        steps: tuple[_Step, ...] = (),
+    ) -> None:
+        _check_config(id, description, name, judge, prepare_run)
+        set_attribute = object.__setattr__
+        set_attribute(self, "_id", id)
+        set_attribute(self, "_name", name or id)
+        set_attribute(self, "_description", description)
+        set_attribute(self, "_judge", judge)
+        set_attribute(self, "_prepare_run", prepare_run)
+        set_attribute(self, "_steps", steps)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Scorer is immutable: the builder methods return a new scorer")
+
+    def __repr__(self) -> str:
+        steps = ", ".join(
+            f"{s.name}:{'prompt' if s.is_prompt else 'function'}" for s in self._steps
+        )
+        return f"Scorer(id={self._id!r}, steps=[{steps}])"
+
+    @property
+    def id(self) -> str:
+        """The scorer's id (results are keyed by it)."""
+        return self._id
+
+    @property
+    def name(self) -> str:
+        """The display name (the id when none was given)."""
+        return self._name
+
+    @property
+    def description(self) -> str:
+        """What the scorer measures."""
+        return self._description
+
+    @property
+    def judge(self) -> JudgeConfig | None:
+        """The scorer-level judge, if any."""
+        return self._judge
+
+    @property
+    def steps(self) -> list[StepInfo]:
+        """The steps in chain order."""
+        return [_step_info(step) for step in self._steps]
+
+    @property
+    def has_judge_steps(self) -> bool:
+        """True when at least one step is a prompt step (a run will call a judge)."""
+        return any(step.is_prompt for step in self._steps)
+
+    def preprocess(self, step: StepDefinition) -> Scorer:
+        """A new scorer with a preprocess step (a function, or a PromptStep with a schema)."""
+        return self._with_step("preprocess", step)
+
+    def analyze(self, step: StepDefinition) -> Scorer:
+        """A new scorer with an analyze step (a function, or a PromptStep with a schema)."""
+        return self._with_step("analyze", step)
+
+    def generate_score(self, step: StepDefinition) -> Scorer:
+        """A new scorer with the generate_score step (a function returning a number, or a
+        PromptStep whose judge answers `{"score": n}`)."""
+        return self._with_step("generateScore", step)
+
+    def generate_reason(self, step: StepDefinition) -> Scorer:
+        """A new scorer with a generate_reason step (a function, or a PromptStep answered in
+        free text)."""
+        return self._with_step("generateReason", step)
+
+    def _with_step(self, name: StepName, definition: StepDefinition) -> Scorer:
+        _check_step(self._id, name, definition)
+        if any(step.name == name for step in self._steps):
+            raise ScorerConfigError(
+                id="MASTR_SCORER_DUPLICATE_STEP",
+                message=f"Scorer {self._id!r} already has a {_STEP_SPECS[name][0]} step",
+                details={"scorerId": self._id, "step": name},
+            )
+        return Scorer(
+            id=self._id,
+            description=self._description,
+            name=self._name,
+            judge=self._judge,
+            prepare_run=self._prepare_run,
+            steps=(*self._steps, _Step(name, definition)),
+        )
+
+    async def run(
+        self,
+        *,
+        output: Any,
+        input: Any = None,
+        ground_truth: Any = None,
+        request_context: Any = None,
+        run_id: str | None = None,
+    ) -> ScorerRunResult:
+        """Score one output. Raises `ScorerRunError` when a step fails."""
+        pipeline = self._pipeline(output, input, ground_truth, request_context, run_id)
+        try:
+            awaitable = pipeline.send(None)
+        except StopIteration as finished:
+            return finished.value
+        return await _finish_async(pipeline, awaitable)
+
+    def run_sync(
+        self,
+        *,
+        output: Any,
+        input: Any = None,
+        ground_truth: Any = None,
+        request_context: Any = None,
+        run_id: str | None = None,
+    ) -> ScorerRunResult:
+        """`run`, blocking. Scorers made only of plain functions run without any event loop."""
+        pipeline = self._pipeline(output, input, ground_truth, request_context, run_id)
+        try:
+            awaitable = pipeline.send(None)
+        except StopIteration as finished:
+            return finished.value
+        return run_coroutine_sync(_finish_async(pipeline, awaitable))
+
+    def _pipeline(
+        self,
+        output: Any,
+        input: Any,
+        ground_truth: Any,
+        request_context: Any,
+        run_id: str | None,
+    ) -> Generator[Awaitable[Any], Any, ScorerRunResult]:
+        """The whole run as a generator that yields only what must really be awaited, so that
+        synchronous scorers finish on the first `send` with no event loop at all."""
+        if not any(step.name == "generateScore" for step in self._steps):
+            raise ScorerConfigError(
+                id="MASTR_SCORER_FAILED_TO_RUN_MISSING_GENERATE_SCORE",
+                message=f"Scorer {self._id!r} cannot run without a generate_score step",
+                details={"scorerId": self._id, "steps": ", ".join(s.name for s in self._steps)},
+            )
+        run = ScorerRun.model_construct(
+            run_id=run_id or "",
+            input=input,
+            output=output,
+            ground_truth=ground_truth,
+            request_context=request_context,
+        )
+        if self._prepare_run is not None:
+            prepared = self._prepare_run(run)
+            if inspect.isawaitable(prepared):
+                prepared = yield prepared
+            run = _as_run(prepared, self._id)
+        if not run.run_id:
+            run = run.model_copy(update={"run_id": str(uuid.uuid4())})
+        state = _RunState()
+        for step in self._steps:
+            started = time.perf_counter()
+            context = StepContext(
+                run,
+                StepResults(state.values),
+                state.values.get("generateScore") if step.name == "generateReason" else None,
+            )
+            try:
+                if step.is_prompt:
+                    kind = _STEP_SPECS[step.name][1]
+                    outcome: PromptStepOutcome = yield run_prompt_step(
+                        step.definition, kind, context, self._judge, started
+                    )
+                    value = outcome.value
+                else:
+                    value = step.definition(context)
+                    if inspect.isawaitable(value):
+                        value = yield value
+                    if step.name == "generateScore" and not isinstance(value, NotScorable):
+                        _check_score(value)
+            except JudgeStepFailed as failure:
+                raise self._run_error(run, state, step.name, failure.cause, failure.execution)
+            except Exception as error:
+                raise self._run_error(run, state, step.name, error, None)
+            if isinstance(value, NotScorable):
+                return state.result(run, NotScorableInfo(step=step.name, reason=value.reason))
+            state.complete(step.name, value, outcome if step.is_prompt else None)
+        return state.result(run)
+
+    def _run_error(
+        self,
+        run: ScorerRun,
+        state: _RunState,
+        failed_step: StepName,
+        cause: BaseException,
+        failed_execution: JudgeExecution | None,
+    ) -> ScorerRunError:
+        return ScorerRunError(
+            scorer_id=self._id,
+            steps=[step.name for step in self._steps],
+            failed_step=failed_step,
+            completed_steps=state.completed,
+            result=state.snapshot(run, failed_step, failed_execution),
+            cause=cause,
+        )
+
+
+class _RunState:
+    """What the steps of one run produced so far."""
+
+    __slots__ = ("completed", "judge", "prompts", "values")
+
+    def __init__(self) -> None:
+        self.values: dict[StepName, Any] = {}
+        self.prompts: dict[StepName, str] = {}
+        self.judge: dict[StepName, list[JudgeExecution]] = {}
+        self.completed: list[StepName] = []
+
+    def complete(self, name: StepName, value: Any, outcome: PromptStepOutcome | None) -> None:
+        self.values[name] = value
+        self.completed.append(name)
+        if outcome is not None:
+            self.prompts[name] = outcome.prompt
+            self.judge.setdefault(name, []).append(outcome.execution)
+
+    def _fields(self, judge: dict[StepName, list[JudgeExecution]]) -> dict[str, Any]:
+        values, prompts = self.values, self.prompts
+        return {
+            "score": values.get("generateScore"),
+            "reason": values.get("generateReason"),
+            "preprocess_step_result": values.get("preprocess"),
+            "analyze_step_result": values.get("analyze"),
+            "preprocess_prompt": prompts.get("preprocess"),
+            "analyze_prompt": prompts.get("analyze"),
+            "generate_score_prompt": prompts.get("generateScore"),
+            "generate_reason_prompt": prompts.get("generateReason"),
+            "judge": {
+                name: JudgeStepResult(executions=tuple(executions))
+                for name, executions in judge.items()
+            }
+            or None,
+        }
+
+    def result(
+        self, run: ScorerRun, not_scorable: NotScorableInfo | None = None
+    ) -> ScorerRunResult:
+        fields = self._fields(self.judge)
+        if not_scorable is not None:
+            fields["score"] = None
+            fields["not_scorable"] = not_scorable
+        return ScorerRunResult.model_construct(**_run_fields(run), **fields)
+
+    def snapshot(
+        self, run: ScorerRun, failed_step: StepName, failed_execution: JudgeExecution | None
+    ) -> ScorerRunResult | None:
+        """The failure snapshot: None unless a step result, a prompt or a judge execution
+        exists. The failed step's own prompt lives only in its failed execution."""
+        judge = {name: list(executions) for name, executions in self.judge.items()}
+        if failed_execution is not None:
+            judge.setdefault(failed_step, []).append(failed_execution)
+        if not self.values and not self.prompts and not judge:
+            return None
+        return ScorerRunResult.model_construct(**_run_fields(run), **self._fields(judge))
+
+
+def _run_fields(run: ScorerRun) -> dict[str, Any]:
+    return {
+        "run_id": run.run_id,
+        "input": run.input,
+        "output": run.output,
+        "ground_truth": run.ground_truth,
+        "request_context": run.request_context,
+    }
+
+
+async def _finish_async(
+    pipeline: Generator[Awaitable[Any], Any, ScorerRunResult], awaitable: Awaitable[Any]
+) -> ScorerRunResult:
+    """Drive the pipeline generator on from its first real await."""
+    while True:
+        try:
+            value = await awaitable
+        except Exception as error:
+            step = pipeline.throw
+            argument: Any = error
+        else:
+            step = pipeline.send
+            argument = value
+        try:
+            awaitable = step(argument)
+        except StopIteration as finished:
+            return finished.value
+
+
+def _as_run(prepared: Any, scorer_id: str) -> ScorerRun:
+    if isinstance(prepared, ScorerRun):
+        return prepared
+    if isinstance(prepared, Mapping):
+        return ScorerRun.model_validate(dict(prepared))
+    raise ScorerConfigError(
+        id="MASTR_SCORER_INVALID_PREPARED_RUN",
+        message=f"prepare_run of scorer {scorer_id!r} must return a ScorerRun or a dict, "
+        f"not {type(prepared).__name__}",
+        details={"scorerId": scorer_id},
+    )
+
+
+def _check_score(value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"generate_score must return a number, not {type(value).__name__}")
+    if not math.isfinite(value):
+        raise ValueError(f"generate_score returned {value}, which is not a finite number")
+
+
+def _check_config(id: Any, description: Any, name: Any, judge: Any, prepare_run: Any) -> None:
+    if not isinstance(id, str) or not id.strip():
+        raise ScorerConfigError(
+            id="MASTR_SCORER_FAILED_TO_CREATE_MISSING_ID",
+            message="Scorers must have an id (a non-empty string)",
+        )
+    problems = []
+    if not isinstance(description, str):
+        problems.append(f"description must be a string, not {type(description).__name__}")
+    if name is not None and not isinstance(name, str):
+        problems.append(f"name must be a string, not {type(name).__name__}")
+    if judge is not None and not isinstance(judge, JudgeConfig):
+        problems.append(f"judge must be a JudgeConfig, not {type(judge).__name__}")
+    if prepare_run is not None and not callable(prepare_run):
+        problems.append("prepare_run must be a function taking the run")
+    if problems:
+        raise ScorerConfigError(
+            id="MASTR_SCORER_FAILED_TO_CREATE_INVALID_CONFIG",
+            message=f"Scorer {id!r}: " + "; ".join(problems),
+            details={"scorerId": id},
+        )
+
+
+def _check_step(scorer_id: str, name: StepName, definition: Any) -> None:
+    method = _STEP_SPECS[name][0]
+    problem = None
+    if isinstance(definition, PromptStep):
+        has_schema = definition.output_schema is not None
+        if name in ("preprocess", "analyze") and not has_schema:
+            problem = "a prompt step here needs an output_schema (the shape of the judge's answer)"
+        elif name == "generateScore" and has_schema:
+            problem = 'a prompt step here always answers {"score": <number>}: drop output_schema'
+        elif name == "generateReason" and has_schema:
+            problem = "a prompt step here answers in free text: drop output_schema"
+    elif not callable(definition):
+        problem = f"expected a function taking ctx or a PromptStep, not {type(definition).__name__}"
+    elif not _takes_one_argument(definition):
+        problem = "a step function must take exactly one argument, ctx"
+    if problem:
+        raise ScorerConfigError(
+            id="MASTR_SCORER_INVALID_STEP",
+            message=f"Scorer {scorer_id!r}, {method} step: {problem}",
+            details={"scorerId": scorer_id, "step": name},
+        )
+
+
+def _takes_one_argument(function: Callable[..., Any]) -> bool:
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):  # some builtins have no signature: let them be
+        return True
+    try:
+        signature.bind(None)
+    except TypeError:
+        return False
+    return True
+
+
+def _step_info(step: _Step) -> StepInfo:
+    if isinstance(step.definition, PromptStep):
+        return StepInfo(step.name, "prompt", step.definition.description)
+    return StepInfo(step.name, "function", getattr(step.definition, "description", None))
+
+
+def create_scorer(
+    *,
+    id: str,
+    description: str,
+    name: str | None = None,
+    judge: JudgeConfig | None = None,
+    prepare_run: PrepareRun | None = None,
+) -> Scorer:
+    """A new scorer with no steps; chain `.preprocess`, `.analyze`, `.generate_score` (required)
+    and `.generate_reason` on it."""
+    return Scorer(id=id, description=description, name=name, judge=judge, prepare_run=prepare_run)
