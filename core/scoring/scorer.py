@@ -212,7 +212,8 @@ class Scorer:
                 message=f"Scorer {self._id!r} cannot run without a generate_score step",
                 details={"scorerId": self._id, "steps": ", ".join(s.name for s in self._steps)},
             )
-        run = ScorerRun.model_construct(
+        # Validated construction: for pydantic-core it is cheaper than model_construct.
+        run = ScorerRun(
             run_id=run_id or "",
             input=input,
             output=output,
@@ -317,7 +318,7 @@ class _RunState:
         if not_scorable is not None:
             fields["score"] = None
             fields["not_scorable"] = not_scorable
-        return ScorerRunResult.model_construct(**_run_fields(run), **fields)
+        return ScorerRunResult(**_run_fields(run), **fields)
 
     def snapshot(
         self, run: ScorerRun, failed_step: StepName, failed_execution: JudgeExecution | None
@@ -329,7 +330,7 @@ class _RunState:
             judge.setdefault(failed_step, []).append(failed_execution)
         if not self.values and not self.prompts and not judge:
             return None
-        return ScorerRunResult.model_construct(**_run_fields(run), **self._fields(judge))
+        return ScorerRunResult(**_run_fields(run), **self._fields(judge))
 
 
 def _run_fields(run: ScorerRun) -> dict[str, Any]:

@@ -197,7 +197,9 @@ def _handler_for(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
 
 
 def main() -> None:
-    """Serve until interrupted, answering every call with the same content."""
+    """Serve until interrupted, answering every call with the same content. Prints the URL.
+
+    Run it as `python -c "from core.testing.fake_judge import main; main()"`."""
     parser = argparse.ArgumentParser(description="A fake OpenAI-compatible judge on loopback")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--reply", default='{"score": 1}', help="content of every answer")
