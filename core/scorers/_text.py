@@ -15,10 +15,12 @@ from typing import Any
 
 __all__ = [
     "JS_WHITESPACE",
+    "JS_WHITESPACE_RUN",
     "ScorerInputError",
     "assistant_texts",
     "is_blank",
     "join_texts",
+    "js_trim",
     "message_text",
     "side_texts",
     "tool_invocations",
@@ -27,9 +29,19 @@ __all__ = [
 
 JOIN_SEPARATOR = ", "
 
-# JavaScript's `\s` (the scorers we mirror are JS): Python's `\s` differs on a few code points
-# (it lacks U+FEFF and includes U+001C..U+001F), which would change scores on such text.
-JS_WHITESPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+# JavaScript's `\s` and `trim()` set (the scorers we mirror are JS): Python's `\s` differs on a
+# few code points (it lacks U+FEFF and includes U+001C..U+001F), which would change scores.
+JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680"
+    + "".join(chr(code) for code in range(0x2000, 0x200B))
+    + "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+JS_WHITESPACE_RUN = re.compile(f"[{JS_WHITESPACE}]+")
+
+
+def js_trim(text: str) -> str:
+    """`String.prototype.trim` of JavaScript."""
+    return text.strip(JS_WHITESPACE)
 
 
 class ScorerInputError(TypeError):
@@ -99,7 +111,9 @@ def _messages(value: Any, side: str) -> list[Any]:
 
 def side_texts(value: Any, side: str = "output") -> list[str]:
     """The text of every message of a side (None gives no messages)."""
-    return [item if isinstance(item, str) else message_text(item) for item in _messages(value, side)]
+    return [
+        item if isinstance(item, str) else message_text(item) for item in _messages(value, side)
+    ]
 
 
 def join_texts(value: Any, side: str = "output") -> str:

@@ -1,0 +1,227 @@
+"""Prebuilt scorers: factories named after Mastra's, and the `PREBUILT` catalog.
+
+Every prebuilt scorer reads plain strings as well as Mastra's message shapes (a message dict
+with `content`, a list of them, or an agent input with `inputMessages`), per spec §1.3.
+
+    from core.scorers import create_keyword_coverage_scorer, PREBUILT, checks
+    result = create_keyword_coverage_scorer().run_sync(input="...", output="...")
+    scorer = PREBUILT["tone-scorer"].factory(reference_tone="Thanks, that is great!")
+    passed = checks.includes("sunny").run_sync(output="It is sunny").score
+
+To add scorers to the catalog (the LLM-judge ones, for instance), append `PrebuiltScorer`
+entries to `_ENTRIES` below.
+"""
+
+from __future__ import annotations
+
+from core.scorers import checks
+from core.scorers._registry import PrebuiltScorer, ScorerOption, build_catalog
+from core.scorers._text import ScorerInputError
+from core.scorers.completeness import DESCRIPTION as _COMPLETENESS
+from core.scorers.completeness import create_completeness_scorer
+from core.scorers.content_similarity import DESCRIPTION as _CONTENT_SIMILARITY
+from core.scorers.content_similarity import create_content_similarity_scorer
+from core.scorers.keyword_coverage import DESCRIPTION as _KEYWORD_COVERAGE
+from core.scorers.keyword_coverage import create_keyword_coverage_scorer
+from core.scorers.textual_difference import DESCRIPTION as _TEXTUAL_DIFFERENCE
+from core.scorers.textual_difference import create_textual_difference_scorer
+from core.scorers.tone import DESCRIPTION as _TONE
+from core.scorers.tone import create_tone_scorer
+
+__all__ = [
+    "PREBUILT",
+    "PrebuiltScorer",
+    "ScorerInputError",
+    "ScorerOption",
+    "checks",
+    "create_completeness_scorer",
+    "create_content_similarity_scorer",
+    "create_keyword_coverage_scorer",
+    "create_textual_difference_scorer",
+    "create_tone_scorer",
+]
+
+_IGNORE_CASE = ScorerOption("ignore_case", "bool", "Compare case-insensitively.", default=True)
+_CHECK_ID = ScorerOption(
+    "id", "str", "Scorer id, to run several checks of one kind side by side.", default=None
+)
+
+
+def _target(description: str) -> ScorerOption:
+    return ScorerOption("value", "str", description, required=True)
+
+
+_CODE_SCORERS = [
+    PrebuiltScorer(
+        "keyword-coverage-scorer",
+        "Keyword Coverage",
+        _KEYWORD_COVERAGE,
+        create_keyword_coverage_scorer,
+        calls_judge=False,
+    ),
+    PrebuiltScorer(
+        "completeness-scorer",
+        "Completeness",
+        _COMPLETENESS,
+        create_completeness_scorer,
+        calls_judge=False,
+    ),
+    PrebuiltScorer(
+        "content-similarity-scorer",
+        "Content Similarity",
+        _CONTENT_SIMILARITY,
+        create_content_similarity_scorer,
+        calls_judge=False,
+        options=(
+            _IGNORE_CASE,
+            ScorerOption(
+                "ignore_whitespace",
+                "bool",
+                "Collapse whitespace in the stored texts (the score ignores whitespace anyway).",
+                default=True,
+            ),
+        ),
+    ),
+    PrebuiltScorer(
+        "textual-difference-scorer",
+        "Textual Difference",
+        _TEXTUAL_DIFFERENCE,
+        create_textual_difference_scorer,
+        calls_judge=False,
+    ),
+    PrebuiltScorer(
+        "tone-scorer",
+        "Tone",
+        _TONE,
+        create_tone_scorer,
+        calls_judge=False,
+        options=(
+            ScorerOption(
+                "reference_tone",
+                "str",
+                "A text whose sentiment the output should match; without it, the score is"
+                " how stable the output's sentiment is across sentences.",
+                default=None,
+            ),
+        ),
+    ),
+]
+
+_CHECKS = [
+    PrebuiltScorer(
+        "checks.includes",
+        "Check: includes",
+        "1 when the output contains the text, else 0.",
+        checks.includes,
+        calls_judge=False,
+        options=(_target("Text the output must contain."), _IGNORE_CASE, _CHECK_ID),
+    ),
+    PrebuiltScorer(
+        "checks.excludes",
+        "Check: excludes",
+        "1 when the output does not contain the text, else 0.",
+        checks.excludes,
+        calls_judge=False,
+        options=(_target("Text the output must not contain."), _IGNORE_CASE, _CHECK_ID),
+    ),
+    PrebuiltScorer(
+        "checks.equals",
+        "Check: equals",
+        "1 when the assistant's answer equals the text, else 0.",
+        checks.equals,
+        calls_judge=False,
+        options=(_target("The exact expected answer."), _IGNORE_CASE, _CHECK_ID),
+    ),
+    PrebuiltScorer(
+        "checks.matches",
+        "Check: matches",
+        "1 when the assistant's answer matches the regular expression, else 0.",
+        checks.matches,
+        calls_judge=False,
+        options=(
+            ScorerOption("pattern", "regex", "A Python regular expression.", required=True),
+            ScorerOption("exact", "bool", "The whole answer must match.", default=False),
+            _CHECK_ID,
+        ),
+    ),
+    PrebuiltScorer(
+        "checks.similarity",
+        "Check: similarity",
+        "Character similarity (Dice) of the assistant's answer to the text; pass/fail with a"
+        " threshold.",
+        checks.similarity,
+        calls_judge=False,
+        options=(
+            _target("The text to compare with."),
+            _IGNORE_CASE,
+            ScorerOption(
+                "threshold", "float", "Score 1 at or above it, else 0; raw score when unset."
+            ),
+            _CHECK_ID,
+        ),
+    ),
+    PrebuiltScorer(
+        "checks.calledTool",
+        "Check: called tool",
+        "1 when the tool was called at least the given number of times, else 0.",
+        checks.called_tool,
+        calls_judge=False,
+        options=(
+            ScorerOption("name", "str", "The tool name.", required=True),
+            ScorerOption("times", "int", "Minimum number of calls.", default=1),
+            _CHECK_ID,
+        ),
+    ),
+    PrebuiltScorer(
+        "checks.didNotCall",
+        "Check: did not call",
+        "1 when the tool was never called, else 0.",
+        checks.did_not_call,
+        calls_judge=False,
+        options=(ScorerOption("name", "str", "The tool name.", required=True), _CHECK_ID),
+    ),
+    PrebuiltScorer(
+        "checks.toolOrder",
+        "Check: tool order",
+        "1 when the tools were called in the given order (others may come between), else 0.",
+        checks.tool_order,
+        calls_judge=False,
+        options=(
+            ScorerOption("names", "list[str]", "Tool names in expected order.", required=True),
+            _CHECK_ID,
+        ),
+    ),
+    PrebuiltScorer(
+        "checks.maxToolCalls",
+        "Check: max tool calls",
+        "1 when there were at most the given number of tool calls, else 0.",
+        checks.max_tool_calls,
+        calls_judge=False,
+        options=(
+            ScorerOption("limit", "int", "Maximum number of tool calls.", required=True),
+            _CHECK_ID,
+        ),
+    ),
+    PrebuiltScorer(
+        "checks.usedNoTools",
+        "Check: used no tools",
+        "1 when no tool was called, else 0.",
+        checks.used_no_tools,
+        calls_judge=False,
+        options=(_CHECK_ID,),
+    ),
+    PrebuiltScorer(
+        "checks.noToolErrors",
+        "Check: no tool errors",
+        "1 when no tool invocation failed, else 0.",
+        checks.no_tool_errors,
+        calls_judge=False,
+        options=(_CHECK_ID,),
+    ),
+]
+
+# The catalog. Other scorer families register by adding their entries to this list.
+_ENTRIES: list[PrebuiltScorer] = [*_CODE_SCORERS, *_CHECKS]
+
+PREBUILT: dict[str, PrebuiltScorer] = build_catalog(_ENTRIES)
+"""Prebuilt scorer id -> catalog entry (factory, name, description, calls_judge, options)."""
