@@ -1,0 +1,54 @@
+"""The PREBUILT catalog: every entry builds a working scorer with the entry's id."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from core.scorers import PREBUILT, PrebuiltScorer
+
+_REQUIRED_ARGUMENTS = {
+    "checks.includes": {"value": "x"},
+    "checks.excludes": {"value": "x"},
+    "checks.equals": {"value": "x"},
+    "checks.matches": {"pattern": "x"},
+    "checks.similarity": {"value": "x"},
+    "checks.calledTool": {"name": "search"},
+    "checks.didNotCall": {"name": "search"},
+    "checks.toolOrder": {"names": ["a", "b"]},
+    "checks.maxToolCalls": {"limit": 2},
+}
+
+CODE_SCORER_IDS = {
+    "keyword-coverage-scorer",
+    "completeness-scorer",
+    "content-similarity-scorer",
+    "textual-difference-scorer",
+    "tone-scorer",
+}
+
+
+def test_code_scorers_are_registered_without_a_judge() -> None:
+    assert set(PREBUILT) >= CODE_SCORER_IDS
+    assert not any(PREBUILT[scorer_id].calls_judge for scorer_id in CODE_SCORER_IDS)
+
+
+@pytest.mark.parametrize("scorer_id", sorted(PREBUILT))
+def test_entry_builds_its_scorer(scorer_id: str) -> None:
+    entry = PREBUILT[scorer_id]
+    assert entry.id == scorer_id and entry.name and entry.description
+    required = {option.name for option in entry.options if option.required}
+    arguments = _REQUIRED_ARGUMENTS.get(scorer_id, {})
+    assert set(arguments) == required
+    scorer = entry.factory(**arguments)
+    assert scorer.id == scorer_id
+    result = scorer.run_sync(input="What is the weather?", output="It is sunny and warm.")
+    assert result.score is not None and 0.0 <= result.score <= 1.0
+
+
+def test_entries_are_frozen() -> None:
+    entry = PREBUILT["tone-scorer"]
+    assert isinstance(entry, PrebuiltScorer)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        entry.name = "other"  # type: ignore[misc]
