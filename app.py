@@ -7,9 +7,9 @@ import os
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-import streamlit as st  # noqa: E402
+import streamlit as st
 
-from core import create_scorer  # noqa: E402
+from core import create_scorer
 
 st.set_page_config(page_title="scorelab", page_icon="📏", layout="wide")
 st.title("scorelab")
@@ -27,7 +27,9 @@ length_scorer = (
     create_scorer(id="answer-length", description="Share of the answer's words beyond ten")
     .preprocess(lambda ctx: {"words": len(str(ctx.run.output).split())})
     .generate_score(lambda ctx: min(ctx.results.preprocess_step_result["words"] / 10, 1.0))
-    .generate_reason(lambda ctx: f"The answer has {ctx.results.preprocess_step_result['words']} words.")
+    .generate_reason(
+        lambda ctx: f"The answer has {ctx.results.preprocess_step_result['words']} words."
+    )
 )
 result = length_scorer.run_sync(input=question, output=answer)
 st.metric("answer-length score", f"{result.score:.2f}")

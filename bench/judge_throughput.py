@@ -19,8 +19,8 @@ import time
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from core import JudgeConfig, PromptStep, create_scorer, run_evals  # noqa: E402
-from core.judge._litellm import litellm  # noqa: E402
+from core import JudgeConfig, PromptStep, create_scorer, run_evals
+from core.judge._litellm import litellm
 
 MODEL = "openai/fake-judge"
 INSTRUCTIONS = "You are a strict grader. Answer with JSON."

@@ -64,7 +64,14 @@ async def awaited_us(runs: int) -> float:
 class _Bag:
     """The cheapest possible stand-in for the step context, for the baseline."""
 
-    __slots__ = ("analyze_step_result", "output", "preprocess_step_result", "results", "run", "score")
+    __slots__ = (
+        "analyze_step_result",
+        "output",
+        "preprocess_step_result",
+        "results",
+        "run",
+        "score",
+    )
 
 
 def _ctx() -> _Bag:

@@ -10,10 +10,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_import_core_loads_neither_litellm_nor_streamlit() -> None:
-    probe = (
-        "import sys, core; "
-        "print(sorted(m for m in ('litellm', 'streamlit', 'sqlmodel', 'openai') if m in sys.modules))"
-    )
+    heavy = ("litellm", "streamlit", "sqlmodel", "openai")
+    probe = f"import sys, core; print(sorted(m for m in {heavy!r} if m in sys.modules))"
     output = subprocess.run(
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout

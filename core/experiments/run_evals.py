@@ -21,14 +21,14 @@ from pydantic import Field
 
 from core._sync import run_coroutine_sync
 from core.errors import MastraError, error_code
-from core.experiments.thresholds import (
-    GateResult,
-    Threshold,
-    ThresholdResult,
-    Verdict,
-    parse_threshold,
-    verdict,
+from core.experiments._validation import (
+    DataItem,
+    ScorerEntry,
+    validate_data,
+    validate_options,
+    validate_scorers,
 )
+from core.experiments.thresholds import GateResult, ThresholdResult, Verdict, verdict
 from core.results import ErrorSummary, ScorerRunResult
 from core.scoring import Scorer
 from core.types import Record
@@ -47,23 +47,6 @@ logger = logging.getLogger(__name__)
 OnError = Literal["raise", "record"]
 Target = Callable[[Any], Any]
 OnItemComplete = Callable[..., Any]
-
-
-class DataItem(Record):
-    """One item to score: the input, and the output unless a target produces it."""
-
-    input: Any = None
-    """What the evaluated system is asked (passed to the target, if any)."""
-    output: Any = None
-    """The output to score when there is no target (the uploaded-table case)."""
-    ground_truth: Any = None
-    """The expected answer, if any."""
-    request_context: Any = None
-    """Extra context passed to the scorers."""
-    id: str | int | None = None
-    """The item's id, if it has one."""
-    metadata: dict[str, Any] | None = None
-    """Anything else the user wants to keep with the item."""
 
 
 class ItemOutcome(Record):
@@ -116,12 +99,6 @@ class RunEvalsResult(Record):
         return json_ready(self)
 
 
-@dataclass(frozen=True, slots=True)
-class _ScorerEntry:
-    scorer: Scorer
-    threshold: Threshold | None
-
-
 @dataclass(slots=True)
 class _ItemRecord:
     """Scores of one finished item, or why it failed."""
@@ -142,10 +119,10 @@ async def run_evals(
     on_error: OnError = "raise",
 ) -> RunEvalsResult:
     """Run every scorer (and gate) on every item, `concurrency` items at a time."""
-    items = _validate_data(data, needs_output=target is None)
-    entries = _validate_scorers(scorers, gates)
+    items = validate_data(data, needs_output=target is None)
+    entries = validate_scorers(scorers, gates)
     gate_list = list(gates or [])
-    _validate_options(concurrency, on_error, target, on_item_complete)
+    validate_options(concurrency, on_error, target, on_item_complete)
     records: list[_ItemRecord | None] = [None] * len(items)
 
     async def process(index: int) -> None:
@@ -204,7 +181,7 @@ async def _run_item(
     index: int,
     original: Mapping[str, Any] | DataItem,
     item: DataItem,
-    entries: list[_ScorerEntry],
+    entries: list[ScorerEntry],
     gates: list[Scorer],
     target: Target | None,
     on_item_complete: OnItemComplete | None,
@@ -325,7 +302,7 @@ def _mean(values: list[float]) -> float | None:
 
 
 def _summarise(
-    records: list[_ItemRecord], entries: list[_ScorerEntry], gates: list[Scorer], on_error: OnError
+    records: list[_ItemRecord], entries: list[ScorerEntry], gates: list[Scorer], on_error: OnError
 ) -> RunEvalsResult:
     succeeded = [r for r in records if r.outcome is not None and r.outcome.status == "success"]
     scores: dict[str, float] = {}
@@ -368,143 +345,3 @@ def _summarise(
         if on_error == "record"
         else None,
     )
-
-
-# ---- validation (all before anything runs) ----
-
-_ITEM_KEYS = {
-    "input": "input",
-    "output": "output",
-    "groundTruth": "ground_truth",
-    "ground_truth": "ground_truth",
-    "requestContext": "request_context",
-    "request_context": "request_context",
-    "id": "id",
-    "metadata": "metadata",
-}
-
-
-def _validate_data(
-    data: Sequence[Mapping[str, Any] | DataItem], *, needs_output: bool
-) -> list[DataItem]:
-    if isinstance(data, str | bytes) or not isinstance(data, Sequence):
-        raise MastraError(
-            id="INVALID_DATA",
-            message=f"Failed to run experiment: data must be a list of items, not {type(data).__name__}",
-        )
-    if not data:
-        raise MastraError(
-            id="RUN_EXPERIMENT_FAILED_NO_DATA_PROVIDED",
-            message="Failed to run experiment: Data array is empty",
-        )
-    return [_validate_item(index, raw, needs_output) for index, raw in enumerate(data)]
-
-
-def _validate_item(index: int, raw: Any, needs_output: bool) -> DataItem:
-    if isinstance(raw, DataItem):
-        fields = raw.model_fields_set
-        item = raw
-    elif isinstance(raw, Mapping):
-        unknown = sorted(str(key) for key in raw if key not in _ITEM_KEYS)
-        if unknown:
-            _invalid_item(
-                index,
-                f"has unknown key(s) {', '.join(map(repr, unknown))}; known keys: "
-                "input, output, groundTruth, requestContext, id, metadata",
-            )
-        if "groundTruth" in raw and "ground_truth" in raw:
-            _invalid_item(index, "has both 'groundTruth' and 'ground_truth'")
-        if "requestContext" in raw and "request_context" in raw:
-            _invalid_item(index, "has both 'requestContext' and 'request_context'")
-        fields = {_ITEM_KEYS[key] for key in raw}
-        try:
-            item = DataItem(**{_ITEM_KEYS[key]: value for key, value in raw.items()})
-        except ValueError as error:
-            _invalid_item(index, f"is malformed: {error}")
-    else:
-        _invalid_item(index, f"must be a dict or a DataItem, not {type(raw).__name__}")
-    if "input" not in fields:
-        _invalid_item(index, "needs an 'input' property")
-    if needs_output and "output" not in fields:
-        _invalid_item(index, "needs an 'output' property (there is no target to produce one)")
-    return item
-
-
-def _invalid_item(index: int, problem: str) -> None:
-    raise MastraError(
-        id="INVALID_DATA_ITEM",
-        message=f"Invalid data item at index {index}: it {problem}",
-        details={"itemIndex": index},
-    )
-
-
-def _validate_scorers(
-    scorers: Sequence[Scorer | Mapping[str, Any]], gates: Sequence[Scorer] | None
-) -> list[_ScorerEntry]:
-    if isinstance(scorers, Scorer | Mapping) or not isinstance(scorers, Sequence):
-        raise MastraError(
-            id="INVALID_SCORERS",
-            message="scorers must be a list of scorers or {'scorer': ..., 'threshold': ...} entries",
-        )
-    entries = [_scorer_entry(position, entry) for position, entry in enumerate(scorers)]
-    for position, gate in enumerate(gates or []):
-        if not isinstance(gate, Scorer):
-            raise MastraError(
-                id="INVALID_GATES",
-                message=f"gates[{position}] must be a Scorer, not {type(gate).__name__}",
-            )
-    if not entries and not gates:
-        raise MastraError(
-            id="NO_SCORERS_PROVIDED",
-            message="Failed to run experiment: At least one scorer or gate must be provided",
-        )
-    for kind, ids in (
-        ("scorer", [e.scorer.id for e in entries]),
-        ("gate", [g.id for g in gates or []]),
-    ):
-        duplicates = sorted({scorer_id for scorer_id in ids if ids.count(scorer_id) > 1})
-        if duplicates:
-            raise MastraError(
-                id="DUPLICATE_SCORER_ID",
-                message=f"Each {kind} id must be unique (results are keyed by id); repeated: "
-                f"{', '.join(duplicates)}",
-            )
-    return entries
-
-
-def _scorer_entry(position: int, entry: Any) -> _ScorerEntry:
-    if isinstance(entry, Scorer):
-        return _ScorerEntry(entry, None)
-    if isinstance(entry, Mapping) and isinstance(entry.get("scorer"), Scorer):
-        unknown = set(entry) - {"scorer", "threshold"}
-        if unknown:
-            raise MastraError(
-                id="INVALID_SCORERS",
-                message=f"scorers[{position}] has unknown key(s) {', '.join(sorted(map(str, unknown)))}",
-            )
-        scorer = entry["scorer"]
-        threshold = entry.get("threshold")
-        return _ScorerEntry(
-            scorer, None if threshold is None else parse_threshold(scorer.id, threshold)
-        )
-    raise MastraError(
-        id="INVALID_SCORERS",
-        message=f"scorers[{position}] must be a Scorer or {{'scorer': Scorer, 'threshold': ...}}, "
-        f"not {type(entry).__name__}",
-    )
-
-
-def _validate_options(concurrency: Any, on_error: Any, target: Any, on_item_complete: Any) -> None:
-    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-        raise MastraError(
-            id="INVALID_CONCURRENCY",
-            message=f"concurrency must be a positive integer, got {concurrency!r}",
-        )
-    if on_error not in ("raise", "record"):
-        raise MastraError(
-            id="INVALID_ON_ERROR",
-            message=f"on_error must be 'raise' or 'record', got {on_error!r}",
-        )
-    for name, value in (("target", target), ("on_item_complete", on_item_complete)):
-        if value is not None and not callable(value):
-            raise MastraError(id="INVALID_CALLBACK", message=f"{name} must be callable")

@@ -76,16 +76,10 @@ class OutputSchema:
             try:
                 return model.model_validate(value).model_dump(mode="json")
             except ValidationError as error:
-                raise JudgeOutputError(
-                    id="JUDGE_OUTPUT_SCHEMA_MISMATCH",
-                    message=f"The judge's answer does not match the schema: {_pydantic_problems(error)}",
-                ) from None
+                raise _mismatch(_pydantic_problems(error)) from None
         problems = sorted(self._validator.iter_errors(value), key=lambda e: list(e.path))
         if problems:
-            raise JudgeOutputError(
-                id="JUDGE_OUTPUT_SCHEMA_MISMATCH",
-                message=f"The judge's answer does not match the schema: {_jsonschema_problems(problems)}",
-            )
+            raise _mismatch(_jsonschema_problems(problems))
         return value
 
 
@@ -119,6 +113,13 @@ def parse_judge_json(text: str) -> Any:
             message=f"The judge's answer is not valid JSON ({error.msg} at line {error.lineno}, "
             f"column {error.colno})",
         ) from None
+
+
+def _mismatch(problems: str) -> JudgeOutputError:
+    return JudgeOutputError(
+        id="JUDGE_OUTPUT_SCHEMA_MISMATCH",
+        message=f"The judge's answer does not match the schema: {problems}",
+    )
 
 
 def _pydantic_problems(error: ValidationError) -> str:

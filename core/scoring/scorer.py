@@ -249,9 +249,10 @@ class Scorer:
                     if step.name == "generateScore" and not isinstance(value, NotScorable):
                         _check_score(value)
             except JudgeStepFailed as failure:
-                raise self._run_error(run, state, step.name, failure.cause, failure.execution)
-            except Exception as error:
-                raise self._run_error(run, state, step.name, error, None)
+                error = self._run_error(run, state, step.name, failure.cause, failure.execution)
+                raise error from failure.cause
+            except Exception as cause:
+                raise self._run_error(run, state, step.name, cause, None) from cause
             if isinstance(value, NotScorable):
                 return state.result(run, NotScorableInfo(step=step.name, reason=value.reason))
             state.complete(step.name, value, outcome if step.is_prompt else None)

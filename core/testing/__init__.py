@@ -1,5 +1,5 @@
 """Test helpers users can use too: a fake OpenAI-compatible judge server on loopback."""
 
-from core.testing.fake_judge import Fault, FakeJudge, Reply
+from core.testing.fake_judge import FakeJudge, Fault, Reply
 
 __all__ = ["FakeJudge", "Fault", "Reply"]

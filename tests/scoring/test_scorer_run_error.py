@@ -45,7 +45,10 @@ def test_function_step_throwing_after_analyze() -> None:
     assert "analyzeStepResult" not in serialised
     assert '"result"' not in serialised
     assert set(error.to_dict()) == {"message", "code", "domain", "category", "details", "cause"}
-    assert error.to_dict()["cause"] == {"name": "RuntimeError", "message": "score generation failed"}
+    assert error.to_dict()["cause"] == {
+        "name": "RuntimeError",
+        "message": "score generation failed",
+    }
 
 
 def test_first_step_throwing_leaves_no_snapshot() -> None:
