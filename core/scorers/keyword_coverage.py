@@ -19,11 +19,13 @@ of `spec/prebuilt-scorers.md`, which depart from Mastra's code on purpose:
 Tokenising otherwise follows Mastra's extractor (keyword-extractor 0.0.28): HTML tags removed,
 split on whitespace, quotes and punctuation stripped, all-digit tokens dropped, hyphenated
 words kept whole. Unlike it, punctuation inside a token splits it ("a,b" gives "a" and "b")
-instead of gluing the halves together, and typographic apostrophes count as "'".
+instead of gluing the halves together, typographic apostrophes count as "'", and Markdown
+emphasis or code marks around a word are dropped ("**React**" is "react").
 
 Results: `preprocess_step_result` = `{"referenceKeywords": set, "responseKeywords": set}` (the
 lower-cased surface forms), `analyze_step_result` = `{"totalKeywords", "matchedKeywords"}`,
-score = `matchedKeywords / totalKeywords`.
+score = `matchedKeywords / totalKeywords`, unrounded. (For two empty texts Mastra wraps its
+preprocess result in an extra `result` key; this scorer returns the same two empty sets plainly.)
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from core.scorers._text import JS_WHITESPACE_RUN, is_blank, join_texts
 from core.scoring import Scorer, StepContext, create_scorer
 
 __all__ = [
+    "DESCRIPTION",
     "SCORER_ID",
     "STOPWORDS",
     "TECHNICAL_TERMS",
@@ -52,6 +55,10 @@ __all__ = [
 ]
 
 SCORER_ID = "keyword-coverage-scorer"
+DESCRIPTION = (
+    "Share of the input's keywords that the output covers: stopwords ignored, case-insensitive,"
+    " word variants matched (stemming), technical and compound terms kept whole."
+)
 
 STOPWORDS: frozenset[str] = frozenset(data_lines("smart-stopwords-en.txt"))
 """The SMART English stopword list (keyword-extractor's), lower case."""
@@ -64,6 +71,8 @@ _URL_RE = re.compile(r"https?://", re.IGNORECASE)
 _BREAK_RE = re.compile('[,;!?():"\u201c\u201d\u2018\\[\\]{}\u2013\u2014\u2026]')
 _NUMBER_RE = re.compile(r"[+\-]?\d[\d.,:/%\-]*")
 _URL_TRAILING = ".,;:!?)]}\"'"
+# Dotted spellings of SMART stopwords ("eg", "ie", ...); "U.S." stays a keyword, not "us".
+_DOTTED_STOPWORDS = frozenset({"e.g", "i.e", "a.k.a"})
 
 
 @lru_cache(maxsize=65536)
@@ -125,18 +134,29 @@ def _analyse_piece(piece: str) -> _Piece | None:
     if not any(char.isalnum() for char in surface):
         return None  # a lone "-" or "&": no letter or digit, no keyword
     undotted = surface.replace(".", "")
+    if surface.startswith("."):  # ".NET" is not the word "net"
+        undotted = "." + undotted
     norm = _normalise_plain(undotted)
     if "-" in undotted and " ".join(norm.split("-")) in _TERM_KEYS:
         norm = " ".join(norm.split("-"))  # "machine-learning" is the term "machine learning"
     is_keyword = not (
-        surface in STOPWORDS or undotted in STOPWORDS or _NUMBER_RE.fullmatch(undotted)
+        surface in STOPWORDS
+        or surface in _DOTTED_STOPWORDS
+        or _NUMBER_RE.fullmatch(surface.replace(".", ""))
     )
     return _Piece(surface, norm, is_keyword)
 
 
 def _clean_piece(piece: str) -> str:
-    """Drop the quotes and dots that only surround a word ("'word'", "end.")."""
-    return piece.lstrip("'").rstrip(".'")
+    """Drop what only surrounds a word: quotes, a final dot, and Markdown emphasis or code
+    marks ("'word'", "end.", "**bold**", "`code`"), which LLM answers are full of."""
+    piece = piece.strip(_MARKUP)
+    if piece.startswith(".."):  # an ellipsis glued to the word: "...and"
+        piece = piece.lstrip(".")
+    return piece.lstrip("'").rstrip(".'").strip(_MARKUP)
+
+
+_MARKUP = "*_~`"
 
 
 def _segments(text: str) -> Iterator[list[_Piece]]:
@@ -270,18 +290,8 @@ def create_keyword_coverage_scorer() -> Scorer:
     docstring for what a keyword is and how the empty cases score.
     """
     return (
-        create_scorer(
-            id=SCORER_ID,
-            name="Keyword Coverage Scorer",
-            description=DESCRIPTION,
-        )
+        create_scorer(id=SCORER_ID, name="Keyword Coverage Scorer", description=DESCRIPTION)
         .preprocess(_preprocess)
         .analyze(_analyze)
         .generate_score(_generate_score)
     )
-
-
-DESCRIPTION = (
-    "Share of the input's keywords that the output covers: stopwords ignored, case-insensitive,"
-    " word variants matched (stemming), technical and compound terms kept whole."
-)

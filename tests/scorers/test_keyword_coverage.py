@@ -196,6 +196,29 @@ def test_variants_are_one_keyword_per_side() -> None:
     assert result.analyze_step_result == {"totalKeywords": 1, "matchedKeywords": 1}
 
 
+# --- Tokenising beyond Mastra's extractor ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "keywords"),
+    [
+        ("**React** and `useState` hooks", {"react", "usestate", "hooks"}),  # Markdown marks
+        ("don’t panic", {"panic"}),  # typographic apostrophe: "don't" is a stopword
+        ("interfaces,generics", {"interfaces", "generics"}),  # inner comma splits
+        ("e.g. U.S. policy", {"u.s", "policy"}),
+        ("Version 3.5 of GPT-4 in 2024", {"version", "gpt-4"}),  # numbers dropped
+        ("See https://Example.com/Docs.", {"https://example.com/docs"}),
+        (".NET and ...and", {".net"}),
+    ],
+)
+def test_tokenising(text: str, keywords: set[str]) -> None:
+    assert set(extract_keywords(text).values()) == keywords
+
+
+def test_dotnet_is_not_the_word_net() -> None:
+    assert score(".NET", "a safety net") == 0.0
+
+
 # --- Shapes, results, errors ----------------------------------------------------------------
 
 
