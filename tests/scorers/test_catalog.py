@@ -6,7 +6,8 @@ import dataclasses
 
 import pytest
 
-from core.scorers import PREBUILT, PrebuiltScorer
+from core import ScorerRunError
+from core.scorers import PREBUILT, PrebuiltScorer, ScorerInputError
 
 _REQUIRED_ARGUMENTS = {
     "checks.includes": {"value": "x"},
@@ -52,3 +53,28 @@ def test_entries_are_frozen() -> None:
     assert isinstance(entry, PrebuiltScorer)
     with pytest.raises(dataclasses.FrozenInstanceError):
         entry.name = "other"  # type: ignore[misc]
+
+
+def _build(scorer_id: str) -> object:
+    return PREBUILT[scorer_id].factory(**_REQUIRED_ARGUMENTS.get(scorer_id, {}))
+
+
+@pytest.mark.parametrize("scorer_id", sorted(PREBUILT))
+def test_plain_strings_and_message_lists_score_alike(scorer_id: str) -> None:
+    scorer = _build(scorer_id)
+    question, answer = "How does React handle state?", "React keeps state in hooks. Great!"
+    plain = scorer.run_sync(input=question, output=answer)
+    messages = scorer.run_sync(
+        input=[{"role": "user", "content": question}],
+        output=[{"role": "assistant", "content": [{"type": "text", "text": answer}]}],
+    )
+    assert messages.score == plain.score
+    assert messages.preprocess_step_result == plain.preprocess_step_result
+
+
+@pytest.mark.parametrize("scorer_id", sorted(PREBUILT))
+def test_bad_output_names_the_problem(scorer_id: str) -> None:
+    with pytest.raises(ScorerRunError) as caught:
+        _build(scorer_id).run_sync(input="question", output=42)
+    assert isinstance(caught.value.__cause__, ScorerInputError)
+    assert "output must be a string" in str(caught.value)
