@@ -1,0 +1,116 @@
+"""Browser fixtures: the dashboard served by a real `streamlit run`, driven by Playwright in
+Debian's Chromium (/usr/bin/chromium; never a downloaded browser).
+
+Without Chromium the browser tests skip with a message, except in CI (CI=true), where its
+absence is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+]
+
+
+def _require_chromium() -> None:
+    if CHROMIUM.exists():
+        return
+    message = "Debian's chromium is not installed (/usr/bin/chromium): run .ci/chromium.sh"
+    if os.environ.get("CI") == "true":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _wait_healthy(url: str, process: subprocess.Popen[bytes], seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"streamlit exited early with code {process.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError(f"streamlit did not become healthy at {url} within {seconds} s")
+
+
+@pytest.fixture(scope="session")
+def dashboard_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A `streamlit run app.py` on a free loopback port, on a fresh SQLite database."""
+    _require_chromium()
+    port = _free_port()
+    database = tmp_path_factory.mktemp("dashboard") / "scorelab.db"
+    environment = {
+        **os.environ,
+        "SCORELAB_DATABASE_URL": f"sqlite:///{database}",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    }
+    command = [
+        sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+        "--server.headless=true", f"--server.port={port}", "--server.address=127.0.0.1",
+        "--browser.gatherUsageStats=false", "--server.fileWatcherType=none",
+    ]
+    log = tmp_path_factory.mktemp("dashboard-log") / "streamlit.log"
+    with log.open("wb") as output:
+        process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=output, stderr=output)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            _wait_healthy(url, process)
+            yield url
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium driven by Playwright."""
+    _require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A fresh browser page, closed after the test."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    yield page
+    context.close()
