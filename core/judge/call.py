@@ -122,7 +122,8 @@ async def run_prompt_step(
             assert schema is not None  # the builder refuses object steps without a schema
             value = await _structured(judge, prompt, attempts, schema, kind)
     except Exception as error:
-        failed = _failed_execution(prompt, attempts, error_summary(error, judge.api_key), started)
+        _mask_secret(error, judge.api_key)
+        failed = _failed_execution(prompt, attempts, error_summary(error), started)
         raise JudgeStepFailed(error, failed) from error
     execution = JudgeExecutionSuccess(
         prompt=prompt,
@@ -221,11 +222,16 @@ def usage_from_litellm(usage: Any) -> JudgeUsage:
         return JudgeUsage()
     completion_details = _field(usage, "completion_tokens_details")
     prompt_details = _field(usage, "prompt_tokens_details")
+    input_tokens = _field(usage, "prompt_tokens")
+    output_tokens = _field(usage, "completion_tokens")
+    total = _field(usage, "total_tokens")
+    if total == 0 and ((input_tokens or 0) > 0 or (output_tokens or 0) > 0):
+        total = None  # litellm writes 0 when the provider left the total out: compute it
     return JudgeUsage.normalize(
         {
-            "inputTokens": _field(usage, "prompt_tokens"),
-            "outputTokens": _field(usage, "completion_tokens"),
-            "totalTokens": _field(usage, "total_tokens"),
+            "inputTokens": input_tokens,
+            "outputTokens": output_tokens,
+            "totalTokens": total,
             "reasoningTokens": _field(completion_details, "reasoning_tokens"),
             "cachedInputTokens": _field(prompt_details, "cached_tokens"),
             "cacheCreationInputTokens": _field(usage, "cache_creation_input_tokens"),
@@ -260,14 +266,29 @@ def _failed_execution(
     )
 
 
-def error_summary(error: BaseException, api_key: SecretStr | None = None) -> ErrorSummary:
-    """Name, message and code of an error; nothing else (no headers, no bodies), and the API
-    key masked should a provider echo it."""
-    message = str(error)
+def error_summary(error: BaseException) -> ErrorSummary:
+    """Name, message and code of an error; nothing else (no headers, no bodies)."""
+    return ErrorSummary(name=type(error).__name__, message=str(error), code=error_code(error))
+
+
+def _mask_secret(error: BaseException, api_key: SecretStr | None) -> None:
+    """Replace the API key in the messages of `error` and its chain, should a provider echo it,
+    so that no record, log line or serialised error downstream can carry it."""
     secret = api_key.get_secret_value() if api_key is not None else ""
-    if len(secret) >= 4:
-        message = message.replace(secret, "***")
-    return ErrorSummary(name=type(error).__name__, message=message, code=error_code(error))
+    if len(secret) < 4:  # a tiny "key" would mangle ordinary words
+        return
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        current.args = tuple(
+            a.replace(secret, "***") if isinstance(a, str) else a for a in current.args
+        )
+        # litellm's exceptions render `self.message`, an instance attribute.
+        message = vars(current).get("message")
+        if isinstance(message, str):
+            current.message = message.replace(secret, "***")  # type: ignore[attr-defined]
+        current = current.__cause__ or current.__context__
 
 
 def _elapsed_ms(started: float) -> int:

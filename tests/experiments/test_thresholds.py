@@ -1,0 +1,315 @@
+"""Thresholds, gates and the verdict of `run_evals` (scorer-core.md §6.6 and §7 case 39).
+
+Not applicable: per-turn gates and thresholds (`turns`, `turnResults`) are out of scope.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from typing import Any
+
+import pytest
+
+from core import MastraError, Scorer, Threshold, create_scorer, not_scorable, run_evals
+
+ONE_ITEM = [{"input": "q", "output": "a"}]
+
+
+def constant(scorer_id: str, value: Any) -> Scorer:
+    return create_scorer(id=scorer_id, description=f"always {value}").generate_score(
+        lambda ctx: value
+    )
+
+
+def by_input(scorer_id: str, scores: dict[Any, Any]) -> Scorer:
+    def score(ctx: Any) -> Any:
+        return scores[ctx.run.input]
+
+    return create_scorer(id=scorer_id, description="lookup").generate_score(score)
+
+
+def raising(scorer_id: str) -> Scorer:
+    def score(ctx: Any) -> float:
+        raise RuntimeError("gate blew up")
+
+    return create_scorer(id=scorer_id, description="raises").generate_score(score)
+
+
+# ---- gates ---------------------------------------------------------------------------------
+
+
+async def test_gate_at_one_passes() -> None:
+    result = await run_evals(
+        data=ONE_ITEM, scorers=[constant("s", 0.5)], gates=[constant("g", 1.0)]
+    )
+    assert result.verdict == "passed"
+    assert result.gate_results is not None
+    assert [gate.model_dump() for gate in result.gate_results] == [
+        {"id": "g", "passed": True, "score": 1.0}
+    ]
+    assert result.to_dict()["gateResults"] == [{"id": "g", "passed": True, "score": 1.0}]
+
+
+async def test_gate_below_one_fails() -> None:
+    result = await run_evals(data=ONE_ITEM, scorers=[constant("s", 1)], gates=[constant("g", 0.5)])
+    assert result.verdict == "failed"
+    assert result.gate_results is not None
+    assert result.gate_results[0].passed is False
+    assert result.gate_results[0].score == 0.5
+
+
+async def test_gate_scores_are_not_in_scores() -> None:
+    result = await run_evals(data=ONE_ITEM, scorers=[constant("s", 0.5)], gates=[constant("g", 1)])
+    assert result.scores == {"s": 0.5}
+
+
+async def test_raising_gate_scores_zero_fails_and_logs_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level(logging.WARNING):
+        result = await run_evals(
+            data=ONE_ITEM, scorers=[constant("s", 1)], gates=[raising("exploding-gate")]
+        )
+    assert result.verdict == "failed"
+    assert result.gate_results is not None
+    assert result.gate_results[0].score == 0
+    assert result.gate_results[0].passed is False
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any("exploding-gate" in message and "0" in message for message in warnings)
+    assert result.summary.total_items == 1  # a raising gate does not fail the item
+
+
+async def test_raising_gate_counts_as_zero_in_the_gate_mean() -> None:
+    def score(ctx: Any) -> float:
+        if ctx.run.input == 0:
+            raise RuntimeError("gate blew up on item 0")
+        return 1.0
+
+    gate = create_scorer(id="flaky-gate", description="d").generate_score(score)
+    data = [{"input": 0, "output": "o"}, {"input": 1, "output": "o"}]
+    result = await run_evals(data=data, scorers=[constant("s", 1)], gates=[gate])
+    assert result.gate_results is not None
+    assert result.gate_results[0].score == 0.5  # (0 + 1) / 2: the raise is a 0, not a skip
+    assert result.verdict == "failed"
+
+
+async def test_gate_averaging_one_zero_one_fails() -> None:
+    data = [{"input": i, "output": "o"} for i in range(3)]
+    result = await run_evals(
+        data=data, scorers=[constant("s", 1)], gates=[by_input("g", {0: 1, 1: 0, 2: 1})]
+    )
+    assert result.gate_results is not None
+    assert result.gate_results[0].score == pytest.approx(2 / 3)
+    assert result.verdict == "failed"
+
+
+async def test_not_scorable_gate_results_are_left_out_of_the_gate_mean() -> None:
+    data = [{"input": i, "output": "o"} for i in range(2)]
+    result = await run_evals(
+        data=data, scorers=[constant("s", 1)], gates=[by_input("g", {0: 1, 1: not_scorable()})]
+    )
+    assert result.gate_results is not None
+    assert result.gate_results[0].score == 1
+    assert result.verdict == "passed"
+
+
+async def test_gate_that_never_scores_averages_zero_and_fails() -> None:
+    result = await run_evals(
+        data=ONE_ITEM, scorers=[constant("s", 1)], gates=[constant("g", not_scorable())]
+    )
+    assert result.gate_results is not None
+    assert result.gate_results[0].score == 0
+    assert result.verdict == "failed"
+
+
+# ---- thresholds --------------------------------------------------------------------------
+
+
+async def test_gate_passing_with_a_failing_threshold_gives_scored() -> None:
+    result = await run_evals(
+        data=ONE_ITEM,
+        scorers=[{"scorer": constant("quality", 0.3), "threshold": 0.7}],
+        gates=[constant("g", 1.0)],
+    )
+    assert result.verdict == "scored"
+    assert result.threshold_results is not None
+    first = result.threshold_results[0]
+    assert (first.id, first.passed, first.average_score) == ("quality", False, 0.3)
+    assert first.threshold == Threshold(min=0.7)
+    assert result.to_dict()["thresholdResults"] == [
+        {"id": "quality", "passed": False, "averageScore": 0.3, "threshold": {"min": 0.7}}
+    ]
+
+
+async def test_number_threshold_is_an_inclusive_minimum() -> None:
+    result = await run_evals(
+        data=ONE_ITEM, scorers=[{"scorer": constant("quality", 0.7), "threshold": 0.7}]
+    )
+    assert result.verdict == "passed"
+    assert result.threshold_results is not None
+    assert result.threshold_results[0].passed is True
+
+
+@pytest.mark.parametrize(
+    ("score", "threshold", "verdict"),
+    [
+        (0.9, {"max": 0.3}, "scored"),
+        (0.1, {"max": 0.3}, "passed"),
+        (0.3, {"max": 0.3}, "passed"),
+        (0.5, {"min": 0.3, "max": 0.7}, "passed"),
+        (0.9, {"min": 0.3, "max": 0.7}, "scored"),
+        (0.2, {"min": 0.3, "max": 0.7}, "scored"),
+        (0.6, {"min": 0.6}, "passed"),
+    ],
+)
+async def test_range_thresholds(score: float, threshold: dict[str, float], verdict: str) -> None:
+    result = await run_evals(
+        data=ONE_ITEM, scorers=[{"scorer": constant("s", score), "threshold": threshold}]
+    )
+    assert result.verdict == verdict
+
+
+async def test_threshold_is_checked_against_the_mean_over_items() -> None:
+    data = [{"input": i, "output": "o"} for i in range(2)]
+    result = await run_evals(
+        data=data, scorers=[{"scorer": by_input("s", {0: 0.2, 1: 1.0}), "threshold": 0.6}]
+    )
+    assert result.threshold_results is not None
+    assert result.threshold_results[0].average_score == pytest.approx(0.6)
+    assert result.threshold_results[0].passed is True
+
+
+async def test_threshold_whose_scorer_has_no_numeric_score_fails() -> None:
+    result = await run_evals(
+        data=ONE_ITEM,
+        scorers=[
+            {"scorer": constant("never", not_scorable("n/a")), "threshold": 0.1},
+            constant("other", 1),
+        ],
+    )
+    assert result.scores == {"other": 1}
+    assert result.threshold_results is not None
+    (never,) = result.threshold_results
+    assert never.id == "never"
+    assert never.passed is False
+    assert never.average_score is None
+    assert result.verdict == "scored"
+
+
+async def test_only_scorers_with_a_threshold_get_threshold_results() -> None:
+    result = await run_evals(
+        data=ONE_ITEM,
+        scorers=[constant("plain", 0.1), {"scorer": constant("checked", 0.9), "threshold": 0.5}],
+    )
+    assert result.threshold_results is not None
+    assert [t.id for t in result.threshold_results] == ["checked"]
+    assert result.gate_results is None
+    assert "gateResults" not in result.to_dict()
+
+
+async def test_threshold_entry_without_threshold_is_a_plain_scorer() -> None:
+    result = await run_evals(data=ONE_ITEM, scorers=[{"scorer": constant("s", 0.4)}])
+    assert result.scores == {"s": 0.4}
+    assert result.verdict is None
+
+
+# ---- verdict precedence and absence ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("gate_score", "scorer_score", "verdict"),
+    [(0.0, 0.1, "failed"), (0.0, 0.9, "failed"), (1.0, 0.1, "scored"), (1.0, 0.9, "passed")],
+)
+async def test_verdict_precedence_failed_over_scored_over_passed(
+    gate_score: float, scorer_score: float, verdict: str
+) -> None:
+    result = await run_evals(
+        data=ONE_ITEM,
+        scorers=[{"scorer": constant("s", scorer_score), "threshold": 0.5}],
+        gates=[constant("g", gate_score)],
+    )
+    assert result.verdict == verdict
+
+
+async def test_no_verdict_keys_without_gates_or_thresholds() -> None:
+    result = await run_evals(data=ONE_ITEM, scorers=[constant("s", 0.5)])
+    assert (result.verdict, result.gate_results, result.threshold_results) == (None, None, None)
+    data = result.to_dict()
+    assert set(data) == {"scores", "summary"}
+    assert not {"verdict", "gateResults", "thresholdResults"} & set(data)
+
+
+async def test_verdict_key_present_with_a_threshold() -> None:
+    result = await run_evals(
+        data=ONE_ITEM, scorers=[{"scorer": constant("s", 0.5), "threshold": 0.4}]
+    )
+    data = result.to_dict()
+    assert data["verdict"] == "passed"
+    assert "gateResults" not in data
+
+
+# ---- invalid thresholds ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "threshold",
+    [1.5, -0.1, math.nan, math.inf, {"min": 1.2}, {"max": -0.5}, {"min": math.nan}],
+    ids=["1.5", "-0.1", "nan", "inf", "min-1.2", "max--0.5", "min-nan"],
+)
+async def test_out_of_range_threshold_is_rejected(threshold: Any) -> None:
+    scorer = constant("s", 0.5)
+    with pytest.raises(MastraError) as caught:
+        await run_evals(data=ONE_ITEM, scorers=[{"scorer": scorer, "threshold": threshold}])
+    assert caught.value.id == "INVALID_SCORER_THRESHOLD"
+    assert "between 0 and 1" in str(caught.value)
+    assert caught.value.details["scorerId"] == "s"
+
+
+async def test_min_greater_than_max_is_rejected() -> None:
+    with pytest.raises(MastraError) as caught:
+        await run_evals(
+            data=ONE_ITEM,
+            scorers=[{"scorer": constant("s", 0.5), "threshold": {"min": 0.8, "max": 0.3}}],
+        )
+    assert caught.value.id == "INVALID_SCORER_THRESHOLD"
+    assert re.search(r"min .*greater than max", str(caught.value))
+
+
+@pytest.mark.parametrize(
+    "threshold",
+    [True, False, "0.5", [0.5], {"minimum": 0.5}, {"min": 0.2, "maximum": 0.9}, {}],
+    ids=["true", "false", "string", "list", "unknown-key", "extra-key", "empty-dict"],
+)
+async def test_malformed_threshold_is_rejected(threshold: Any) -> None:
+    with pytest.raises(MastraError) as caught:
+        await run_evals(
+            data=ONE_ITEM, scorers=[{"scorer": constant("s", 0.5), "threshold": threshold}]
+        )
+    assert caught.value.id == "INVALID_SCORER_THRESHOLD"
+
+
+async def test_invalid_threshold_is_rejected_before_any_item_runs() -> None:
+    runs: list[Any] = []
+
+    def score(ctx: Any) -> float:
+        runs.append(ctx.run.input)
+        return 1.0
+
+    first = create_scorer(id="first", description="d").generate_score(score)
+    with pytest.raises(MastraError):
+        await run_evals(
+            data=ONE_ITEM,
+            scorers=[first, {"scorer": constant("s", 0.5), "threshold": 2}],
+        )
+    assert runs == []
+
+
+@pytest.mark.parametrize("threshold", [0, 1, 0.0, 1.0, {"min": 0, "max": 1}])
+async def test_boundary_thresholds_are_valid(threshold: Any) -> None:
+    result = await run_evals(
+        data=ONE_ITEM, scorers=[{"scorer": constant("s", 0.5), "threshold": threshold}]
+    )
+    assert result.threshold_results is not None
+    assert len(result.threshold_results) == 1
