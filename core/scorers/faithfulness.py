@@ -1,0 +1,201 @@
+"""Faithfulness: how much of the response the context supports (spec §4.3).
+
+Steps: preprocess (judge) lists the claims of the assistant's reply; analyze (judge) checks
+each claim against the context: "yes" (supported), "no" (contradicted) or "unsure" (not in the
+context, or speculative); the score is `#"yes" / #verdicts * scale` (exact, case-sensitive
+"yes", as in Mastra), rounded half up to two decimals, 0 without verdicts; reason (judge).
+
+Context, first found: the `context` option; the item's `request_context["context"]` (or a
+request context that is itself a list of strings); the JSON results of the tool calls in the
+assistant's messages (Mastra's fallback). With none, the run fails before any judge call with
+a `ScorerRunError` (failed step "preprocess") whose message says where to put the context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from core.judge import JudgeConfig, PromptStep
+from core.scorers._judge_common import (
+    CONTEXT_OPTION,
+    MODEL_OPTION,
+    Claims,
+    ContextScorerOptions,
+    Verdicts,
+    as_json,
+    assistant_message,
+    build_options,
+    claims_prompt,
+    judge_for,
+    missing_context,
+    numbered,
+    reason_prompt,
+    resolve_context,
+    round_to_two_decimals,
+    scale_option,
+    tagged,
+    tool_result_context,
+)
+from core.scorers._registry import PrebuiltScorer
+from core.scoring import Scorer, ScorerRun, StepContext, create_scorer
+
+__all__ = [
+    "CATALOG_ENTRY",
+    "SCORER_ID",
+    "FaithfulnessOptions",
+    "create_faithfulness_scorer",
+    "faithfulness_score",
+]
+
+SCORER_ID = "faithfulness-scorer"
+NAME = "Faithfulness Scorer"
+FACTORY = "create_faithfulness_scorer"
+DESCRIPTION = (
+    "How faithful the response is to the given context: the share of its claims that the"
+    " context supports."
+)
+
+INSTRUCTIONS = (
+    "You check whether an assistant's response is faithful to a given context. You list the "
+    "claims a response makes and decide, using only the context and never your own knowledge, "
+    "whether the context supports, contradicts or does not cover each claim. Follow the "
+    "definitions given in each request exactly and answer in the format it asks for."
+)
+
+
+class FaithfulnessOptions(ContextScorerOptions):
+    """Options of the faithfulness scorer: `scale` (1) and `context` (unset)."""
+
+
+def faithfulness_score(verdicts: Sequence[Mapping[str, Any]], scale: float = 1.0) -> float:
+    """`#verdicts exactly "yes" / #verdicts * scale`, rounded; 0 without verdicts."""
+    if not verdicts:
+        return 0.0
+    supported = sum(1 for item in verdicts if item["verdict"] == "yes")
+    return round_to_two_decimals(supported / len(verdicts) * scale)
+
+
+def _context(run: ScorerRun, settings: FaithfulnessOptions) -> list[str]:
+    context = resolve_context(settings.context, run.request_context)
+    if context is None:
+        context = tool_result_context(run.output) or None
+    if context is None:
+        raise missing_context(NAME, SCORER_ID, FACTORY)
+    return context
+
+
+def _preprocess_prompt(settings: FaithfulnessOptions) -> Any:
+    def create_prompt(ctx: StepContext) -> str:
+        _context(ctx.run, settings)  # fail before any judge call when there is no context
+        return claims_prompt(assistant_message(ctx.run.output))
+
+    return create_prompt
+
+
+def _analyze_prompt(settings: FaithfulnessOptions) -> Any:
+    def create_prompt(ctx: StepContext) -> str:
+        claims = ctx.results.preprocess_step_result["claims"]
+        return "\n\n".join(
+            [
+                "Check each claim below against the context. Use only the context, never your "
+                "own knowledge: a claim that is true in the world but absent from the context "
+                'is "unsure".',
+                "Verdicts:\n"
+                '- "yes": the context supports the claim: it states it, or the claim follows '
+                "directly from what it states.\n"
+                '- "no": the context contradicts the claim.\n'
+                '- "unsure": the context neither supports nor contradicts the claim, or the '
+                "claim is a speculation or prediction the context does not settle.",
+                f"Give exactly one verdict per claim, in the order given: {len(claims)} in "
+                'total. Each verdict has "verdict" ("yes", "no" or "unsure", in lower case) '
+                'and "reason" (one short sentence, quoting the context when it helps).',
+                'Answer with JSON: {"verdicts": [{"verdict": "yes", "reason": "..."}]}',
+                'Example: with the context "[0] The Eiffel Tower was finished in 1889." and the '
+                'claims ["The Eiffel Tower was finished in 1889.", "The Eiffel Tower was '
+                'finished in 1901.", "The Eiffel Tower is 330 m tall."] the answer is\n'
+                '{"verdicts": [{"verdict": "yes", "reason": "The context gives 1889."}, '
+                '{"verdict": "no", "reason": "The context says 1889, not 1901."}, '
+                '{"verdict": "unsure", "reason": "The context does not give the height."}]}',
+                tagged("context", numbered(_context(ctx.run, settings))),
+                tagged("claims", as_json(claims)),
+            ]
+        )
+
+    return create_prompt
+
+
+def _reason_prompt(scale: float) -> Any:
+    def create_prompt(ctx: StepContext) -> str:
+        findings = {
+            "claims": ctx.results.preprocess_step_result["claims"],
+            "verdicts": ctx.results.analyze_step_result["verdicts"],
+        }
+        return reason_prompt(
+            metric="faithfulness",
+            score=ctx.score,
+            scale=scale,
+            meaning='higher means more claims are supported by the context; only "yes" counts',
+            findings=as_json(findings),
+            example="The score is 0.5 because the context supports the founding date and the "
+            "location, but contradicts the revenue figure and does not mention the CEO.",
+        )
+
+    return create_prompt
+
+
+def create_faithfulness_scorer(
+    model: str | JudgeConfig,
+    options: FaithfulnessOptions | Mapping[str, Any] | None = None,
+    **option_values: Any,
+) -> Scorer:
+    """Faithfulness (`faithfulness-scorer`), judged by `model`.
+
+    `options` (or keyword arguments): `scale` (1), `context` (a list of strings used for every
+    item; unset: each item's `request_context["context"]`, then the results of the tool calls
+    in the output).
+
+    Deviations from Mastra: partial options merge with the defaults; a run with no context at
+    all fails (before any judge call) with a message saying where to put the context, where
+    Mastra would judge the claims against nothing; `context=[]` is refused at construction.
+    """
+    settings = build_options(FaithfulnessOptions, options, option_values, SCORER_ID)
+
+    def generate_score(ctx: StepContext) -> float:
+        return faithfulness_score(ctx.results.analyze_step_result["verdicts"], settings.scale)
+
+    return (
+        create_scorer(
+            id=SCORER_ID, name=NAME, description=DESCRIPTION, judge=judge_for(model, INSTRUCTIONS)
+        )
+        .preprocess(
+            PromptStep(
+                description="List the claims of the response",
+                output_schema=Claims,
+                create_prompt=_preprocess_prompt(settings),
+            )
+        )
+        .analyze(
+            PromptStep(
+                description="Check each claim against the context",
+                output_schema=Verdicts,
+                create_prompt=_analyze_prompt(settings),
+            )
+        )
+        .generate_score(generate_score)
+        .generate_reason(
+            PromptStep(
+                description="Explain the score", create_prompt=_reason_prompt(settings.scale)
+            )
+        )
+    )
+
+
+CATALOG_ENTRY = PrebuiltScorer(
+    SCORER_ID,
+    "Faithfulness",
+    DESCRIPTION,
+    create_faithfulness_scorer,
+    calls_judge=True,
+    options=(MODEL_OPTION, CONTEXT_OPTION, scale_option()),
+)

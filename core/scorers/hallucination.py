@@ -1,0 +1,243 @@
+"""Hallucination: how much of the response the context does not back (spec §4.4).
+
+Steps: preprocess (judge) lists the claims of the assistant's reply; analyze (judge) marks each
+claim "yes" when it is a hallucination (contradicts the context, or asserts what the context
+does not support) and "no" otherwise; the score is `#"yes" / #verdicts * scale` (exact,
+case-sensitive "yes"), rounded half up to two decimals, 0 without verdicts. Higher is worse.
+Reason (judge).
+
+Context, first found: `get_context(ctx, step)` (called for analyze and for the reason, sync or
+async); the `context` option; the item's `request_context["context"]` (or a request context
+that is itself a list of strings). Without `get_context`, a run with no context fails before
+any judge call (failed step "preprocess"); with it, an empty answer fails the analyze step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from core.judge import JudgeConfig, PromptStep
+from core.scorers._judge_common import (
+    CONTEXT_OPTION,
+    MODEL_OPTION,
+    Claims,
+    ContextScorerOptions,
+    as_json,
+    assistant_message,
+    build_options,
+    call_maybe_async,
+    claims_prompt,
+    context_list,
+    judge_for,
+    missing_context,
+    numbered,
+    reason_prompt,
+    resolve_context,
+    round_to_two_decimals,
+    scale_option,
+    tagged,
+)
+from core.scorers._registry import PrebuiltScorer, ScorerOption
+from core.scoring import Scorer, StepContext, create_scorer
+
+__all__ = [
+    "CATALOG_ENTRY",
+    "SCORER_ID",
+    "HallucinationOptions",
+    "create_hallucination_scorer",
+    "hallucination_score",
+]
+
+SCORER_ID = "hallucination-scorer"
+NAME = "Hallucination Scorer"
+FACTORY = "create_hallucination_scorer"
+DESCRIPTION = (
+    "How much of the response is not backed by the given context: the share of its claims"
+    " that contradict the context or go beyond it (higher is worse)."
+)
+
+INSTRUCTIONS = (
+    "You detect hallucinations: claims in an assistant's response that a given context "
+    "contradicts or does not support. You judge only against the context, never against your "
+    "own knowledge. Follow the definitions given in each request exactly and answer in the "
+    "format it asks for."
+)
+
+ContextGetter = Callable[..., Any]
+"""`(ctx, step) -> list[str]`, sync or async."""
+
+
+class HallucinationOptions(ContextScorerOptions):
+    """Options of the hallucination scorer: `scale` (1), `context`, `get_context`."""
+
+    get_context: ContextGetter | None = None
+    """`get_context(ctx, step)` -> the context pieces; `step` is "analyze" or "generateReason".
+    Wins over `context`."""
+
+
+class HallucinationVerdict(BaseModel):
+    """One claim's verdict ("yes" means hallucinated)."""
+
+    statement: str
+    verdict: str
+    reason: str
+
+
+class HallucinationVerdicts(BaseModel):
+    """Analyze answer: one verdict per claim, in order."""
+
+    verdicts: list[HallucinationVerdict]
+
+
+def hallucination_score(verdicts: Sequence[Mapping[str, Any]], scale: float = 1.0) -> float:
+    """`#verdicts exactly "yes" / #verdicts * scale`, rounded; 0 without verdicts."""
+    if not verdicts:
+        return 0.0
+    hallucinated = sum(1 for item in verdicts if item["verdict"] == "yes")
+    return round_to_two_decimals(hallucinated / len(verdicts) * scale)
+
+
+async def _context(ctx: StepContext, step: str, settings: HallucinationOptions) -> list[str]:
+    if settings.get_context is not None:
+        context = context_list(await call_maybe_async(settings.get_context, ctx, step))
+    else:
+        context = resolve_context(settings.context, ctx.run.request_context)
+    if context is None:
+        raise missing_context(NAME, SCORER_ID, FACTORY)
+    return context
+
+
+def _preprocess_prompt(settings: HallucinationOptions) -> Any:
+    def create_prompt(ctx: StepContext) -> str:
+        # Fail before any judge call when no context can be found (get_context is only
+        # asked at the steps that need it, as in Mastra).
+        static = resolve_context(settings.context, ctx.run.request_context)
+        if settings.get_context is None and static is None:
+            raise missing_context(NAME, SCORER_ID, FACTORY)
+        return claims_prompt(assistant_message(ctx.run.output))
+
+    return create_prompt
+
+
+def _analyze_prompt(settings: HallucinationOptions) -> Any:
+    async def create_prompt(ctx: StepContext) -> str:
+        claims = ctx.results.preprocess_step_result["claims"]
+        context = await _context(ctx, "analyze", settings)
+        return "\n\n".join(
+            [
+                "Decide, for each claim below, whether it is a hallucination with respect to "
+                "the context. Use only the context, never your own knowledge: a claim that is "
+                "true in the world but not supported by the context is a hallucination.",
+                "Verdicts:\n"
+                '- "yes" (hallucination): the claim contradicts the context, or asserts '
+                "something the context does not support, including subjective or speculative "
+                "statements about facts the context does not mention.\n"
+                '- "no": the context supports the claim. These are still "no": a less precise '
+                'date or figure than the context gives ("in the 1880s" for 1889), a reasonable '
+                "approximation, or leaving details out.",
+                f"Give exactly one verdict per claim, in the order given: {len(claims)} in "
+                'total. Each verdict has "statement" (the claim, copied), "verdict" ("yes" or '
+                '"no", in lower case) and "reason" (one short sentence).',
+                'Answer with JSON: {"verdicts": [{"statement": "...", "verdict": "no", '
+                '"reason": "..."}]}',
+                'Example: with the context "[0] Marie Curie won the Nobel Prize in Physics in '
+                '1903." and the claims ["Marie Curie won a Nobel Prize in the early 1900s.", '
+                '"Marie Curie won the Nobel Prize in Chemistry in 1903."] the answer is\n'
+                '{"verdicts": [{"statement": "Marie Curie won a Nobel Prize in the early '
+                '1900s.", "verdict": "no", "reason": "A less precise date for the 1903 '
+                'prize."}, {"statement": "Marie Curie won the Nobel Prize in Chemistry in '
+                '1903.", "verdict": "yes", "reason": "The context says Physics, not '
+                'Chemistry."}]}',
+                tagged("context", numbered(context)),
+                tagged("claims", as_json(claims)),
+            ]
+        )
+
+    return create_prompt
+
+
+def _reason_prompt(settings: HallucinationOptions) -> Any:
+    async def create_prompt(ctx: StepContext) -> str:
+        findings = {
+            "context": await _context(ctx, "generateReason", settings),
+            "verdicts": ctx.results.analyze_step_result["verdicts"],
+        }
+        return reason_prompt(
+            metric="hallucination",
+            score=ctx.score,
+            scale=settings.scale,
+            meaning='higher is worse: the share of claims marked "yes" (hallucinated)',
+            findings=as_json(findings),
+            example="The score is 0.25 because one of the four claims, the founding year, "
+            "contradicts the context, while the other three are supported by it.",
+        )
+
+    return create_prompt
+
+
+def create_hallucination_scorer(
+    model: str | JudgeConfig,
+    options: HallucinationOptions | Mapping[str, Any] | None = None,
+    **option_values: Any,
+) -> Scorer:
+    """Hallucination (`hallucination-scorer`), judged by `model`. Higher is worse.
+
+    `options` (or keyword arguments): `scale` (1), `context` (a list of strings used for every
+    item; unset: each item's `request_context["context"]`), `get_context` (a function
+    `(ctx, step) -> list[str]`, sync or async, that wins over both).
+
+    Deviations from Mastra: partial options merge with the defaults; a run with no context
+    fails with a message saying where to put it (Mastra judges against an empty context,
+    which marks every claim as hallucinated); `context=[]` is refused at construction.
+    """
+    settings = build_options(HallucinationOptions, options, option_values, SCORER_ID)
+
+    def generate_score(ctx: StepContext) -> float:
+        return hallucination_score(ctx.results.analyze_step_result["verdicts"], settings.scale)
+
+    return (
+        create_scorer(
+            id=SCORER_ID, name=NAME, description=DESCRIPTION, judge=judge_for(model, INSTRUCTIONS)
+        )
+        .preprocess(
+            PromptStep(
+                description="List the claims of the response",
+                output_schema=Claims,
+                create_prompt=_preprocess_prompt(settings),
+            )
+        )
+        .analyze(
+            PromptStep(
+                description="Mark each claim the context does not back",
+                output_schema=HallucinationVerdicts,
+                create_prompt=_analyze_prompt(settings),
+            )
+        )
+        .generate_score(generate_score)
+        .generate_reason(
+            PromptStep(description="Explain the score", create_prompt=_reason_prompt(settings))
+        )
+    )
+
+
+CATALOG_ENTRY = PrebuiltScorer(
+    SCORER_ID,
+    "Hallucination",
+    DESCRIPTION,
+    create_hallucination_scorer,
+    calls_judge=True,
+    options=(
+        MODEL_OPTION,
+        CONTEXT_OPTION,
+        ScorerOption(
+            "get_context",
+            "callable",
+            "A function (ctx, step) -> list[str] giving the context; wins over `context`.",
+            default=None,
+        ),
+        scale_option(),
+    ),
+)
