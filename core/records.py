@@ -1,0 +1,418 @@
+"""Records shared by dataset import, the experiment engine, storage, reporting and the service.
+
+They live below all of those layers (not in `core.experiments`) because the store must accept
+and return them while experiments and storage never import each other. `core.experiments.records`
+re-exports them under the name the dashboard and the CLI use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import Field, PrivateAttr
+
+from core.results import JudgeExecutionFailure, JudgeUsage
+from core.types import Record
+
+__all__ = [
+    "ColumnMapping",
+    "DatasetFormat",
+    "DatasetInfo",
+    "DatasetItem",
+    "ExperimentConfig",
+    "ExperimentDetail",
+    "ExperimentInfo",
+    "ExperimentProgress",
+    "ExperimentStatus",
+    "ExperimentSummary",
+    "ImportProblem",
+    "ImportReport",
+    "ScorerCatalogEntry",
+    "ScorerOptionInfo",
+    "ScorerOutcome",
+    "ScorerSpec",
+    "ScorerStepInfo",
+]
+
+DatasetFormat = Literal["csv", "tsv", "jsonl", "json", "xlsx", "parquet"]
+
+ExperimentStatus = Literal["pending", "running", "completed", "failed", "cancelled", "error"]
+"""`completed`: every run was attempted (some may have failed); `failed`: every run failed;
+`cancelled`: stopped by the user (finished runs are kept); `error`: the experiment itself broke
+(say the database went away), see `error`."""
+
+
+# ---- datasets ----
+
+
+class DatasetItem(Record):
+    """One row of a dataset: what was asked, what was answered, and what was expected."""
+
+    id: str
+    """The row's id: from the mapped id column, else its 1-based row number."""
+    input: Any = None
+    """What the evaluated system was asked."""
+    output: Any = None
+    """What it answered (the value the scorers score)."""
+    ground_truth: Any = None
+    """The expected answer, if the dataset has one."""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    """The row's other columns, by column name."""
+
+
+class ColumnMapping(Record):
+    """Which column of the file plays which role."""
+
+    id: str | None = None
+    """The id column; rows are numbered 1, 2, ... when None."""
+    input: str
+    """The input column."""
+    output: str
+    """The output column."""
+    ground_truth: str | None = None
+    """The ground-truth column, if any."""
+    metadata: list[str] = Field(default_factory=list)
+    """Columns kept with each item as metadata."""
+
+
+class ImportProblem(Record):
+    """One thing wrong with an imported file, with its place."""
+
+    code: str
+    """A stable code, e.g. `empty_output`, `malformed_row`, `duplicate_id`, `file_too_large`."""
+    message: str
+    """A plain sentence naming the place, e.g. "Row 17: the output (column 'answer') is empty"."""
+    row: int | None = None
+    """The 1-based data row (for JSONL, the line number), when the problem has one."""
+    column: str | None = None
+    """The column concerned, when there is one."""
+
+
+class ImportReport(Record):
+    """What reading a file gave: its columns, the mapping, a preview, problems or items."""
+
+    file_name: str
+    """The file's name as given."""
+    format: DatasetFormat | None = None
+    """The format read (from the extension); None when unknown."""
+    row_count: int = 0
+    """Data rows read."""
+    columns: list[str] = Field(default_factory=list)
+    """Column names in file order."""
+    proposed_mapping: ColumnMapping | None = None
+    """The mapping detected from the column names, if input and output columns were found."""
+    mapping_used: ColumnMapping | None = None
+    """The mapping applied: the one given, else the proposed one."""
+    problems: list[ImportProblem] = Field(default_factory=list)
+    """Everything wrong; the import goes ahead only when this is empty."""
+    preview: list[dict[str, Any]] = Field(default_factory=list)
+    """The first rows as read (column name -> value)."""
+    fingerprint: str | None = None
+    """sha256 of the mapped items' canonical JSON (the dataset's version); None with problems."""
+
+    _build_items: Callable[[], list[DatasetItem]] | None = PrivateAttr(default=None)
+    _items: list[DatasetItem] | None = PrivateAttr(default=None)
+
+    @property
+    def ok(self) -> bool:
+        """True when the file can be imported."""
+        return not self.problems
+
+    @property
+    def items(self) -> list[DatasetItem]:
+        """The items; empty whenever there are problems (nothing is half-imported).
+
+        Built on first access (a preview of a large file never pays for 100k objects); not part
+        of the report's JSON.
+        """
+        if self._items is None:
+            self._items = self._build_items() if self._build_items and self.ok else []
+        return self._items
+
+    def with_items(self, build: Callable[[], list[DatasetItem]]) -> ImportReport:
+        """This report, with the function that builds its items (used by the reader)."""
+        self._build_items = build
+        return self
+
+
+class DatasetInfo(Record):
+    """A stored dataset (without its items)."""
+
+    id: str
+    """The dataset's id."""
+    name: str
+    """Its display name."""
+    file_name: str
+    """The file it was imported from."""
+    format: str
+    """The file's format."""
+    fingerprint: str
+    """The content fingerprint (same items, same fingerprint)."""
+    item_count: int
+    """Number of items."""
+    columns: list[str] = Field(default_factory=list)
+    """The file's columns."""
+    mapping: ColumnMapping
+    """The mapping used at import."""
+    created_at: datetime
+    """When it was imported (UTC)."""
+
+
+# ---- scorers ----
+
+
+class ScorerSpec(Record):
+    """A scorer chosen for an experiment: a catalog id and the factory's options."""
+
+    scorer_id: str
+    """The catalog id (`core.scorers.PREBUILT`)."""
+    options: dict[str, Any] = Field(default_factory=dict)
+    """Keyword options for the factory."""
+
+
+class ScorerOptionInfo(Record):
+    """One option of a catalog scorer, for forms."""
+
+    name: str
+    """The option's keyword."""
+    type: str
+    """A short type label: str, bool, float, int, list[str], regex, ..."""
+    description: str
+    """What it does."""
+    default: Any = None
+    """Its default value."""
+    required: bool = False
+    """Whether it must be given."""
+
+
+class ScorerStepInfo(Record):
+    """One step of a catalog scorer."""
+
+    name: str
+    """The Mastra step name."""
+    kind: Literal["function", "prompt"]
+    """`prompt` steps call the judge."""
+    description: str | None = None
+    """The step's description, if any."""
+
+
+class ScorerCatalogEntry(Record):
+    """A scorer as the catalog lists it."""
+
+    id: str
+    """The catalog id."""
+    name: str
+    """Display name."""
+    description: str
+    """What it measures."""
+    calls_judge: bool
+    """Whether a run calls an LLM judge."""
+    options: list[ScorerOptionInfo] = Field(default_factory=list)
+    """Its options."""
+    steps: list[ScorerStepInfo] = Field(default_factory=list)
+    """Its steps in order (empty when they cannot be known without options)."""
+
+
+# ---- runs ----
+
+
+class ScorerOutcome(Record):
+    """What one scorer did on one item: a result, or a failure kept in memory only."""
+
+    item_id: str
+    """The item's id."""
+    scorer_id: str
+    """The scorer's id."""
+    status: Literal["success", "failed"]
+    """`success`: the run finished; `failed`: a step raised (never written to storage)."""
+    score: float | None = None
+    """The score (None for a failure, or a not-scorable run)."""
+    reason: Any = None
+    """The reason, when the scorer gives one."""
+    result: dict[str, Any] | None = None
+    """Success: the Mastra-format result (`ScorerRunResult.to_dict()`), judge record included."""
+    error: str | None = None
+    """Failure: the error message."""
+    error_type: str | None = None
+    """Failure: the error's class name."""
+    recovered_score: float | None = None
+    """Failure (`ScorerRunError`): the score computed before the failure, if any."""
+    recovered_reason: Any = None
+    """Failure (`ScorerRunError`): the reason computed before the failure, if any."""
+    failed_step: str | None = None
+    """Failure: the Mastra step that raised."""
+    completed_steps: list[str] = Field(default_factory=list)
+    """Failure: the steps that finished before it."""
+    failed_execution: JudgeExecutionFailure | None = None
+    """Failure: the failed judge execution of `failed_step`, if a judge call was attempted."""
+    snapshot: dict[str, Any] | None = None
+    """Failure: the error's result snapshot (`error.result.to_dict()`), if any."""
+    duration_ms: int = 0
+    """Wall time of the run."""
+    usage: JudgeUsage = Field(default_factory=JudgeUsage)
+    """Judge usage summed over the run's judge executions (successful and failed)."""
+    judge_calls: int = 0
+    """Judge model calls that returned (sum of `modelCallCount`)."""
+    judge_attempts: int = 0
+    """Judge attempts started (sum of `attemptCount`)."""
+
+
+class ExperimentProgress(Record):
+    """Where a running (or finished) experiment is."""
+
+    experiment_id: str | None = None
+    """The experiment, when the service runs it."""
+    status: ExperimentStatus = "running"
+    """The experiment's status."""
+    total: int = 0
+    """Scorer runs planned (items × scorers)."""
+    done: int = 0
+    """Scorer runs finished (succeeded + failed)."""
+    succeeded: int = 0
+    """Runs that produced a result."""
+    failed: int = 0
+    """Runs that failed."""
+    usage: JudgeUsage = Field(default_factory=JudgeUsage)
+    """Judge tokens so far."""
+    judge_calls: int = 0
+    """Judge calls so far."""
+    judge_attempts: int = 0
+    """Judge attempts so far."""
+    elapsed_s: float = 0.0
+    """Seconds since the start."""
+    eta_s: float | None = None
+    """Estimated seconds left; None until something finished or after the end."""
+    error: str | None = None
+    """Why the experiment broke (status `error`)."""
+
+    @property
+    def fraction(self) -> float:
+        """done / total, for progress bars."""
+        return self.done / self.total if self.total else 1.0
+
+    @property
+    def finished(self) -> bool:
+        """True once the experiment stopped, whatever the reason."""
+        return self.status not in ("pending", "running")
+
+
+class ExperimentSummary(Record):
+    """What `run_experiment` returns once every run finished (or it was cancelled)."""
+
+    status: ExperimentStatus
+    """`completed`, `failed` (every run failed) or `cancelled`."""
+    total_items: int
+    """Items in the dataset."""
+    total_runs: int
+    """Scorer runs planned."""
+    succeeded: int
+    """Runs that produced a result."""
+    failed: int
+    """Runs that failed."""
+    skipped: int
+    """Runs never started (cancelled)."""
+    completed_with_errors: bool
+    """True when some run failed."""
+    scores: dict[str, float] = Field(default_factory=dict)
+    """Mean of the numeric scores of successful runs, per scorer id."""
+    usage: JudgeUsage = Field(default_factory=JudgeUsage)
+    """Judge usage over every run."""
+    judge_calls: int = 0
+    """Judge calls over every run."""
+    judge_attempts: int = 0
+    """Judge attempts over every run."""
+    started_at: datetime
+    """Start (UTC)."""
+    finished_at: datetime
+    """End (UTC)."""
+
+
+class ExperimentConfig(Record):
+    """What to run: which dataset, which scorers, which judge."""
+
+    name: str | None = None
+    """Display name; a default one is made from the dataset and the time when None."""
+    dataset_id: str
+    """The stored dataset to score."""
+    scorers: list[ScorerSpec]
+    """The scorers and their options."""
+    judge_model: str | None = None
+    """litellm model string for the LLM-judge scorers."""
+    api_base: str | None = None
+    """Base URL of an OpenAI-compatible judge server (keys come from the environment only)."""
+    concurrency: int = 8
+    """Scorer runs at once."""
+    judge_settings: dict[str, Any] = Field(default_factory=dict)
+    """litellm call settings (temperature, timeout, num_retries, ...)."""
+
+
+class ExperimentInfo(Record):
+    """A stored experiment, with per-scorer means computed by the database."""
+
+    id: str
+    """The experiment's id."""
+    name: str
+    """Its display name."""
+    dataset_id: str
+    """The dataset scored."""
+    dataset_name: str | None = None
+    """That dataset's name."""
+    dataset_fingerprint: str
+    """That dataset's version."""
+    scorers: list[ScorerSpec] = Field(default_factory=list)
+    """The scorers as chosen (catalog ids and options)."""
+    scorer_ids: list[str] = Field(default_factory=list)
+    """The ids the results are keyed by."""
+    judge_model: str | None = None
+    """The judge model."""
+    api_base: str | None = None
+    """The judge server, if not the provider's default."""
+    judge_settings: dict[str, Any] = Field(default_factory=dict)
+    """The judge call settings."""
+    concurrency: int = 8
+    """Scorer runs at once."""
+    status: ExperimentStatus = "pending"
+    """Where it is."""
+    total_items: int = 0
+    """Items in the dataset."""
+    total_runs: int = 0
+    """Scorer runs planned."""
+    done_runs: int = 0
+    """Scorer runs finished."""
+    succeeded_runs: int = 0
+    """Scorer runs that produced a result (stored)."""
+    failed_runs: int = 0
+    """Scorer runs that failed (counted only; their details stay in memory)."""
+    usage: JudgeUsage = Field(default_factory=JudgeUsage)
+    """Judge usage over every run, failed ones included."""
+    judge_calls: int = 0
+    """Judge calls over every run."""
+    judge_attempts: int = 0
+    """Judge attempts over every run."""
+    scores: dict[str, float] = Field(default_factory=dict)
+    """Mean stored score per scorer id."""
+    error: str | None = None
+    """Why the experiment broke (status `error`)."""
+    created_at: datetime
+    """When it was created (UTC)."""
+    started_at: datetime | None = None
+    """When it started running."""
+    finished_at: datetime | None = None
+    """When it stopped."""
+
+
+class ExperimentDetail(Record):
+    """An experiment with its items, its stored results and its in-memory failures."""
+
+    info: ExperimentInfo
+    """The experiment."""
+    items: list[DatasetItem]
+    """The dataset's items, in order."""
+    results: list[ScorerOutcome]
+    """Successful runs, from storage."""
+    failures: list[ScorerOutcome]
+    """Failed runs, from this process's memory."""
+    failures_in_memory: bool
+    """False when the failures were lost (another process ran it, or it was restarted)."""
