@@ -51,6 +51,7 @@ __all__ = [
     "context_list",
     "extracted_context",
     "first_user_message",
+    "format_score",
     "item_value",
     "judge_for",
     "missing_context",
@@ -147,9 +148,7 @@ class ExtractedContextOptions(ContextScorerOptions):
     over `context`."""
 
 
-async def extracted_context(
-    settings: ExtractedContextOptions, run: Any
-) -> list[str] | None:
+async def extracted_context(settings: ExtractedContextOptions, run: Any) -> list[str] | None:
     """The context of a run: the extractor's answer (possibly empty), else the `context`
     option, else the item's; None when none of them has any."""
     if settings.context_extractor is not None:
@@ -443,12 +442,12 @@ def reason_prompt(
             f"Below is a {metric} score and the findings it was computed from. Write a short "
             "explanation of the score for someone reading an evaluation report.",
             "Rules:\n"
-            f'- Begin with "The score is {_number(score)} because".\n'
+            f'- Begin with "The score is {format_score(score)} because".\n'
             "- Use one to three sentences, and mention the findings that most raised or "
             "lowered the score.\n"
             "- Rely only on the findings given; do not re-judge the response or invent facts.\n"
             "- Answer in plain text, not JSON.",
-            f"Score: {_number(score)} (scale 0 to {_number(scale)}; {meaning}).",
+            f"Score: {format_score(score)} (scale 0 to {format_score(scale)}; {meaning}).",
             tagged("findings", findings),
             f"Example of the expected form:\n{example}",
         ]
@@ -505,8 +504,8 @@ def claims_prompt(text: str, what: str = "response") -> str:
     )
 
 
-def _number(value: float) -> str:
-    """`1` rather than `1.0`, `0.43` as is."""
+def format_score(value: float) -> str:
+    """A score for display: `1` rather than `1.0`, `0.43` as is."""
     return str(int(value)) if float(value).is_integer() else str(value)
 
 
