@@ -21,8 +21,19 @@ lint: $(VENV)/.installed
 	$(PY) -m ruff check .
 	$(VENV)/bin/lint-imports
 
+# The storage tests also run against PostgreSQL: .ci/postgres.sh starts a server on 127.0.0.1
+# (installing Debian's package if needed) and prints its URL. CI (CI=true) must have it; on a
+# machine where it cannot start, those tests are skipped with a message.
 test: lint
-	$(PY) -m pytest
+	@pg_url="$${SCORELAB_TEST_POSTGRES_URL:-}"; \
+	if [ -z "$$pg_url" ] && ! pg_url="$$(bash .ci/postgres.sh)"; then \
+		if [ "$${CI:-}" = "true" ]; then \
+			echo "make test: PostgreSQL could not be started, and CI needs it" >&2; exit 1; \
+		fi; \
+		echo "make test: no PostgreSQL here, its tests will be skipped" >&2; pg_url=""; \
+	fi; \
+	echo "make test: PostgreSQL for the storage tests: $${pg_url:-none}"; \
+	SCORELAB_TEST_POSTGRES_URL="$$pg_url" $(PY) -m pytest
 
 bench: $(VENV)/.installed
 	for script in bench/*.py; do echo "== $$script"; $(PY) $$script || exit 1; done

@@ -1,0 +1,393 @@
+"""The `scorelab` command: run an experiment on a file, list the scorers, start the dashboard.
+
+    scorelab run DATA --scorer ID [--scorer ID ...] [--judge-model MODEL] [--api-base URL]
+                 [--concurrency N] [--name NAME] [--json PATH] [--html PATH] [--csv PATH]
+                 [--threshold ID=MIN ...]
+    scorelab scorers
+    scorelab serve [streamlit options]
+
+Exit codes: 0 done, 1 a threshold failed, 2 bad input or usage (one line on stderr, never a
+traceback; set SCORELAB_DEBUG=1 to see one). Experiments go to the dashboard's database.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn, TextIO
+
+__all__ = ["main"]
+
+PROJECT_DIR = Path(__file__).resolve().parents[1]
+
+
+class CliError(Exception):
+    """A problem to report in one line, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise CliError(f"{message} (see: {self.prog} --help)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the exit code."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    try:
+        arguments = _parser().parse_args(argv)
+        return int(arguments.handler(arguments))
+    except SystemExit as exit_:  # --help and --version
+        return exit_.code if isinstance(exit_.code, int) else 0
+    except CliError as error:
+        return _fail(str(error))
+    except KeyboardInterrupt:
+        print("scorelab: interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:
+        if os.environ.get("SCORELAB_DEBUG"):
+            traceback.print_exc()
+        return _fail(f"{type(error).__name__}: {error}")
+
+
+def _fail(message: str) -> int:
+    line = " ".join(message.split())  # one line, whatever the message holds
+    print(f"scorelab: error: {line}", file=sys.stderr)
+    return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="scorelab", description="LLM eval experiments on Mastra-style scorers.")
+    parser.add_argument(
+        "--database-url",
+        help="database URL (default: SCORELAB_DATABASE_URL, else data/scorelab.db)",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+
+    run = commands.add_parser("run", help="score a dataset file with chosen scorers")
+    run.add_argument("data", metavar="DATA", help="CSV, TSV, JSONL, JSON, XLSX or Parquet file")
+    run.add_argument(
+        "--scorer",
+        action="append",
+        required=True,
+        metavar="ID",
+        help="scorer id from `scorelab scorers`; options as ID='{\"key\": value}' (repeatable)",
+    )
+    run.add_argument("--judge-model", help="litellm model string for LLM-judge scorers")
+    run.add_argument("--api-base", help="base URL of an OpenAI-compatible judge server")
+    run.add_argument(
+        "--judge-setting",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="litellm call setting, e.g. temperature=0 or num_retries=4 (repeatable)",
+    )
+    run.add_argument("--concurrency", type=_positive_int, default=8, metavar="N")
+    run.add_argument("--name", help="experiment name")
+    run.add_argument("--json", type=Path, metavar="PATH", help="write results as JSON")
+    run.add_argument("--html", type=Path, metavar="PATH", help="write an HTML report")
+    run.add_argument("--csv", type=Path, metavar="PATH", help="write results as CSV")
+    run.add_argument(
+        "--threshold",
+        action="append",
+        default=[],
+        metavar="ID=MIN",
+        help="fail (exit 1) when the scorer's mean is below MIN, in [0, 1] (repeatable)",
+    )
+    run.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    run.set_defaults(handler=_run)
+
+    scorers = commands.add_parser("scorers", help="list the scorers")
+    scorers.add_argument("--json", action="store_true", help="print the catalog as JSON")
+    scorers.set_defaults(handler=_scorers)
+
+    serve = commands.add_parser("serve", help="start the dashboard (streamlit run app.py)")
+    serve.add_argument("streamlit_args", nargs=argparse.REMAINDER, help="passed to streamlit")
+    serve.set_defaults(handler=_serve)
+    return parser
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+# ---- run ----
+
+
+def _run(arguments: argparse.Namespace) -> int:
+    from core.records import ExperimentConfig
+    from core.service import DatasetImportError, ExperimentConfigError, Service
+
+    specs = [_scorer_spec(text) for text in arguments.scorer]
+    thresholds = [_threshold(text) for text in arguments.threshold]
+    settings = dict(_setting(text) for text in arguments.judge_setting)
+    data = _read_file(arguments.data)
+    service = Service(arguments.database_url)
+    try:
+        dataset = service.import_dataset(Path(arguments.data).name, data, reuse_existing=True)
+    except DatasetImportError as error:
+        raise CliError(_import_message(arguments.data, error)) from None
+    try:
+        experiment_id = service.start_experiment(
+            ExperimentConfig(
+                name=arguments.name,
+                dataset_id=dataset.id,
+                scorers=specs,
+                judge_model=arguments.judge_model,
+                api_base=arguments.api_base,
+                concurrency=arguments.concurrency,
+                judge_settings=settings,
+            )
+        )
+    except ExperimentConfigError as error:
+        raise CliError(str(error)) from None
+    _check_threshold_ids(thresholds, service.get_experiment(experiment_id).scorer_ids)
+    progress = _follow(service, experiment_id, show=not arguments.no_progress)
+    detail = service.load_experiment(experiment_id)
+    results = _threshold_results(thresholds, detail.info.scores)
+    _write_outputs(arguments, detail, results)
+    _print_summary(detail, results)
+    if progress.status == "error":
+        raise CliError(f"the experiment stopped: {progress.error}")
+    if progress.status == "cancelled":
+        return 130
+    return 1 if any(not r["passed"] for r in results) else 0
+
+
+def _follow(service: Any, experiment_id: str, *, show: bool) -> Any:
+    """Wait for the experiment, drawing a progress bar on a terminal; Ctrl-C cancels it."""
+    bar = _ProgressBar(sys.stderr) if show and sys.stderr.isatty() else None
+    try:
+        while True:
+            try:
+                return service.wait(experiment_id, timeout=0.2)
+            except TimeoutError:
+                if bar is not None:
+                    bar.draw(service.progress(experiment_id))
+    except KeyboardInterrupt:
+        print("\nscorelab: cancelling (finished results are kept)...", file=sys.stderr)
+        service.cancel(experiment_id)
+        return service.wait(experiment_id)
+    finally:
+        if bar is not None:
+            bar.draw(service.progress(experiment_id))
+            bar.close()
+
+
+class _ProgressBar:
+    """A one-line bar redrawn in place: runs done, failures, judge tokens, elapsed, ETA."""
+
+    def __init__(self, stream: TextIO, width: int = 28) -> None:
+        self.stream = stream
+        self.width = width
+
+    def draw(self, progress: Any) -> None:
+        filled = round(self.width * progress.fraction)
+        tokens = progress.usage.total_tokens or 0
+        eta = f" · ETA {_clock(progress.eta_s)}" if progress.eta_s is not None else ""
+        line = (
+            f"[{'#' * filled}{'.' * (self.width - filled)}] {progress.done}/{progress.total} runs"
+            f" · {progress.failed} failed · {tokens:,} judge tokens"
+            f" · {_clock(progress.elapsed_s)}{eta}"
+        )
+        self.stream.write("\r" + line + "\x1b[K")
+        self.stream.flush()
+
+    def close(self) -> None:
+        self.stream.write("\n")
+        self.stream.flush()
+
+
+def _clock(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    minutes, seconds = divmod(seconds, 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes:02d}:{seconds:02d}"
+
+
+def _read_file(name: str) -> bytes:
+    path = Path(name)
+    if not path.exists():
+        raise CliError(f"{name}: no such file")
+    if path.is_dir():
+        raise CliError(f"{name}: is a directory, not a dataset file")
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise CliError(f"{name}: cannot read it ({error.strerror or error})") from None
+
+
+def _import_message(name: str, error: Any) -> str:
+    problems = error.report.problems
+    more = len(problems) - 1
+    suffix = f" (and {more} more problem{'s' * (more != 1)})" if more > 0 else ""
+    return f"{name}: {problems[0].message}{suffix}"
+
+
+def _scorer_spec(text: str) -> Any:
+    from core.records import ScorerSpec
+
+    scorer_id, _, raw = text.partition("=")
+    scorer_id = scorer_id.strip()
+    if not scorer_id:
+        raise CliError(f"--scorer {text!r}: the scorer id is missing")
+    if not raw:
+        return ScorerSpec(scorer_id=scorer_id)
+    try:
+        options = json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise CliError(f"--scorer {text!r}: the options are not valid JSON ({error.msg})") from None
+    if not isinstance(options, dict):
+        raise CliError(f"--scorer {text!r}: the options must be a JSON object")
+    return ScorerSpec(scorer_id=scorer_id, options=options)
+
+
+def _threshold(text: str) -> tuple[str, float]:
+    scorer_id, separator, raw = text.rpartition("=")
+    if not separator or not scorer_id.strip():
+        raise CliError(f"--threshold {text!r}: expected ID=MIN, e.g. tone-scorer=0.7")
+    try:
+        minimum = float(raw)
+    except ValueError:
+        raise CliError(f"--threshold {text!r}: {raw!r} is not a number") from None
+    if not math.isfinite(minimum) or not 0 <= minimum <= 1:
+        raise CliError(f"--threshold {text!r}: the minimum must be between 0 and 1")
+    return scorer_id.strip(), minimum
+
+
+def _setting(text: str) -> tuple[str, Any]:
+    key, separator, raw = text.partition("=")
+    if not separator or not key.strip():
+        raise CliError(f"--judge-setting {text!r}: expected KEY=VALUE, e.g. temperature=0")
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        value = raw  # a plain string
+    return key.strip(), value
+
+
+def _check_threshold_ids(thresholds: list[tuple[str, float]], scorer_ids: list[str]) -> None:
+    for scorer_id, _ in thresholds:
+        if scorer_id not in scorer_ids:
+            raise CliError(
+                f"--threshold {scorer_id}: no such scorer in this run "
+                f"(scorers: {', '.join(scorer_ids)})"
+            )
+
+
+def _threshold_results(
+    thresholds: list[tuple[str, float]], scores: dict[str, float]
+) -> list[dict[str, Any]]:
+    """Pass when the mean exists and is at least the minimum (a scorer with no score fails)."""
+    return [
+        {
+            "id": scorer_id,
+            "threshold": minimum,
+            "averageScore": scores.get(scorer_id),
+            "passed": scores.get(scorer_id) is not None and scores[scorer_id] >= minimum,
+        }
+        for scorer_id, minimum in thresholds
+    ]
+
+
+def _write_outputs(arguments: argparse.Namespace, detail: Any, thresholds: list[Any]) -> None:
+    from core.reporting import experiment_html, experiment_json, results_csv
+
+    outputs = [
+        (
+            arguments.json,
+            lambda: json.dumps(
+                experiment_json(detail, thresholds=thresholds if thresholds else None),
+                ensure_ascii=False,
+                indent=2,
+                default=str,
+            ),
+        ),
+        (arguments.html, lambda: experiment_html(detail)),
+        (arguments.csv, lambda: results_csv(detail)),
+    ]
+    for path, render in outputs:
+        if path is None:
+            continue
+        try:
+            path.write_text(render(), encoding="utf-8")
+        except OSError as error:
+            raise CliError(f"{path}: cannot write it ({error.strerror or error})") from None
+
+
+def _print_summary(detail: Any, thresholds: list[dict[str, Any]]) -> None:
+    info = detail.info
+    print(f"Experiment {info.id} ({info.name}): {info.status}")
+    print(
+        f"  {info.total_items} items, {info.succeeded_runs} runs succeeded, "
+        f"{info.failed_runs} failed"
+    )
+    for scorer_id in info.scorer_ids:
+        mean = info.scores.get(scorer_id)
+        print(f"  {scorer_id}: {'no score' if mean is None else f'{mean:.4f}'}")
+    if info.judge_calls:
+        usage = info.usage
+        print(
+            f"  judge: {info.judge_calls} calls, {usage.input_tokens or 0} input and "
+            f"{usage.output_tokens or 0} output tokens"
+        )
+    for result in thresholds:
+        verdict = "passed" if result["passed"] else "FAILED"
+        mean = result["averageScore"]
+        shown = "no score" if mean is None else f"{mean:.4f}"
+        print(f"  threshold {result['id']} >= {result['threshold']}: {verdict} ({shown})")
+    if detail.failures:
+        first = detail.failures[0]
+        print(
+            f"scorelab: warning: {len(detail.failures)} scorer run(s) failed (first: item "
+            f"{first.item_id}, {first.scorer_id}: {' '.join(str(first.error).split())})",
+            file=sys.stderr,
+        )
+
+
+# ---- scorers and serve ----
+
+
+def _scorers(arguments: argparse.Namespace) -> int:
+    from core.service import scorer_catalog
+
+    catalog = scorer_catalog()
+    if arguments.json:
+        print(json.dumps([entry.model_dump(mode="json") for entry in catalog], indent=2))
+        return 0
+    width = max(len(entry.id) for entry in catalog)
+    for entry in catalog:
+        judge = "judge" if entry.calls_judge else "code "
+        print(f"{entry.id:<{width}}  {judge}  {entry.description}")
+        for option in entry.options:
+            need = "required" if option.required else f"default {option.default!r}"
+            print(f"{'':<{width}}         --scorer option {option.name} ({option.type}, {need})")
+    return 0
+
+
+def _serve(arguments: argparse.Namespace) -> int:
+    app = PROJECT_DIR / "app.py"
+    if not app.is_file():
+        raise CliError(f"the dashboard is not here ({app} is missing)")
+    env = dict(os.environ)
+    if arguments.database_url:
+        env["SCORELAB_DATABASE_URL"] = arguments.database_url
+    command = [sys.executable, "-m", "streamlit", "run", str(app), *arguments.streamlit_args]
+    return subprocess.call(command, env=env)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,153 @@
+"""Exports of an experiment: Mastra-format JSON and a spreadsheet-safe CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from core.records import ExperimentDetail, ScorerOutcome
+from core.results import json_ready
+
+__all__ = ["experiment_json", "failure_entry", "neutralise_cell", "result_rows", "results_csv"]
+
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def failure_entry(outcome: ScorerOutcome) -> dict[str, Any]:
+    """A failed run as Mastra's dataset experiments show it: `score`/`reason` are the recovered
+    ones (None when nothing was recovered), with the error, the failed and completed steps and
+    the failed judge execution."""
+    entry: dict[str, Any] = {
+        "scorerId": outcome.scorer_id,
+        "status": "failed",
+        "score": outcome.recovered_score,
+        "reason": outcome.recovered_reason,
+        "error": outcome.error,
+        "errorType": outcome.error_type,
+        "failedStep": outcome.failed_step,
+        "completedSteps": list(outcome.completed_steps),
+    }
+    if outcome.failed_execution is not None:
+        entry["failedJudgeExecution"] = json_ready(outcome.failed_execution)
+    return entry
+
+
+def experiment_json(
+    detail: ExperimentDetail, *, thresholds: Sequence[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """`{experimentId, name, scores, summary, items: [{id, input, output, groundTruth, metadata,
+    results: {scorerId: result or failure entry}}]}`."""
+    info = detail.info
+    by_item = _outcomes_by_item(detail)
+    summary: dict[str, Any] = {
+        "totalItems": info.total_items,
+        "totalRuns": info.total_runs,
+        "succeededRuns": info.succeeded_runs,
+        "failedRuns": info.failed_runs,
+        "status": info.status,
+        "datasetId": info.dataset_id,
+        "datasetName": info.dataset_name,
+        "datasetFingerprint": info.dataset_fingerprint,
+        "scorerIds": list(info.scorer_ids),
+        "judgeModel": info.judge_model,
+        "judgeUsage": json_ready(info.usage),
+        "judgeCalls": info.judge_calls,
+        "judgeAttempts": info.judge_attempts,
+        "startedAt": info.started_at.isoformat() if info.started_at else None,
+        "finishedAt": info.finished_at.isoformat() if info.finished_at else None,
+        "failuresInMemory": detail.failures_in_memory,
+    }
+    if thresholds is not None:
+        summary["thresholdResults"] = list(thresholds)
+    items = [
+        {
+            "id": item.id,
+            "input": item.input,
+            "output": item.output,
+            "groundTruth": item.ground_truth,
+            "metadata": item.metadata,
+            "results": {
+                scorer_id: o.result if o.status == "success" else failure_entry(o)
+                for scorer_id, o in by_item.get(item.id, {}).items()
+            },
+        }
+        for item in detail.items
+    ]
+    return {
+        "experimentId": info.id,
+        "name": info.name,
+        "scores": dict(info.scores),
+        "summary": summary,
+        "items": items,
+    }
+
+
+def result_rows(detail: ExperimentDetail) -> list[dict[str, Any]]:
+    """One flat row per (item, scorer), successes and failures, in dataset order."""
+    by_item = _outcomes_by_item(detail)
+    rows = []
+    for item in detail.items:
+        for scorer_id, o in by_item.get(item.id, {}).items():
+            usage = o.usage
+            rows.append(
+                {
+                    "itemId": item.id,
+                    "scorerId": scorer_id,
+                    "status": o.status,
+                    "score": o.score if o.status == "success" else None,
+                    "recoveredScore": o.recovered_score,
+                    "reason": o.reason if o.status == "success" else o.recovered_reason,
+                    "error": o.error,
+                    "failedStep": o.failed_step,
+                    "input": item.input,
+                    "output": item.output,
+                    "groundTruth": item.ground_truth,
+                    "durationMs": o.duration_ms,
+                    "inputTokens": usage.input_tokens,
+                    "outputTokens": usage.output_tokens,
+                    "totalTokens": usage.total_tokens,
+                    "judgeCalls": o.judge_calls,
+                }
+            )
+    return rows
+
+
+def results_csv(detail: ExperimentDetail) -> str:
+    """`result_rows` as CSV that is safe to open in a spreadsheet: a text cell starting with
+    = + - @ tab or CR is prefixed with a single quote, so it is never run as a formula."""
+    rows = result_rows(detail)
+    header = list(rows[0]) if rows else ["itemId", "scorerId", "status", "score"]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow([neutralise_cell(name) for name in header])
+    for row in rows:
+        writer.writerow([_cell(row.get(name)) for name in header])
+    return buffer.getvalue()
+
+
+def neutralise_cell(value: str) -> str:
+    """Prefix a formula-looking text with a single quote (OWASP's CSV-injection advice)."""
+    return "'" + value if value.startswith(_FORMULA_STARTS) else value
+
+
+def _cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, bool | int | float):
+        return value  # numbers are data, not formulas (a negative score stays a number)
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return neutralise_cell(text)
+
+
+def _outcomes_by_item(detail: ExperimentDetail) -> dict[str, dict[str, ScorerOutcome]]:
+    order = {scorer_id: n for n, scorer_id in enumerate(detail.info.scorer_ids)}
+    by_item: dict[str, dict[str, ScorerOutcome]] = {}
+    for outcome in [*detail.results, *detail.failures]:
+        by_item.setdefault(outcome.item_id, {})[outcome.scorer_id] = outcome
+    return {
+        item_id: dict(sorted(runs.items(), key=lambda kv: order.get(kv[0], len(order))))
+        for item_id, runs in by_item.items()
+    }

@@ -1,0 +1,636 @@
+"""The synchronous facade the dashboard and the CLI call: datasets, the scorer catalog, and
+experiments run in background worker threads.
+
+It composes the engine (`core.experiments`) and the store (`core.storage`), which never import
+each other. Successful scorer results are written to the store in batches as they complete;
+failed runs stay in this process's memory (never in the score storage). Judge API keys come
+from the environment only and are never stored.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import os
+import queue
+import re
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path, PurePath
+from typing import Any
+
+from core._sync import run_coroutine_sync
+from core.experiments.datasets import SUPPORTED_EXTENSIONS, read_dataset
+from core.experiments.engine import CancelToken, run_experiment
+from core.judge import JudgeConfig
+from core.records import (
+    ColumnMapping,
+    DatasetInfo,
+    DatasetItem,
+    ExperimentConfig,
+    ExperimentDetail,
+    ExperimentInfo,
+    ExperimentProgress,
+    ImportReport,
+    ScorerCatalogEntry,
+    ScorerOptionInfo,
+    ScorerOutcome,
+    ScorerSpec,
+    ScorerStepInfo,
+)
+from core.scorers import PREBUILT, PrebuiltScorer
+from core.scoring import Scorer
+from core.storage import NotFoundError, StorageError, Store
+
+__all__ = [
+    "DEFAULT_JUDGE_SETTINGS",
+    "JUDGE_API_KEY_ENV",
+    "DatasetImportError",
+    "ExperimentConfigError",
+    "NotFoundError",
+    "Service",
+    "StorageError",
+    "get_service",
+    "scorer_catalog",
+]
+
+logger = logging.getLogger(__name__)
+
+JUDGE_API_KEY_ENV = "SCORELAB_JUDGE_API_KEY"
+"""Optional key for the judge server (else litellm reads the provider's usual variable)."""
+
+DEFAULT_JUDGE_SETTINGS: dict[str, Any] = {"num_retries": 2}
+"""litellm retries (with backoff) rate-limited and failed judge calls; settings given per
+experiment override these."""
+
+SAMPLES_DIR = Path(__file__).resolve().parents[1] / "data" / "samples"
+
+_BATCH_SIZE = 500
+_FLUSH_EVERY_S = 0.5
+_CREDENTIAL_SETTING = re.compile(r"key|token|secret|password|authorization|header", re.I)
+
+
+class DatasetImportError(ValueError):
+    """A file that cannot be imported; `report.problems` says why and where."""
+
+    def __init__(self, report: ImportReport) -> None:
+        self.report = report
+        problems = report.problems
+        first = problems[0].message if problems else "unknown problem"
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        super().__init__(f"{report.file_name}: {first}{more}")
+
+
+class ExperimentConfigError(ValueError):
+    """An experiment that cannot start (unknown scorer, bad option, no judge model, ...)."""
+
+
+# ---- jobs ----
+
+
+@dataclass
+class _Job:
+    """A running (or finished) experiment of this process."""
+
+    experiment_id: str
+    cancel: CancelToken
+    progress: ExperimentProgress
+    failures: list[ScorerOutcome] = field(default_factory=list)
+    thread: threading.Thread | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class _ResultWriter:
+    """Writes successful outcomes (and the latest progress) to the store in batches, from its
+    own thread, so the event loop never waits for the database."""
+
+    def __init__(self, store: Store, experiment_id: str, on_error: Any) -> None:
+        self._store = store
+        self._experiment_id = experiment_id
+        self._on_error = on_error
+        self._queue: queue.Queue[ScorerOutcome | None] = queue.Queue()
+        self._progress: ExperimentProgress | None = None
+        self.error: BaseException | None = None
+        self.written = 0
+        self._thread = threading.Thread(
+            target=self._run, name=f"scorelab-writer-{experiment_id[:8]}", daemon=True
+        )
+        self._thread.start()
+
+    def put(self, outcome: ScorerOutcome) -> None:
+        self._queue.put(outcome)
+
+    def set_progress(self, progress: ExperimentProgress) -> None:
+        self._progress = progress
+
+    def close(self) -> None:
+        """Flush everything still queued and stop."""
+        self._queue.put(None)
+        self._thread.join()
+
+    def _run(self) -> None:
+        batch: list[ScorerOutcome] = []
+        last_flush = time.monotonic()
+        while True:
+            try:
+                outcome = self._queue.get(timeout=_FLUSH_EVERY_S)
+            except queue.Empty:
+                outcome = ...  # no news: maybe time to flush
+            if outcome is None:
+                self._flush(batch)
+                return
+            if isinstance(outcome, ScorerOutcome):
+                batch.append(outcome)
+            due = time.monotonic() - last_flush >= _FLUSH_EVERY_S
+            if len(batch) >= _BATCH_SIZE or (due and (batch or self._progress is not None)):
+                self._flush(batch)
+                batch = []
+                last_flush = time.monotonic()
+
+    def _flush(self, batch: list[ScorerOutcome]) -> None:
+        if self.error is not None:
+            return
+        try:
+            if batch:
+                self.written += self._store.add_results(self._experiment_id, batch)
+            progress, self._progress = self._progress, None
+            if progress is not None:
+                self._store.update_experiment_progress(self._experiment_id, progress)
+        except Exception as error:  # a broken database stops the experiment, loudly
+            self.error = error
+            self._on_error()
+
+
+# ---- the service ----
+
+
+class Service:
+    """One per process (see `get_service`); thread-safe."""
+
+    def __init__(
+        self,
+        database_url: str | None = None,
+        *,
+        catalog: Mapping[str, PrebuiltScorer] | None = None,
+        samples_dir: Path | None = None,
+    ) -> None:
+        self.store = Store(database_url)
+        self.catalog: Mapping[str, PrebuiltScorer] = PREBUILT if catalog is None else catalog
+        self.samples_dir = SAMPLES_DIR if samples_dir is None else samples_dir
+        self._jobs: dict[str, _Job] = {}
+        self._lock = threading.Lock()
+        self._catalog_cache: list[ScorerCatalogEntry] | None = None
+
+    # ---- datasets ----
+
+    def preview_import(
+        self, file_name: str, data: bytes, mapping: ColumnMapping | None = None
+    ) -> ImportReport:
+        """Read a file without storing it: columns, proposed mapping, preview and problems."""
+        return read_dataset(file_name, data, mapping)
+
+    def import_dataset(
+        self,
+        file_name: str,
+        data: bytes,
+        *,
+        name: str | None = None,
+        mapping: ColumnMapping | None = None,
+        reuse_existing: bool = False,
+    ) -> DatasetInfo:
+        """Import a file as a new dataset (whole or nothing).
+
+        Raises DatasetImportError listing the problems. With `reuse_existing`, a stored dataset
+        with the same content fingerprint is returned instead of a copy.
+        """
+        report = read_dataset(file_name, data, mapping)
+        if not report.ok:
+            raise DatasetImportError(report)
+        assert report.fingerprint is not None and report.mapping_used is not None
+        if reuse_existing:
+            existing = self.store.find_dataset(report.fingerprint)
+            if existing is not None:
+                return existing
+        return self.store.save_dataset(
+            name=(name or "").strip() or PurePath(file_name).stem or file_name,
+            file_name=file_name,
+            format=report.format or "",
+            fingerprint=report.fingerprint,
+            columns=report.columns,
+            mapping=report.mapping_used,
+            items=report.items,
+        )
+
+    def list_datasets(self) -> list[DatasetInfo]:
+        """Every stored dataset, newest first."""
+        return self.store.list_datasets()
+
+    def get_dataset(self, dataset_id: str) -> DatasetInfo:
+        """One dataset; raises NotFoundError."""
+        return self.store.get_dataset(dataset_id)
+
+    def dataset_items(self, dataset_id: str) -> list[DatasetItem]:
+        """A dataset's items in file order."""
+        return self.store.dataset_items(dataset_id)
+
+    def delete_dataset(self, dataset_id: str) -> None:
+        """Remove a dataset with its experiments and their results."""
+        self.store.delete_dataset(dataset_id)
+
+    def ensure_sample_datasets(self) -> list[DatasetInfo]:
+        """Import each file of `data/samples/` that is not stored yet (by content fingerprint);
+        returns the sample datasets. A sample that cannot be read is logged and skipped."""
+        if not self.samples_dir.is_dir():
+            return []
+        found = []
+        for path in sorted(self.samples_dir.iterdir()):
+            if path.suffix.lower() not in SUPPORTED_EXTENSIONS or not path.is_file():
+                continue
+            try:
+                found.append(self.import_dataset(path.name, path.read_bytes(), reuse_existing=True))
+            except DatasetImportError as error:
+                logger.warning("Sample dataset %s was not imported: %s", path, error)
+        return found
+
+    # ---- scorers ----
+
+    def scorer_catalog(self) -> list[ScorerCatalogEntry]:
+        """The scorers an experiment can use, with their options and steps."""
+        if self._catalog_cache is None:
+            self._catalog_cache = scorer_catalog(self.catalog)
+        return list(self._catalog_cache)
+
+    def build_scorer(self, spec: ScorerSpec, judge: JudgeConfig | None) -> Scorer:
+        """The scorer for a catalog id and options; raises ExperimentConfigError."""
+        entry = self.catalog.get(spec.scorer_id)
+        if entry is None:
+            known = ", ".join(sorted(self.catalog))
+            raise ExperimentConfigError(f"Unknown scorer {spec.scorer_id!r}; known: {known}")
+        if entry.calls_judge and (judge is None or not judge.model):
+            raise ExperimentConfigError(
+                f"Scorer {spec.scorer_id!r} calls an LLM judge: choose a judge model "
+                "(any litellm model string, e.g. openai/gpt-4o-mini)"
+            )
+        return _build(entry, spec.options, judge)
+
+    def estimate_judge_calls(self, dataset_id: str, scorers: Sequence[str | ScorerSpec]) -> int:
+        """Judge calls an experiment will make at least: items × prompt steps (the
+        structured-output fallback and retries can add more)."""
+        items = self.store.get_dataset(dataset_id).item_count
+        placeholder = JudgeConfig(model="openai/estimate")
+        steps = 0
+        for scorer in scorers:
+            spec = scorer if isinstance(scorer, ScorerSpec) else ScorerSpec(scorer_id=scorer)
+            entry = self.catalog.get(spec.scorer_id)
+            if entry is None or not entry.calls_judge:
+                continue
+            try:
+                built = _build(entry, spec.options or _placeholder_options(entry), placeholder)
+                steps += sum(1 for step in built.steps if step.kind == "prompt")
+            except ExperimentConfigError:
+                steps += 1  # options still missing: at least the score step calls the judge
+        return items * steps
+
+    # ---- experiments ----
+
+    def start_experiment(self, config: ExperimentConfig) -> str:
+        """Start an experiment in a background worker; returns its id at once.
+
+        Raises ExperimentConfigError (or NotFoundError for an unknown dataset) before anything
+        is stored when the configuration cannot work.
+        """
+        dataset = self.store.get_dataset(config.dataset_id)
+        scorers = self._scorers_for(config)
+        items = self.store.dataset_items(dataset.id)
+        name = (config.name or "").strip() or (
+            f"{dataset.name} · {datetime.now(UTC):%Y-%m-%d %H:%M:%S}"
+        )
+        info = self.store.create_experiment(
+            name=name,
+            dataset_id=dataset.id,
+            scorers=config.scorers,
+            scorer_ids=[s.id for s in scorers],
+            judge_model=config.judge_model,
+            api_base=config.api_base,
+            judge_settings=config.judge_settings,
+            concurrency=config.concurrency,
+        )
+        job = _Job(
+            experiment_id=info.id,
+            cancel=CancelToken(),
+            progress=ExperimentProgress(
+                experiment_id=info.id, status="pending", total=info.total_runs
+            ),
+        )
+        job.thread = threading.Thread(
+            target=self._run_job,
+            args=(job, items, scorers, config.concurrency),
+            name=f"scorelab-experiment-{info.id[:8]}",
+            daemon=True,
+        )
+        with self._lock:
+            self._jobs[info.id] = job
+        job.thread.start()
+        return info.id
+
+    def progress(self, experiment_id: str) -> ExperimentProgress:
+        """Where an experiment is (from memory while this process runs it, else storage)."""
+        job = self._jobs.get(experiment_id)
+        if job is not None:
+            with job.lock:
+                return job.progress
+        return _stored_progress(self.store.get_experiment(experiment_id))
+
+    def cancel(self, experiment_id: str, *, abort_in_flight: bool = False) -> None:
+        """Stop starting new runs (and, with `abort_in_flight`, cancel those running).
+
+        Finished results stay stored. Raises NotFoundError for an experiment this process is
+        not running.
+        """
+        job = self._jobs.get(experiment_id)
+        if job is None:
+            self.store.get_experiment(experiment_id)  # NotFoundError for an unknown id
+            return  # finished, or run by another process: nothing to stop here
+        job.cancel.cancel(abort_in_flight=abort_in_flight)
+
+    def wait(self, experiment_id: str, timeout: float | None = None) -> ExperimentProgress:
+        """Block until the experiment stops; raises TimeoutError after `timeout` seconds."""
+        job = self._jobs.get(experiment_id)
+        if job is not None and job.thread is not None:
+            job.thread.join(timeout)
+            if job.thread.is_alive():
+                raise TimeoutError(f"Experiment {experiment_id} still running after {timeout} s")
+        return self.progress(experiment_id)
+
+    def list_experiments(self) -> list[ExperimentInfo]:
+        """Every experiment, newest first, with per-scorer means."""
+        return self.store.list_experiments()
+
+    def get_experiment(self, experiment_id: str) -> ExperimentInfo:
+        """One experiment; raises NotFoundError."""
+        return self.store.get_experiment(experiment_id)
+
+    def load_experiment(self, experiment_id: str) -> ExperimentDetail:
+        """An experiment with its items, stored results and in-memory failures."""
+        info = self.store.get_experiment(experiment_id)
+        job = self._jobs.get(experiment_id)
+        return ExperimentDetail(
+            info=info,
+            items=self.store.dataset_items(info.dataset_id),
+            results=self.store.experiment_results(experiment_id),
+            failures=self.failures(experiment_id),
+            failures_in_memory=job is not None,
+        )
+
+    def failures(self, experiment_id: str) -> list[ScorerOutcome]:
+        """The failed runs of an experiment this process ran (empty otherwise)."""
+        job = self._jobs.get(experiment_id)
+        if job is None:
+            return []
+        with job.lock:
+            return list(job.failures)
+
+    def delete_experiment(self, experiment_id: str) -> None:
+        """Remove a finished experiment and its results."""
+        job = self._jobs.get(experiment_id)
+        if job is not None and job.thread is not None and job.thread.is_alive():
+            raise ExperimentConfigError("Cancel the experiment before deleting it")
+        self.store.delete_experiment(experiment_id)
+        with self._lock:
+            self._jobs.pop(experiment_id, None)
+
+    # ---- internals ----
+
+    def _scorers_for(self, config: ExperimentConfig) -> list[Scorer]:
+        if not config.scorers:
+            raise ExperimentConfigError("Choose at least one scorer")
+        if isinstance(config.concurrency, bool) or config.concurrency < 1:
+            raise ExperimentConfigError(
+                f"Concurrency must be a positive integer, got {config.concurrency!r}"
+            )
+        judge = _judge_config(config) if config.judge_model else None
+        scorers = [self.build_scorer(spec, judge) for spec in config.scorers]
+        ids = [s.id for s in scorers]
+        repeated = sorted({i for i in ids if ids.count(i) > 1})
+        if repeated:
+            raise ExperimentConfigError(
+                f"Scorer id {', '.join(map(repr, repeated))} is chosen twice; results are keyed "
+                "by id (give checks an `id` option to run several side by side)"
+            )
+        return scorers
+
+    def _run_job(
+        self, job: _Job, items: list[DatasetItem], scorers: list[Scorer], concurrency: int
+    ) -> None:
+        experiment_id = job.experiment_id
+        writer = _ResultWriter(
+            self.store, experiment_id, lambda: job.cancel.cancel(abort_in_flight=True)
+        )
+
+        def on_outcome(outcome: ScorerOutcome) -> None:
+            if outcome.status == "success":
+                writer.put(outcome)
+            else:
+                with job.lock:
+                    job.failures.append(outcome)
+
+        def on_progress(progress: ExperimentProgress) -> None:
+            # The final status is shown only once every result is written (see _finish).
+            update: dict[str, Any] = {"experiment_id": experiment_id}
+            if progress.finished:
+                update["status"] = "running"
+            progress = progress.model_copy(update=update)
+            with job.lock:
+                job.progress = progress
+            writer.set_progress(progress)
+
+        final: ExperimentProgress | None = None
+        error: BaseException | None = None
+        try:
+            self.store.update_experiment_progress(
+                experiment_id, job.progress.model_copy(update={"status": "running"})
+            )
+            on_progress(job.progress.model_copy(update={"status": "running"}))
+            summary = run_coroutine_sync(
+                run_experiment(
+                    items=items,
+                    scorers=scorers,
+                    concurrency=concurrency,
+                    on_outcome=on_outcome,
+                    on_progress=on_progress,
+                    cancel=job.cancel,
+                )
+            )
+            final = job.progress.model_copy(update={"status": summary.status})
+        except BaseException as failure:  # the worker must always record how it ended
+            error = failure
+        finally:
+            writer.close()
+        self._finish(job, final, error or writer.error)
+
+    def _finish(
+        self, job: _Job, final: ExperimentProgress | None, error: BaseException | None
+    ) -> None:
+        with job.lock:
+            progress = final or job.progress
+            if error is not None:
+                message = f"{type(error).__name__}: {error}" if str(error) else repr(error)
+                progress = progress.model_copy(
+                    update={"status": "error", "error": message, "eta_s": None}
+                )
+                logger.error("Experiment %s stopped: %s", job.experiment_id, message)
+            job.progress = progress
+        try:
+            self.store.finish_experiment(
+                job.experiment_id, progress.status, progress, error=progress.error
+            )
+        except Exception as failure:  # nothing more can be done than say so
+            logger.error(
+                "Could not record the end of experiment %s: %s", job.experiment_id, failure
+            )
+            with job.lock:
+                job.progress = job.progress.model_copy(
+                    update={"status": "error", "error": f"Could not record the end: {failure}"}
+                )
+
+
+# ---- helpers ----
+
+
+def _judge_config(config: ExperimentConfig) -> JudgeConfig:
+    for key in config.judge_settings:
+        if _CREDENTIAL_SETTING.search(key):
+            raise ExperimentConfigError(
+                f"judge_settings may not hold {key!r}: credentials come from the environment "
+                f"(the provider's usual variable, or {JUDGE_API_KEY_ENV}) and are never stored"
+            )
+    api_key = os.environ.get(JUDGE_API_KEY_ENV) or None
+    try:
+        return JudgeConfig(
+            model=config.judge_model,
+            api_base=config.api_base or None,
+            api_key=api_key,
+            model_settings={**DEFAULT_JUDGE_SETTINGS, **config.judge_settings},
+        )
+    except ValueError as error:
+        raise ExperimentConfigError(f"Invalid judge settings: {error}") from error
+
+
+def _build(entry: PrebuiltScorer, options: Mapping[str, Any], judge: JudgeConfig | None) -> Scorer:
+    """Call the factory: named parameters as keywords, the rest in `options=` when the factory
+    takes one (the LLM-judge factories), the judge as `model=`."""
+    try:
+        parameters = inspect.signature(entry.factory).parameters
+    except (TypeError, ValueError):
+        parameters = {}
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    keywords: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for key, value in options.items():
+        if key in ("model", "options"):
+            raise ExperimentConfigError(f"Scorer {entry.id!r}: {key!r} is not an option")
+        if key in parameters or takes_any:
+            keywords[key] = value
+        elif "options" in parameters:
+            extra[key] = value
+        else:
+            names = ", ".join(o.name for o in entry.options) or "none"
+            raise ExperimentConfigError(
+                f"Scorer {entry.id!r} has no option {key!r} (its options: {names})"
+            )
+    if extra:
+        keywords["options"] = extra
+    if entry.calls_judge:
+        keywords["model"] = judge
+    try:
+        scorer = entry.factory(**keywords)
+    except Exception as error:
+        raise ExperimentConfigError(f"Cannot build scorer {entry.id!r}: {error}") from error
+    if not isinstance(scorer, Scorer):
+        raise ExperimentConfigError(f"The factory of {entry.id!r} did not return a Scorer")
+    return scorer
+
+
+_PLACEHOLDERS: dict[str, Any] = {
+    "str": "x",
+    "regex": "x",
+    "int": 1,
+    "float": 0.5,
+    "bool": True,
+    "list[str]": ["x"],
+}
+
+
+def _placeholder_options(entry: PrebuiltScorer) -> dict[str, Any]:
+    """Values for the required options, to learn a scorer's steps without running it."""
+    return {o.name: _PLACEHOLDERS.get(o.type, "x") for o in entry.options if o.required}
+
+
+def _catalog_entry(entry: PrebuiltScorer) -> ScorerCatalogEntry:
+    steps: list[ScorerStepInfo] = []
+    judge = JudgeConfig(model="openai/catalog") if entry.calls_judge else None
+    try:
+        built = _build(entry, _placeholder_options(entry), judge)
+        steps = [
+            ScorerStepInfo(name=s.name, kind=s.kind, description=s.description) for s in built.steps
+        ]
+    except ExperimentConfigError as error:
+        logger.debug("Steps of %s unknown: %s", entry.id, error)
+    return ScorerCatalogEntry(
+        id=entry.id,
+        name=entry.name,
+        description=entry.description,
+        calls_judge=entry.calls_judge,
+        options=[
+            ScorerOptionInfo(
+                name=o.name,
+                type=o.type,
+                description=o.description,
+                default=o.default,
+                required=o.required,
+            )
+            for o in entry.options
+        ],
+        steps=steps,
+    )
+
+
+def scorer_catalog(
+    catalog: Mapping[str, PrebuiltScorer] | None = None,
+) -> list[ScorerCatalogEntry]:
+    """The catalog (PREBUILT by default) as records, without opening any database."""
+    return [_catalog_entry(e) for e in (PREBUILT if catalog is None else catalog).values()]
+
+
+def _stored_progress(info: ExperimentInfo) -> ExperimentProgress:
+    end = info.finished_at or datetime.now(UTC)
+    elapsed = (end - info.started_at).total_seconds() if info.started_at else 0.0
+    return ExperimentProgress(
+        experiment_id=info.id,
+        status=info.status,
+        total=info.total_runs,
+        done=info.done_runs,
+        succeeded=info.succeeded_runs,
+        failed=info.failed_runs,
+        usage=info.usage,
+        judge_calls=info.judge_calls,
+        judge_attempts=info.judge_attempts,
+        elapsed_s=max(elapsed, 0.0),
+        error=info.error,
+    )
+
+
+_service: Service | None = None
+_service_lock = threading.Lock()
+
+
+def get_service() -> Service:
+    """The process-wide service (database from SCORELAB_DATABASE_URL or the default file)."""
+    global _service
+    with _service_lock:
+        if _service is None:
+            _service = Service()
+        return _service

@@ -1,0 +1,562 @@
+"""`Store`: datasets, experiments and successful scorer results in SQLite or PostgreSQL.
+
+Every method returns pydantic records (never ORM rows). Items and results go in with bulk
+inserts. A dataset is written in one transaction: whole or not at all. Failed scorer runs are
+refused: they live in memory only (`add_results` raises if given one).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import uuid
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, delete, event, func, insert, select, update
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.pool import StaticPool
+
+from core.records import (
+    ColumnMapping,
+    DatasetInfo,
+    DatasetItem,
+    ExperimentInfo,
+    ExperimentProgress,
+    ExperimentStatus,
+    ScorerOutcome,
+    ScorerSpec,
+)
+from core.results import JudgeUsage
+from core.storage.tables import TABLES, DatasetItemRow, DatasetRow, ExperimentRow, ScoreRow
+
+__all__ = ["DATABASE_URL_ENV", "NotFoundError", "StorageError", "Store", "default_database_url"]
+
+DATABASE_URL_ENV = "SCORELAB_DATABASE_URL"
+_INSERT_BATCH = 5_000
+_USAGE_COLUMNS = (
+    "input_tokens",
+    "output_tokens",
+    "total_tokens",
+    "reasoning_tokens",
+    "cached_input_tokens",
+    "cache_creation_input_tokens",
+)
+
+
+class StorageError(RuntimeError):
+    """The database refused or failed an operation."""
+
+
+class NotFoundError(LookupError):
+    """No dataset or experiment with that id."""
+
+
+def default_database_url() -> str:
+    """`SCORELAB_DATABASE_URL`, else an SQLite file: `data/scorelab.db` in the project checkout
+    when it is writable, else `scorelab.db` in the user's data directory."""
+    configured = os.environ.get(DATABASE_URL_ENV, "").strip()
+    if configured:
+        return configured
+    return f"sqlite:///{_default_sqlite_path()}"
+
+
+def _default_sqlite_path() -> Path:
+    project = Path(__file__).resolve().parents[2]
+    if (project / "pyproject.toml").is_file() and os.access(project, os.W_OK):
+        data = project / "data"
+        data.mkdir(exist_ok=True)
+        if os.access(data, os.W_OK):
+            return data / "scorelab.db"
+    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    folder = base / "scorelab"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / "scorelab.db"
+
+
+class Store:
+    """The database behind the dashboard and the CLI."""
+
+    def __init__(self, database_url: str | None = None) -> None:
+        self.url = _normalise_url(database_url or default_database_url())
+        self.engine = _make_engine(self.url)
+        try:
+            TABLES[0].metadata.create_all(self.engine, tables=TABLES)
+        except SQLAlchemyError as error:
+            raise StorageError(
+                f"Cannot open the database {self.safe_url}: {_first_line(error)}"
+            ) from error
+
+    @property
+    def safe_url(self) -> str:
+        """The URL with any password hidden, for messages."""
+        return make_url(self.url).render_as_string(hide_password=True)
+
+    def close(self) -> None:
+        """Release the connections."""
+        self.engine.dispose()
+
+    # ---- datasets ----
+
+    def save_dataset(
+        self,
+        *,
+        name: str,
+        file_name: str,
+        format: str,
+        fingerprint: str,
+        columns: Sequence[str],
+        mapping: ColumnMapping,
+        items: Sequence[DatasetItem],
+    ) -> DatasetInfo:
+        """Store a dataset and its items in one transaction (whole or nothing)."""
+        dataset_id = uuid.uuid4().hex
+        row = {
+            "id": dataset_id,
+            "name": name,
+            "file_name": file_name,
+            "format": format,
+            "fingerprint": fingerprint,
+            "item_count": len(items),
+            "columns": list(columns),
+            "mapping": mapping.model_dump(mode="json", by_alias=True),
+            "created_at": _now(),
+        }
+        item_rows = [
+            {
+                "dataset_id": dataset_id,
+                "position": position,
+                "item_id": item.id,
+                "input": item.input,
+                "output": item.output,
+                "ground_truth": item.ground_truth,
+                "item_metadata": item.metadata,
+            }
+            for position, item in enumerate(items)
+        ]
+        with self._transaction("save the dataset") as connection:
+            connection.execute(insert(DatasetRow), [row])
+            for batch in _batches(item_rows):
+                connection.execute(insert(DatasetItemRow), batch)
+        return _dataset_info(row)
+
+    def list_datasets(self) -> list[DatasetInfo]:
+        """Every dataset, newest first."""
+        query = select(DatasetRow.__table__).order_by(DatasetRow.created_at.desc())
+        with self.engine.connect() as connection:
+            return [_dataset_info(r._mapping) for r in connection.execute(query)]
+
+    def get_dataset(self, dataset_id: str) -> DatasetInfo:
+        """One dataset; raises NotFoundError."""
+        query = select(DatasetRow.__table__).where(DatasetRow.id == dataset_id)
+        with self.engine.connect() as connection:
+            row = connection.execute(query).first()
+        if row is None:
+            raise NotFoundError(f"No dataset with id {dataset_id!r}")
+        return _dataset_info(row._mapping)
+
+    def find_dataset(self, fingerprint: str) -> DatasetInfo | None:
+        """The newest dataset with this content fingerprint, if any."""
+        query = (
+            select(DatasetRow.__table__)
+            .where(DatasetRow.fingerprint == fingerprint)
+            .order_by(DatasetRow.created_at.desc())
+        )
+        with self.engine.connect() as connection:
+            row = connection.execute(query).first()
+        return None if row is None else _dataset_info(row._mapping)
+
+    def dataset_items(self, dataset_id: str) -> list[DatasetItem]:
+        """A dataset's items in file order; raises NotFoundError."""
+        self.get_dataset(dataset_id)
+        table = DatasetItemRow.__table__
+        query = (
+            select(
+                table.c.item_id,
+                table.c.input,
+                table.c.output,
+                table.c.ground_truth,
+                table.c.item_metadata,
+            )
+            .where(table.c.dataset_id == dataset_id)
+            .order_by(table.c.position)
+        )
+        with self.engine.connect() as connection:
+            return [
+                DatasetItem.model_construct(
+                    id=item_id,
+                    input=item_input,
+                    output=output,
+                    ground_truth=truth,
+                    metadata=metadata or {},
+                )
+                for item_id, item_input, output, truth, metadata in connection.execute(query)
+            ]
+
+    def delete_dataset(self, dataset_id: str) -> None:
+        """Remove a dataset, its items, and its experiments with their results."""
+        experiments = select(ExperimentRow.id).where(ExperimentRow.dataset_id == dataset_id)
+        with self._transaction("delete the dataset") as connection:
+            connection.execute(delete(ScoreRow).where(ScoreRow.experiment_id.in_(experiments)))
+            connection.execute(delete(ExperimentRow).where(ExperimentRow.dataset_id == dataset_id))
+            connection.execute(
+                delete(DatasetItemRow).where(DatasetItemRow.dataset_id == dataset_id)
+            )
+            connection.execute(delete(DatasetRow).where(DatasetRow.id == dataset_id))
+
+    # ---- experiments ----
+
+    def create_experiment(
+        self,
+        *,
+        name: str,
+        dataset_id: str,
+        scorers: Sequence[ScorerSpec],
+        scorer_ids: Sequence[str],
+        judge_model: str | None,
+        api_base: str | None,
+        judge_settings: dict[str, Any],
+        concurrency: int,
+    ) -> ExperimentInfo:
+        """Record a new experiment (status `pending`) over a stored dataset."""
+        dataset = self.get_dataset(dataset_id)
+        row = {
+            "id": uuid.uuid4().hex,
+            "name": name,
+            "dataset_id": dataset_id,
+            "dataset_fingerprint": dataset.fingerprint,
+            "scorers": [s.model_dump(mode="json", by_alias=True) for s in scorers],
+            "scorer_ids": list(scorer_ids),
+            "judge_model": judge_model,
+            "api_base": api_base,
+            "judge_settings": judge_settings,
+            "concurrency": concurrency,
+            "status": "pending",
+            "total_items": dataset.item_count,
+            "total_runs": dataset.item_count * len(scorer_ids),
+            "created_at": _now(),
+        }
+        with self._transaction("create the experiment") as connection:
+            connection.execute(insert(ExperimentRow), [row])
+        return self.get_experiment(row["id"])
+
+    def update_experiment_progress(self, experiment_id: str, progress: ExperimentProgress) -> None:
+        """Store the counts and judge totals of a running experiment."""
+        values = _progress_values(progress)
+        values["status"] = "running"
+        self._update_experiment(experiment_id, values, start=True)
+
+    def finish_experiment(
+        self,
+        experiment_id: str,
+        status: ExperimentStatus,
+        progress: ExperimentProgress | None = None,
+        error: str | None = None,
+    ) -> None:
+        """Store the final status (and counts), with the finishing time."""
+        values: dict[str, Any] = _progress_values(progress) if progress is not None else {}
+        values.update(status=status, error=error, finished_at=_now())
+        self._update_experiment(experiment_id, values, start=True)
+
+    def _update_experiment(self, experiment_id: str, values: dict[str, Any], start: bool) -> None:
+        table = ExperimentRow.__table__
+        with self._transaction("update the experiment") as connection:
+            if start:
+                connection.execute(
+                    update(table)
+                    .where(table.c.id == experiment_id, table.c.started_at.is_(None))
+                    .values(started_at=_now())
+                )
+            result = connection.execute(
+                update(table).where(table.c.id == experiment_id).values(**values)
+            )
+        if result.rowcount == 0:
+            raise NotFoundError(f"No experiment with id {experiment_id!r}")
+
+    def get_experiment(self, experiment_id: str) -> ExperimentInfo:
+        """One experiment with its per-scorer means; raises NotFoundError."""
+        found = self._experiments(experiment_id)
+        if not found:
+            raise NotFoundError(f"No experiment with id {experiment_id!r}")
+        return found[0]
+
+    def list_experiments(self) -> list[ExperimentInfo]:
+        """Every experiment, newest first, with per-scorer means computed by the database."""
+        return self._experiments(None)
+
+    def _experiments(self, experiment_id: str | None) -> list[ExperimentInfo]:
+        experiments = ExperimentRow.__table__
+        datasets = DatasetRow.__table__
+        query = (
+            select(experiments, datasets.c.name.label("dataset_name"))
+            .join(datasets, datasets.c.id == experiments.c.dataset_id, isouter=True)
+            .order_by(experiments.c.created_at.desc())
+        )
+        means = select(ScoreRow.experiment_id, ScoreRow.scorer_id, func.avg(ScoreRow.score))
+        if experiment_id is not None:
+            query = query.where(experiments.c.id == experiment_id)
+            means = means.where(ScoreRow.experiment_id == experiment_id)
+        means = means.group_by(ScoreRow.experiment_id, ScoreRow.scorer_id)
+        with self.engine.connect() as connection:
+            rows = connection.execute(query).all()
+            scores: dict[str, dict[str, float]] = {}
+            for exp_id, scorer_id, mean in connection.execute(means):
+                if mean is not None:
+                    scores.setdefault(exp_id, {})[scorer_id] = float(mean)
+        return [_experiment_info(r._mapping, scores.get(r.id, {})) for r in rows]
+
+    def delete_experiment(self, experiment_id: str) -> None:
+        """Remove an experiment and its results."""
+        with self._transaction("delete the experiment") as connection:
+            connection.execute(delete(ScoreRow).where(ScoreRow.experiment_id == experiment_id))
+            connection.execute(delete(ExperimentRow).where(ExperimentRow.id == experiment_id))
+
+    # ---- results ----
+
+    def add_results(self, experiment_id: str, outcomes: Iterable[ScorerOutcome]) -> int:
+        """Bulk-insert successful outcomes; returns how many were written.
+
+        Raises ValueError (writing nothing) if any outcome is not a success: failed runs and
+        their recovered scores must never reach the score storage.
+        """
+        outcomes = list(outcomes)
+        failed = [o for o in outcomes if o.status != "success"]
+        if failed:
+            first = failed[0]
+            raise ValueError(
+                f"add_results accepts successful outcomes only; got {len(failed)} with status "
+                f"{first.status!r} (first: item {first.item_id!r}, scorer {first.scorer_id!r})"
+            )
+        rows = [_score_row(experiment_id, o) for o in outcomes]
+        with self._transaction("store the scorer results") as connection:
+            for batch in _batches(rows):
+                connection.execute(insert(ScoreRow), batch)
+        return len(rows)
+
+    def experiment_results(
+        self,
+        experiment_id: str,
+        *,
+        scorer_id: str | None = None,
+        with_result: bool = True,
+    ) -> list[ScorerOutcome]:
+        """The stored (successful) outcomes of an experiment, in the order they were written.
+
+        `with_result=False` leaves out the full result JSON (a light table for large runs).
+        """
+        table = ScoreRow.__table__
+        columns = [c for c in table.c if with_result or c.name != "result"]
+        query = select(*columns).where(table.c.experiment_id == experiment_id)
+        if scorer_id is not None:
+            query = query.where(table.c.scorer_id == scorer_id)
+        with self.engine.connect() as connection:
+            rows = connection.execute(query.order_by(table.c.id)).all()
+        return [_outcome(r._mapping) for r in rows]
+
+    def result_count(self, experiment_id: str) -> int:
+        """How many results are stored for an experiment."""
+        query = select(func.count()).where(ScoreRow.experiment_id == experiment_id)
+        with self.engine.connect() as connection:
+            return int(connection.execute(query).scalar_one())
+
+    # ---- plumbing ----
+
+    def _transaction(self, what: str) -> Any:
+        return _Transaction(self, what)
+
+
+class _Transaction:
+    """`engine.begin()` whose database errors become StorageError naming what failed."""
+
+    def __init__(self, store: Store, what: str) -> None:
+        self._store = store
+        self._what = what
+        self._context: Any = None
+
+    def __enter__(self) -> Any:
+        try:
+            self._context = self._store.engine.begin()
+            return self._context.__enter__()
+        except SQLAlchemyError as error:
+            raise StorageError(f"Could not {self._what}: {_first_line(error)}") from error
+
+    def __exit__(self, kind: Any, error: Any, traceback: Any) -> bool:
+        try:
+            self._context.__exit__(kind, error, traceback)
+        except SQLAlchemyError as failure:
+            raise StorageError(f"Could not {self._what}: {_first_line(failure)}") from failure
+        if isinstance(error, SQLAlchemyError):
+            raise StorageError(f"Could not {self._what}: {_first_line(error)}") from error
+        return False
+
+
+# ---- engines ----
+
+
+def _normalise_url(url: str) -> str:
+    # psycopg (3) is the driver we install; a bare postgresql:// would ask for psycopg2.
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def _make_engine(url: str) -> Engine:
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return create_engine(url, json_serializer=_dumps, pool_pre_ping=True)
+    in_memory = parsed.database in (None, "", ":memory:")
+    if not in_memory:
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(
+        url,
+        json_serializer=_dumps,
+        connect_args={"check_same_thread": False, "timeout": 30},
+        # One shared connection for an in-memory database, or each connection would get its own.
+        poolclass=StaticPool if in_memory else None,
+    )
+    event.listen(engine, "connect", _sqlite_pragmas)
+    return engine
+
+
+def _sqlite_pragmas(connection: Any, _record: Any) -> None:
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")  # readers (the dashboard) never block the writer
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+def _dumps(value: Any) -> str:
+    """JSON for the database. PostgreSQL rejects NaN and Infinity in JSON, so non-finite numbers
+    in step results are written as the strings JavaScript's JSON would show for them."""
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, default=str)
+    except ValueError:
+        return json.dumps(_finite(value), ensure_ascii=False, allow_nan=False, default=str)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
+# ---- rows <-> records ----
+
+
+def _dataset_info(row: Any) -> DatasetInfo:
+    return DatasetInfo(
+        id=row["id"],
+        name=row["name"],
+        file_name=row["file_name"],
+        format=row["format"],
+        fingerprint=row["fingerprint"],
+        item_count=row["item_count"],
+        columns=row["columns"] or [],
+        mapping=ColumnMapping.model_validate(row["mapping"]),
+        created_at=_utc(row["created_at"]),
+    )
+
+
+def _experiment_info(row: Any, scores: dict[str, float]) -> ExperimentInfo:
+    return ExperimentInfo(
+        id=row["id"],
+        name=row["name"],
+        dataset_id=row["dataset_id"],
+        dataset_name=row["dataset_name"],
+        dataset_fingerprint=row["dataset_fingerprint"],
+        scorers=[ScorerSpec.model_validate(s) for s in row["scorers"] or []],
+        scorer_ids=row["scorer_ids"] or [],
+        judge_model=row["judge_model"],
+        api_base=row["api_base"],
+        judge_settings=row["judge_settings"] or {},
+        concurrency=row["concurrency"],
+        status=row["status"],
+        total_items=row["total_items"],
+        total_runs=row["total_runs"],
+        done_runs=row["done_runs"],
+        succeeded_runs=row["succeeded_runs"],
+        failed_runs=row["failed_runs"],
+        usage=JudgeUsage(**{k: row[k] for k in _USAGE_COLUMNS}),
+        judge_calls=row["judge_calls"],
+        judge_attempts=row["judge_attempts"],
+        scores=scores,
+        error=row["error"],
+        created_at=_utc(row["created_at"]),
+        started_at=_utc(row["started_at"]),
+        finished_at=_utc(row["finished_at"]),
+    )
+
+
+def _progress_values(progress: ExperimentProgress) -> dict[str, Any]:
+    values = {
+        "done_runs": progress.done,
+        "succeeded_runs": progress.succeeded,
+        "failed_runs": progress.failed,
+        "judge_calls": progress.judge_calls,
+        "judge_attempts": progress.judge_attempts,
+    }
+    values.update({k: getattr(progress.usage, k) for k in _USAGE_COLUMNS})
+    return values
+
+
+def _score_row(experiment_id: str, outcome: ScorerOutcome) -> dict[str, Any]:
+    row = {
+        "experiment_id": experiment_id,
+        "item_id": outcome.item_id,
+        "scorer_id": outcome.scorer_id,
+        "score": outcome.score,
+        "reason": outcome.reason,
+        "result": outcome.result,
+        "duration_ms": outcome.duration_ms,
+        "judge_calls": outcome.judge_calls,
+        "judge_attempts": outcome.judge_attempts,
+    }
+    row.update({k: getattr(outcome.usage, k) for k in _USAGE_COLUMNS})
+    return row
+
+
+def _outcome(row: Any) -> ScorerOutcome:
+    return ScorerOutcome(
+        item_id=row["item_id"],
+        scorer_id=row["scorer_id"],
+        status="success",
+        score=row["score"],
+        reason=row["reason"],
+        result=row.get("result"),
+        duration_ms=row["duration_ms"],
+        usage=JudgeUsage(**{k: row[k] for k in _USAGE_COLUMNS}),
+        judge_calls=row["judge_calls"],
+        judge_attempts=row["judge_attempts"],
+    )
+
+
+def _batches(rows: list[dict[str, Any]]) -> Iterable[list[dict[str, Any]]]:
+    for start in range(0, len(rows), _INSERT_BATCH):
+        yield rows[start : start + _INSERT_BATCH]
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    # SQLite gives naive datetimes back; they were written in UTC.
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=UTC)
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(getattr(error, "orig", None) or error)
+    return text.strip().splitlines()[0] if text.strip() else type(error).__name__

@@ -1,0 +1,122 @@
+"""The database tables (SQLModel). Only `core.storage` knows them; the rest of the code sees the
+pydantic records of `core.records`."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column, DateTime, Index, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+__all__ = ["TABLES", "DatasetItemRow", "DatasetRow", "ExperimentRow", "ScoreRow"]
+
+
+def _json(nullable: bool = True) -> Any:
+    return Field(default=None, sa_column=Column(JSON, nullable=nullable))
+
+
+def _timestamp(nullable: bool = True) -> Any:
+    return Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=nullable))
+
+
+class DatasetRow(SQLModel, table=True):
+    """A stored dataset (its items are in `dataset_items`)."""
+
+    __tablename__ = "datasets"
+
+    id: str = Field(primary_key=True, max_length=64)
+    name: str = Field(sa_column=Column(Text, nullable=False))
+    file_name: str = Field(sa_column=Column(Text, nullable=False))
+    format: str = Field(max_length=16)
+    fingerprint: str = Field(max_length=64, index=True)
+    item_count: int
+    columns: Any = _json()
+    mapping: Any = _json()
+    created_at: datetime = _timestamp(nullable=False)
+
+
+class DatasetItemRow(SQLModel, table=True):
+    """One item of a dataset; `position` keeps the file's order."""
+
+    __tablename__ = "dataset_items"
+    __table_args__ = (UniqueConstraint("dataset_id", "item_id"),)
+
+    dataset_id: str = Field(foreign_key="datasets.id", primary_key=True, max_length=64)
+    position: int = Field(primary_key=True)
+    item_id: str = Field(sa_column=Column(Text, nullable=False))
+    input: Any = _json()
+    output: Any = _json()
+    ground_truth: Any = _json()
+    item_metadata: Any = _json()
+
+
+class ExperimentRow(SQLModel, table=True):
+    """An experiment: what ran, how far it got, and what the judge cost (never any key)."""
+
+    __tablename__ = "experiments"
+
+    id: str = Field(primary_key=True, max_length=64)
+    name: str = Field(sa_column=Column(Text, nullable=False))
+    dataset_id: str = Field(foreign_key="datasets.id", index=True, max_length=64)
+    dataset_fingerprint: str = Field(max_length=64)
+    scorers: Any = _json()
+    scorer_ids: Any = _json()
+    judge_model: str | None = Field(default=None, sa_column=Column(Text))
+    api_base: str | None = Field(default=None, sa_column=Column(Text))
+    judge_settings: Any = _json()
+    concurrency: int = 8
+    status: str = Field(default="pending", max_length=16)
+    error: str | None = Field(default=None, sa_column=Column(Text))
+    total_items: int = 0
+    total_runs: int = 0
+    done_runs: int = 0
+    succeeded_runs: int = 0
+    failed_runs: int = 0
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    total_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    cached_input_tokens: int | None = None
+    cache_creation_input_tokens: int | None = None
+    judge_calls: int = 0
+    judge_attempts: int = 0
+    created_at: datetime = _timestamp(nullable=False)
+    started_at: datetime | None = _timestamp()
+    finished_at: datetime | None = _timestamp()
+
+
+class ScoreRow(SQLModel, table=True):
+    """A successful scorer run: score, reason, and the full Mastra-format result (step results,
+    prompts, judge executions). Failed runs are never stored here."""
+
+    __tablename__ = "scorer_results"
+    __table_args__ = (
+        UniqueConstraint("experiment_id", "item_id", "scorer_id"),
+        Index("ix_scorer_results_experiment_scorer", "experiment_id", "scorer_id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    experiment_id: str = Field(foreign_key="experiments.id", max_length=64)
+    item_id: str = Field(sa_column=Column(Text, nullable=False))
+    scorer_id: str = Field(sa_column=Column(Text, nullable=False))
+    score: float | None = None
+    reason: Any = _json()
+    result: Any = _json()
+    duration_ms: int = 0
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    total_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    cached_input_tokens: int | None = None
+    cache_creation_input_tokens: int | None = None
+    judge_calls: int = 0
+    judge_attempts: int = 0
+
+
+TABLES = [
+    DatasetRow.__table__,
+    DatasetItemRow.__table__,
+    ExperimentRow.__table__,
+    ScoreRow.__table__,
+]

@@ -1,0 +1,254 @@
+"""run_experiment: each (item, scorer) run isolated, failures with what was recovered, progress,
+cancellation and bounded concurrency."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+
+from core import JudgeConfig, PromptStep, Scorer, create_scorer
+from core.experiments.engine import CancelToken, run_experiment
+from core.records import DatasetItem, ExperimentProgress, ScorerOutcome
+from core.testing import FakeJudge, Fault
+
+
+def items(count: int) -> list[DatasetItem]:
+    return [
+        DatasetItem(id=f"i{n}", input=f"question {n}", output=f"answer {n}") for n in range(count)
+    ]
+
+
+def constant(scorer_id: str, value: float) -> Scorer:
+    return create_scorer(id=scorer_id, description="constant").generate_score(lambda ctx: value)
+
+
+def raising_on(item_input: str) -> Scorer:
+    def score(ctx):  # type: ignore[no-untyped-def]
+        if ctx.run.input == item_input:
+            raise RuntimeError(f"cannot score {item_input}")
+        return 0.5
+
+    return create_scorer(id="fragile", description="raises on one item").generate_score(score)
+
+
+def judge_scorer(judge: JudgeConfig) -> Scorer:
+    return (
+        create_scorer(id="judged", description="score and reason by a judge", judge=judge)
+        .generate_score(PromptStep(description="Score", create_prompt=lambda ctx: "score this"))
+        .generate_reason(PromptStep(description="Why", create_prompt=lambda ctx: "explain this"))
+    )
+
+
+async def collect(**arguments):  # type: ignore[no-untyped-def]
+    outcomes: list[ScorerOutcome] = []
+    progress: list[ExperimentProgress] = []
+    summary = await run_experiment(
+        on_outcome=outcomes.append, on_progress=progress.append, **arguments
+    )
+    return summary, outcomes, progress
+
+
+async def test_one_scorer_raising_on_one_item_leaves_every_other_result() -> None:
+    summary, outcomes, _ = await collect(
+        items=items(4), scorers=[constant("steady", 1.0), raising_on("question 2")], concurrency=3
+    )
+    by_key = {(o.item_id, o.scorer_id): o for o in outcomes}
+    assert len(by_key) == 8
+    failed = [o for o in outcomes if o.status == "failed"]
+    assert [(o.item_id, o.scorer_id) for o in failed] == [("i2", "fragile")]
+    assert failed[0].score is None
+    assert failed[0].error == "Scorer Run Failed: cannot score question 2"
+    assert failed[0].error_type == "ScorerRunError"
+    assert failed[0].failed_step == "generateScore" and failed[0].completed_steps == []
+    assert failed[0].recovered_score is None and failed[0].snapshot is None
+    for key, outcome in by_key.items():
+        if key != ("i2", "fragile"):
+            assert outcome.status == "success"
+            assert outcome.result is not None and outcome.result["score"] == outcome.score
+    assert summary.status == "completed" and summary.completed_with_errors
+    assert (summary.succeeded, summary.failed, summary.skipped) == (7, 1, 0)
+    assert summary.scores == {"steady": 1.0, "fragile": 0.5}
+
+
+async def test_scorer_run_error_keeps_recovered_score_and_failed_execution(
+    judge_server: FakeJudge, judge_config: JudgeConfig
+) -> None:
+    judge_server.script('{"score": 0}', Fault(status=400, message="reason provider failed"))
+    summary, outcomes, _ = await collect(
+        items=items(1), scorers=[judge_scorer(judge_config)], concurrency=1
+    )
+    [outcome] = outcomes
+    assert outcome.status == "failed"
+    assert outcome.score is None
+    assert outcome.recovered_score == 0 and outcome.recovered_reason is None
+    assert outcome.failed_step == "generateReason"
+    assert outcome.completed_steps == ["generateScore"]
+    assert "reason provider failed" in outcome.error
+    execution = outcome.failed_execution
+    assert execution is not None and execution.status == "failed"
+    assert execution.prompt == "explain this"
+    assert (execution.attempt_count, execution.model_call_count) == (1, 0)
+    assert outcome.snapshot is not None and outcome.snapshot["score"] == 0
+    # Usage sums every execution, the failed one included (which reported none).
+    assert outcome.usage.input_tokens == 10 and outcome.usage.total_tokens == 30
+    assert (outcome.judge_calls, outcome.judge_attempts) == (1, 2)
+    assert summary.status == "failed"  # every run failed
+    assert summary.judge_attempts == 2
+
+
+async def test_success_carries_the_mastra_result_and_judge_usage(
+    judge_server: FakeJudge, judge_config: JudgeConfig
+) -> None:
+    judge_server.script('{"score": 0.8}', "Because.")
+    _, [outcome], progress = await collect(
+        items=items(1), scorers=[judge_scorer(judge_config)], concurrency=1
+    )
+    assert outcome.status == "success"
+    assert (outcome.score, outcome.reason) == (0.8, "Because.")
+    result = outcome.result
+    assert result is not None
+    assert result["generateScorePrompt"] == "score this"
+    assert [e["status"] for e in result["judge"]["generateScore"]["executions"]] == ["success"]
+    assert outcome.usage.total_tokens == 60 and outcome.judge_calls == 2
+    assert progress[-1].usage.total_tokens == 60 and progress[-1].judge_calls == 2
+
+
+async def test_errors_that_are_not_scorer_run_errors_are_isolated_too() -> None:
+    no_score_step = create_scorer(id="incomplete", description="no generate_score")
+    summary, outcomes, _ = await collect(
+        items=items(2), scorers=[no_score_step, constant("ok", 1.0)], concurrency=2
+    )
+    failed = [o for o in outcomes if o.status == "failed"]
+    assert len(failed) == 2 and {o.error_type for o in failed} == {"ScorerConfigError"}
+    assert all(o.failed_step is None for o in failed)
+    assert summary.succeeded == 2
+
+
+async def test_progress_counts_up_to_the_total() -> None:
+    _, _, progress = await collect(
+        items=items(5),
+        scorers=[constant("a", 1.0), raising_on("question 0")],
+        concurrency=2,
+        progress_interval_s=0.0,
+    )
+    assert [p.done for p in progress] == [*list(range(1, 11)), 10]
+    assert progress[-1].status == "completed" and progress[-1].eta_s is None
+    assert progress[-1].failed == 1 and progress[-1].total == 10
+    assert all(p.status == "running" for p in progress[:-1])
+    assert progress[3].eta_s is not None and progress[3].elapsed_s >= 0
+
+
+async def test_cancel_stops_new_runs_and_keeps_finished_ones() -> None:
+    token = CancelToken()
+    outcomes: list[ScorerOutcome] = []
+
+    def on_outcome(outcome: ScorerOutcome) -> None:
+        outcomes.append(outcome)
+        if len(outcomes) == 3:
+            token.cancel()
+
+    summary = await run_experiment(
+        items=items(20),
+        scorers=[constant("a", 1.0)],
+        concurrency=1,
+        on_outcome=on_outcome,
+        on_progress=None,
+        cancel=token,
+    )
+    assert summary.status == "cancelled"
+    assert len(outcomes) == 3 and summary.succeeded == 3 and summary.skipped == 17
+
+
+async def test_cancel_can_abort_runs_in_flight() -> None:
+    async def slow(ctx):  # type: ignore[no-untyped-def]
+        await asyncio.sleep(30)
+        return 1.0
+
+    scorer = create_scorer(id="slow", description="sleeps").generate_score(slow)
+    token = CancelToken()
+    threading.Timer(0.2, lambda: token.cancel(abort_in_flight=True)).start()
+    started = time.perf_counter()
+    summary = await run_experiment(
+        items=items(4),
+        scorers=[scorer],
+        concurrency=2,
+        on_outcome=None,
+        on_progress=None,
+        cancel=token,
+    )
+    assert time.perf_counter() - started < 5
+    assert summary.status == "cancelled" and summary.succeeded == 0 and summary.skipped == 4
+
+
+async def test_concurrency_is_bounded() -> None:
+    running = 0
+    peak = 0
+
+    async def track(ctx):  # type: ignore[no-untyped-def]
+        nonlocal running, peak
+        running += 1
+        peak = max(peak, running)
+        await asyncio.sleep(0.01)
+        running -= 1
+        return 1.0
+
+    scorers = [create_scorer(id=f"s{n}", description="d").generate_score(track) for n in range(3)]
+    summary = await run_experiment(
+        items=items(10),
+        scorers=scorers,
+        concurrency=4,
+        on_outcome=None,
+        on_progress=None,
+        cancel=None,
+    )
+    assert summary.succeeded == 30 and peak == 4
+
+
+async def test_rate_limited_judge_is_retried_through_judge_settings(
+    judge_server: FakeJudge, judge_config: JudgeConfig
+) -> None:
+    retrying = judge_config.model_copy(update={"model_settings": {"num_retries": 2}})
+    scorer = create_scorer(id="judged", description="d", judge=retrying).generate_score(
+        PromptStep(description="Score", create_prompt=lambda ctx: "score this")
+    )
+    judge_server.script(Fault(status=429, message="slow down"), '{"score": 1}')
+    _, [outcome], _ = await collect(items=items(1), scorers=[scorer], concurrency=1)
+    assert outcome.status == "success" and outcome.score == 1
+    assert judge_server.call_count == 2
+
+
+async def test_a_failing_callback_stops_the_experiment() -> None:
+    def explode(outcome: ScorerOutcome) -> None:
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        await run_experiment(
+            items=items(3),
+            scorers=[constant("a", 1.0)],
+            on_outcome=explode,
+            on_progress=None,
+            cancel=None,
+        )
+
+
+async def test_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="concurrency must be a positive integer"):
+        await run_experiment(
+            items=items(1),
+            scorers=[constant("a", 1)],
+            concurrency=0,
+            on_outcome=None,
+            on_progress=None,
+            cancel=None,
+        )
+    with pytest.raises(ValueError, match="repeated: a"):
+        await run_experiment(
+            items=items(1),
+            scorers=[constant("a", 1), constant("a", 0)],
+            on_outcome=None,
+            on_progress=None,
+            cancel=None,
+        )

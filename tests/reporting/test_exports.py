@@ -1,0 +1,145 @@
+"""Exports are pure functions: JSON in Mastra's shape, spreadsheet-safe CSV, escaped HTML."""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import UTC, datetime
+
+import pytest
+
+from core.records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
+from core.reporting import (
+    experiment_html,
+    experiment_json,
+    neutralise_cell,
+    result_rows,
+    results_csv,
+)
+from core.results import ErrorSummary, JudgeExecutionFailure
+
+NOW = datetime(2026, 11, 29, tzinfo=UTC)
+
+
+def detail(failures_in_memory: bool = True) -> ExperimentDetail:
+    info = ExperimentInfo(
+        id="e1",
+        name="<b>exp</b>",
+        dataset_id="d1",
+        dataset_name="qa",
+        dataset_fingerprint="f",
+        scorer_ids=["s1", "s2"],
+        status="completed",
+        total_items=2,
+        total_runs=4,
+        succeeded_runs=3,
+        failed_runs=1,
+        scores={"s1": 0.5, "s2": 1.0},
+        created_at=NOW,
+        started_at=NOW,
+        finished_at=NOW,
+    )
+    items = [
+        DatasetItem(id="a", input="=1+1", output="<img src=x onerror=alert(1)>", ground_truth="g"),
+        DatasetItem(id="b", input="@SUM(A1)", output="-2", metadata={"k": "v"}),
+    ]
+    success = [
+        ScorerOutcome(
+            item_id="a",
+            scorer_id="s1",
+            status="success",
+            score=0.0,
+            reason="+bad",
+            result={"runId": "r", "score": 0.0},
+        ),
+        ScorerOutcome(
+            item_id="a",
+            scorer_id="s2",
+            status="success",
+            score=1.0,
+            result={"runId": "r2", "score": 1.0},
+        ),
+        ScorerOutcome(
+            item_id="b",
+            scorer_id="s2",
+            status="success",
+            score=1.0,
+            result={"runId": "r3", "score": 1.0},
+        ),
+    ]
+    failure = ScorerOutcome(
+        item_id="b",
+        scorer_id="s1",
+        status="failed",
+        error="Scorer Run Failed: x",
+        error_type="ScorerRunError",
+        recovered_score=1.0,
+        failed_step="generateReason",
+        completed_steps=["generateScore"],
+        failed_execution=JudgeExecutionFailure(
+            prompt="why",
+            judge_model_id="m",
+            attempt_count=1,
+            model_call_count=0,
+            duration_ms=1,
+            error=ErrorSummary(name="E", message="boom"),
+            finish_reason="error",
+        ),
+    )
+    return ExperimentDetail(
+        info=info,
+        items=items,
+        results=success,
+        failures=[failure],
+        failures_in_memory=failures_in_memory,
+    )
+
+
+def test_json_shape_with_results_and_failure_entries() -> None:
+    report = experiment_json(detail(), thresholds=[{"id": "s1", "passed": True}])
+    assert report["experimentId"] == "e1" and report["scores"] == {"s1": 0.5, "s2": 1.0}
+    assert report["summary"]["totalItems"] == 2
+    assert report["summary"]["thresholdResults"] == [{"id": "s1", "passed": True}]
+    first, second = report["items"]
+    assert list(first["results"]) == ["s1", "s2"]
+    assert first["results"]["s1"] == {"runId": "r", "score": 0.0}
+    failed = second["results"]["s1"]
+    assert failed["score"] == 1.0 and failed["reason"] is None  # the recovered score
+    assert failed["failedStep"] == "generateReason"
+    assert failed["completedSteps"] == ["generateScore"]
+    assert failed["failedJudgeExecution"]["status"] == "failed"
+    assert second["metadata"] == {"k": "v"}
+
+
+def test_rows_cover_successes_and_failures_in_dataset_order() -> None:
+    rows = result_rows(detail())
+    assert [(r["itemId"], r["scorerId"], r["status"]) for r in rows] == [
+        ("a", "s1", "success"),
+        ("a", "s2", "success"),
+        ("b", "s1", "failed"),
+        ("b", "s2", "success"),
+    ]
+    assert rows[2]["score"] is None and rows[2]["recoveredScore"] == 1.0
+
+
+@pytest.mark.parametrize("text", ["=1+1", "+x", "-x", "@x", "\tx", "\rx"])
+def test_formula_cells_are_neutralised(text: str) -> None:
+    assert neutralise_cell(text) == "'" + text
+    assert neutralise_cell("plain") == "plain"
+
+
+def test_csv_is_safe_in_a_spreadsheet() -> None:
+    rows = list(csv.DictReader(io.StringIO(results_csv(detail()))))
+    assert rows[0]["input"] == "'=1+1" and rows[0]["reason"] == "'+bad"
+    assert rows[2]["input"] == "'@SUM(A1)" and rows[2]["output"] == "'-2"
+    assert rows[0]["score"] == "0.0"  # numbers stay numbers
+
+
+def test_html_escapes_everything_and_loads_nothing() -> None:
+    html = experiment_html(detail())
+    assert "<img" not in html and "<b>exp</b>" not in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html and "&lt;b&gt;exp&lt;/b&gt;" in html
+    assert "default-src 'none'" in html
+    assert "src=" not in html.replace("&lt;img src=x", "") and "<link" not in html
+    assert "kept in memory only" in html
+    assert "not in this report" in experiment_html(detail(failures_in_memory=False))

@@ -1,0 +1,225 @@
+"""The store, on SQLite and (when available) PostgreSQL: datasets whole or nothing, experiments,
+successful results only, per-scorer means in SQL."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from scorelab_db import BACKENDS, database
+
+from core.records import (
+    ColumnMapping,
+    DatasetItem,
+    ExperimentProgress,
+    ScorerOutcome,
+    ScorerSpec,
+)
+from core.results import JudgeUsage
+from core.storage import NotFoundError, StorageError, Store, default_database_url
+
+MAPPING = ColumnMapping(input="input", output="output", metadata=["tag"])
+
+
+@pytest.fixture(params=BACKENDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    with database(request.param, tmp_path) as url:
+        store = Store(url)
+        try:
+            yield store
+        finally:
+            store.close()
+
+
+def make_items(count: int) -> list[DatasetItem]:
+    return [
+        DatasetItem(
+            id=f"i{n}",
+            input=[{"role": "user", "content": f"q{n}"}],
+            output=f"a{n} – ünïcode",
+            ground_truth=None if n % 2 else f"t{n}",
+            metadata={"tag": n},
+        )
+        for n in range(count)
+    ]
+
+
+def save(store: Store, items: list[DatasetItem], name: str = "set", fingerprint: str = "f" * 64):
+    return store.save_dataset(
+        name=name,
+        file_name=f"{name}.jsonl",
+        format="jsonl",
+        fingerprint=fingerprint,
+        columns=["input", "output", "tag"],
+        mapping=MAPPING,
+        items=items,
+    )
+
+
+def experiment(store: Store, dataset_id: str, scorer_ids=("a", "b")):  # type: ignore[no-untyped-def]
+    return store.create_experiment(
+        name="exp",
+        dataset_id=dataset_id,
+        scorers=[ScorerSpec(scorer_id=s) for s in scorer_ids],
+        scorer_ids=list(scorer_ids),
+        judge_model="openai/gpt-4o-mini",
+        api_base="http://127.0.0.1:1/v1",
+        judge_settings={"temperature": 0},
+        concurrency=4,
+    )
+
+
+def success(item_id: str, scorer_id: str, score: float | None, tokens: int = 0) -> ScorerOutcome:
+    return ScorerOutcome(
+        item_id=item_id,
+        scorer_id=scorer_id,
+        status="success",
+        score=score,
+        reason="why",
+        result={"runId": "r", "score": score, "judge": {"generateScore": {"executions": []}}},
+        duration_ms=3,
+        usage=JudgeUsage(input_tokens=tokens, total_tokens=tokens),
+        judge_calls=1,
+        judge_attempts=1,
+    )
+
+
+def test_dataset_round_trip(store: Store) -> None:
+    items = make_items(3)
+    info = save(store, items)
+    assert info.item_count == 3 and info.mapping == MAPPING
+    assert store.dataset_items(info.id) == items
+    assert store.get_dataset(info.id) == info
+    assert [d.id for d in store.list_datasets()] == [info.id]
+    assert store.find_dataset("f" * 64) == info
+    assert store.find_dataset("0" * 64) is None
+
+
+def test_a_dataset_is_stored_whole_or_not_at_all(store: Store) -> None:
+    items = make_items(3)
+    duplicated = [*items, items[0]]  # the unique (dataset, item id) constraint fails
+    with pytest.raises(StorageError, match="Could not save the dataset"):
+        save(store, duplicated)
+    assert store.list_datasets() == []
+
+
+def test_unknown_ids(store: Store) -> None:
+    with pytest.raises(NotFoundError, match="No dataset with id 'nope'"):
+        store.dataset_items("nope")
+    with pytest.raises(NotFoundError, match="No experiment with id 'nope'"):
+        store.get_experiment("nope")
+    with pytest.raises(NotFoundError):
+        store.update_experiment_progress("nope", ExperimentProgress())
+
+
+def test_experiment_lifecycle_and_means_in_sql(store: Store) -> None:
+    dataset = save(store, make_items(2))
+    info = experiment(store, dataset.id)
+    assert (info.status, info.total_items, info.total_runs) == ("pending", 2, 4)
+    assert info.dataset_fingerprint == dataset.fingerprint and info.dataset_name == "set"
+    store.add_results(info.id, [success("i0", "a", 1.0, 5), success("i1", "a", 0.5, 7)])
+    store.add_results(info.id, [success("i0", "b", None)])  # a not-scorable run: no score
+    progress = ExperimentProgress(
+        total=4,
+        done=4,
+        succeeded=3,
+        failed=1,
+        judge_calls=4,
+        judge_attempts=5,
+        usage=JudgeUsage(
+            input_tokens=12,
+            output_tokens=3,
+            total_tokens=15,
+            reasoning_tokens=1,
+            cached_input_tokens=2,
+        ),
+    )
+    store.update_experiment_progress(info.id, progress)
+    running = store.get_experiment(info.id)
+    assert running.status == "running" and running.started_at is not None
+    store.finish_experiment(info.id, "completed", progress)
+    done = store.list_experiments()[0]
+    assert done.status == "completed" and done.finished_at is not None
+    assert done.scores == {"a": 0.75}  # b has no numeric score
+    assert (done.succeeded_runs, done.failed_runs, done.done_runs) == (3, 1, 4)
+    assert done.usage == progress.usage
+    assert (done.judge_calls, done.judge_attempts) == (4, 5)
+    assert done.judge_settings == {"temperature": 0}
+    assert done.api_base == "http://127.0.0.1:1/v1"
+
+
+def test_results_keep_the_full_result_json(store: Store) -> None:
+    dataset = save(store, make_items(1))
+    info = experiment(store, dataset.id)
+    outcome = success("i0", "a", 0.25, 9)
+    store.add_results(info.id, [outcome])
+    [stored] = store.experiment_results(info.id)
+    assert stored == outcome
+    [light] = store.experiment_results(info.id, with_result=False)
+    assert light.result is None and light.score == 0.25
+    assert store.experiment_results(info.id, scorer_id="b") == []
+    assert store.result_count(info.id) == 1
+
+
+def test_non_finite_numbers_in_step_results_are_kept_readable(store: Store) -> None:
+    dataset = save(store, make_items(1))
+    info = experiment(store, dataset.id)
+    outcome = success("i0", "a", 1.0).model_copy(
+        update={"result": {"analyzeStepResult": {"ratio": float("nan"), "max": float("inf")}}}
+    )
+    store.add_results(info.id, [outcome])
+    [stored] = store.experiment_results(info.id)
+    assert stored.result == {"analyzeStepResult": {"ratio": "NaN", "max": "Infinity"}}
+
+
+def test_failed_outcomes_are_refused_and_nothing_is_written(store: Store) -> None:
+    dataset = save(store, make_items(2))
+    info = experiment(store, dataset.id)
+    failed = ScorerOutcome(
+        item_id="i1", scorer_id="a", status="failed", error="boom", recovered_score=0.0
+    )
+    with pytest.raises(ValueError, match="successful outcomes only"):
+        store.add_results(info.id, [success("i0", "a", 1.0), failed])
+    assert store.experiment_results(info.id) == []
+
+
+def test_bulk_insert_of_many_results(store: Store) -> None:
+    dataset = save(store, make_items(1))
+    info = experiment(store, dataset.id, scorer_ids=[f"s{n}" for n in range(12_000)])
+    outcomes = [success("i0", f"s{n}", n / 12_000) for n in range(12_000)]
+    assert store.add_results(info.id, outcomes) == 12_000
+    assert store.result_count(info.id) == 12_000
+
+
+def test_delete_experiment_and_dataset(store: Store) -> None:
+    dataset = save(store, make_items(1))
+    info = experiment(store, dataset.id)
+    store.add_results(info.id, [success("i0", "a", 1.0)])
+    store.delete_experiment(info.id)
+    assert store.list_experiments() == [] and store.result_count(info.id) == 0
+    other = experiment(store, dataset.id)
+    store.delete_dataset(dataset.id)
+    assert store.list_datasets() == []
+    with pytest.raises(NotFoundError):
+        store.get_experiment(other.id)
+
+
+def test_sqlite_uses_wal(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'x.db'}")
+    with store.engine.connect() as connection:
+        mode = connection.exec_driver_sql("PRAGMA journal_mode").scalar()
+    assert mode == "wal"
+    store.close()
+
+
+def test_default_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SCORELAB_DATABASE_URL", "sqlite:////tmp/elsewhere.db")
+    assert default_database_url() == "sqlite:////tmp/elsewhere.db"
+    monkeypatch.delenv("SCORELAB_DATABASE_URL")
+    assert default_database_url().endswith("/data/scorelab.db")
+
+
+def test_an_unreachable_database_is_a_clear_error() -> None:
+    with pytest.raises(StorageError, match="Cannot open the database"):
+        Store("postgresql://nobody:secret@127.0.0.1:1/none")

@@ -1,0 +1,204 @@
+"""The `scorelab` console script end to end on real files (subprocesses): outputs, exit codes,
+and one-line error messages without tracebacks."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(sys.executable).with_name("scorelab")
+ROWS = (
+    "id,question,answer,expected\n"
+    "q1,What is the capital of France?,Paris is the capital of France.,Paris\n"
+    'q2,Say hi,"=HYPERLINK(""http://x"")",hi\n'
+    "q3,Tag test,<script>alert(1)</script> hello,hello\n"
+)
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "SCORELAB_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    }
+
+
+@pytest.fixture
+def data_file(tmp_path: Path) -> Path:
+    path = tmp_path / "qa.csv"
+    path.write_text(ROWS)
+    return path
+
+
+def scorelab(env: dict[str, str], *arguments: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(SCRIPT), *map(str, arguments)], capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+def assert_one_line_error(completed: subprocess.CompletedProcess[str], *fragments: str) -> None:
+    assert completed.returncode == 2, completed.stderr
+    assert "Traceback" not in completed.stderr
+    lines = completed.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("scorelab: error: "), completed.stderr
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+def test_run_writes_json_csv_and_html(env: dict[str, str], data_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    completed = scorelab(
+        env,
+        "run",
+        data_file,
+        "--scorer",
+        "keyword-coverage-scorer",
+        "--scorer",
+        'checks.includes={"value": "hello"}',
+        "--name",
+        "cli run",
+        "--json",
+        out / "r.json",
+        "--csv",
+        out / "r.csv",
+        "--html",
+        out / "r.html",
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "cli run" in completed.stdout and "checks.includes: 0.3333" in completed.stdout
+
+    report = json.loads((out / "r.json").read_text())
+    assert set(report) == {"experimentId", "name", "scores", "summary", "items"}
+    assert report["name"] == "cli run"
+    assert report["summary"]["totalItems"] == 3 and report["summary"]["failedRuns"] == 0
+    assert report["scores"]["checks.includes"] == pytest.approx(1 / 3)
+    first = report["items"][0]
+    assert {k: first[k] for k in ("id", "input", "groundTruth")} == {
+        "id": "q1",
+        "input": "What is the capital of France?",
+        "groundTruth": "Paris",
+    }
+    result = first["results"]["checks.includes"]
+    assert result["score"] == 0 and result["output"] == "Paris is the capital of France."
+    assert set(first["results"]) == {"keyword-coverage-scorer", "checks.includes"}
+
+    rows = list(csv.DictReader(io.StringIO((out / "r.csv").read_text())))
+    assert len(rows) == 6
+    assert rows[2]["output"] == '\'=HYPERLINK("http://x")'  # neutralised formula
+
+    html = (out / "r.html").read_text()
+    assert "<script>alert(1)</script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "http://" not in html.replace("http://x", "")  # nothing loaded from the network
+
+
+def test_the_experiment_is_in_the_dashboard_database(env: dict[str, str], data_file: Path) -> None:
+    assert scorelab(env, "run", data_file, "--scorer", "tone-scorer").returncode == 0
+    assert scorelab(env, "run", data_file, "--scorer", "tone-scorer").returncode == 0
+    from core.service import Service
+
+    service = Service(env["SCORELAB_DATABASE_URL"])
+    assert len(service.list_experiments()) == 2
+    assert len(service.list_datasets()) == 1  # the same file is imported once
+    service.store.close()
+
+
+def test_thresholds_decide_the_exit_code(env: dict[str, str], data_file: Path) -> None:
+    includes = 'checks.includes={"value": "hello"}'
+    failed = scorelab(
+        env, "run", data_file, "--scorer", includes, "--threshold", "checks.includes=0.5"
+    )
+    assert failed.returncode == 1
+    assert "threshold checks.includes >= 0.5: FAILED (0.3333)" in failed.stdout
+    passed = scorelab(
+        env, "run", data_file, "--scorer", includes, "--threshold", "checks.includes=0.3"
+    )
+    assert passed.returncode == 0 and "passed" in passed.stdout
+
+
+def test_failed_runs_are_reported_and_kept_in_the_json(env: dict[str, str], tmp_path: Path) -> None:
+    data = tmp_path / "mixed.jsonl"
+    data.write_text('{"input": "q", "output": 42}\n{"input": "q2", "output": "fine"}\n')
+    completed = scorelab(env, "run", data, "--scorer", "tone-scorer", "--json", tmp_path / "r.json")
+    assert completed.returncode == 0
+    assert (
+        "warning: 1 scorer run(s) failed" in completed.stderr
+        and "Traceback" not in completed.stderr
+    )
+    entry = json.loads((tmp_path / "r.json").read_text())["items"][0]["results"]["tone-scorer"]
+    assert entry["status"] == "failed" and entry["score"] is None
+    assert entry["failedStep"] == "preprocess" and entry["completedSteps"] == []
+    assert "output must be a string" in entry["error"]
+
+
+def test_scorers_lists_the_catalog(env: dict[str, str]) -> None:
+    completed = scorelab(env, "scorers")
+    assert completed.returncode == 0
+    assert "keyword-coverage-scorer" in completed.stdout and "checks.includes" in completed.stdout
+    catalog = json.loads(scorelab(env, "scorers", "--json").stdout)
+    assert any(entry["id"] == "tone-scorer" for entry in catalog)
+
+
+def test_bad_input_and_usage_exit_2_with_one_line(
+    env: dict[str, str], data_file: Path, tmp_path: Path
+) -> None:
+    assert_one_line_error(
+        scorelab(env, "run", tmp_path / "missing.csv", "--scorer", "x"), "missing.csv: no such file"
+    )
+    bad = tmp_path / "bad.csv"
+    bad.write_text("id,question,answer\n1,q,\n")
+    assert_one_line_error(
+        scorelab(env, "run", bad, "--scorer", "tone-scorer"),
+        "bad.csv: Row 1: the output (column 'answer') is empty",
+    )
+    assert_one_line_error(
+        scorelab(env, "run", tmp_path / "data.txt", "--scorer", "x"), "no such file"
+    )
+    (tmp_path / "data.txt").write_text("x")
+    assert_one_line_error(
+        scorelab(env, "run", tmp_path / "data.txt", "--scorer", "tone-scorer"),
+        "Unknown file type '.txt'",
+    )
+    assert_one_line_error(
+        scorelab(env, "run", data_file, "--scorer", "nope"), "Unknown scorer 'nope'"
+    )
+    assert_one_line_error(
+        scorelab(
+            env, "run", data_file, "--scorer", "tone-scorer", "--threshold", "tone-scorer=1.5"
+        ),
+        "between 0 and 1",
+    )
+    assert_one_line_error(
+        scorelab(env, "run", data_file, "--scorer", "tone-scorer", "--threshold", "other=0.5"),
+        "no such scorer in this run",
+    )
+    assert_one_line_error(
+        scorelab(env, "run", data_file, "--scorer", "checks.includes={oops"), "not valid JSON"
+    )
+    assert_one_line_error(
+        scorelab(env, "run", data_file, "--scorer", "tone-scorer", "--concurrency", "0"),
+        "positive integer",
+    )
+    assert_one_line_error(scorelab(env, "run", data_file), "--scorer")
+    assert_one_line_error(scorelab(env), "required")
+    assert_one_line_error(scorelab(env, "fly"), "invalid choice")
+    assert_one_line_error(
+        scorelab(
+            env, "run", data_file, "--scorer", "tone-scorer", "--json", tmp_path / "no" / "dir.json"
+        ),
+        "cannot write it",
+    )
+
+
+def test_help_exits_0(env: dict[str, str]) -> None:
+    completed = scorelab(env, "run", "--help")
+    assert completed.returncode == 0 and "--threshold" in completed.stdout

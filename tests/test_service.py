@@ -1,0 +1,360 @@
+"""The service: import, catalog, experiments in a background worker; successful results in the
+database, failures in memory only; cancel keeps finished rows; no key is ever stored."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy
+from scorelab_db import BACKENDS, database
+
+from core import JudgeConfig, PromptStep, Scorer, create_scorer
+from core.records import ColumnMapping, ExperimentConfig, ScorerSpec
+from core.scorers import PREBUILT, PrebuiltScorer, ScorerOption
+from core.service import (
+    DatasetImportError,
+    ExperimentConfigError,
+    NotFoundError,
+    Service,
+    get_service,
+)
+from core.testing import FakeJudge, Fault
+
+SECRET = "sk-test-never-stored-0123456789"
+DATA = (
+    b"id,question,answer,expected\n"
+    b"a,question 0,answer 0,truth 0\n"
+    b"b,question 1,answer 1,truth 1\n"
+    b"c,question 2,answer 2,truth 2\n"
+)
+
+
+def fragile(fail_on: str = "question 2") -> Scorer:
+    def score(ctx: Any) -> float:
+        if ctx.run.input == fail_on:
+            raise RuntimeError(f"cannot score {fail_on}")
+        return 0.5
+
+    return create_scorer(id="fragile", description="raises on one item").generate_score(score)
+
+
+def slow(delay: float = 0.05) -> Scorer:
+    async def score(ctx: Any) -> float:
+        await asyncio.sleep(delay)
+        return 1.0
+
+    return create_scorer(id="slow", description="takes its time").generate_score(score)
+
+
+def judged(model: JudgeConfig, options: dict[str, Any] | None = None) -> Scorer:
+    judge = model.model_copy(update={"instructions": "You are a strict grader."})
+    return (
+        create_scorer(id="judged", description="judge score and reason", judge=judge)
+        .generate_score(PromptStep(description="Score", create_prompt=lambda ctx: "score this"))
+        .generate_reason(PromptStep(description="Why", create_prompt=lambda ctx: "explain this"))
+    )
+
+
+CATALOG = {
+    **PREBUILT,
+    "fragile": PrebuiltScorer(
+        "fragile",
+        "Fragile",
+        "Raises on one item",
+        fragile,
+        False,
+        (ScorerOption("fail_on", "str", "input to fail on"),),
+    ),
+    "slow": PrebuiltScorer("slow", "Slow", "Sleeps", slow, False),
+    "judged": PrebuiltScorer("judged", "Judged", "An LLM judge", judged, True),
+}
+
+
+@pytest.fixture(params=BACKENDS)
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    with database(request.param, tmp_path) as url:
+        yield url
+
+
+@pytest.fixture
+def service(database_url: str, tmp_path: Path) -> Iterator[Service]:
+    service = Service(database_url, catalog=CATALOG, samples_dir=tmp_path / "samples")
+    yield service
+    for info in service.list_experiments():
+        if not service.progress(info.id).finished:
+            service.cancel(info.id, abort_in_flight=True)
+            service.wait(info.id, timeout=30)
+    service.store.close()
+
+
+def run(service: Service, dataset_id: str, *specs: ScorerSpec, **config: Any) -> str:
+    experiment_id = service.start_experiment(
+        ExperimentConfig(dataset_id=dataset_id, scorers=list(specs), **config)
+    )
+    assert service.wait(experiment_id, timeout=60).finished
+    return experiment_id
+
+
+def dump_database(url: str) -> str:
+    """Every value of every table, as text (to look for secrets)."""
+    engine = sqlalchemy.create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
+    text = []
+    with engine.connect() as connection:
+        for table in ("datasets", "dataset_items", "experiments", "scorer_results"):
+            text += [
+                repr(tuple(row))
+                for row in connection.execute(sqlalchemy.text(f"SELECT * FROM {table}"))
+            ]
+    engine.dispose()
+    return "\n".join(text)
+
+
+# ---- datasets ----
+
+
+def test_import_and_preview(service: Service) -> None:
+    report = service.preview_import("qa.csv", DATA)
+    assert report.ok and report.row_count == 3 and service.list_datasets() == []
+    info = service.import_dataset("qa.csv", DATA)
+    assert (info.name, info.item_count, info.format) == ("qa", 3, "csv")
+    assert [i.id for i in service.dataset_items(info.id)] == ["a", "b", "c"]
+    named = service.import_dataset("qa.csv", DATA, name="Mine")
+    assert named.name == "Mine" and named.id != info.id
+    assert service.import_dataset("qa.csv", DATA, reuse_existing=True).id in {info.id, named.id}
+
+
+def test_import_with_an_explicit_mapping(service: Service) -> None:
+    mapping = ColumnMapping(input="answer", output="question", metadata=["expected"])
+    info = service.import_dataset("qa.csv", DATA, mapping=mapping)
+    first = service.dataset_items(info.id)[0]
+    assert (first.id, first.input, first.output) == ("1", "answer 0", "question 0")
+    assert first.metadata == {"expected": "truth 0"}
+
+
+def test_a_bad_file_raises_with_its_problems_and_stores_nothing(service: Service) -> None:
+    with pytest.raises(DatasetImportError) as raised:
+        service.import_dataset("qa.csv", b"id,question,answer\na,q,\na,q,x\n")
+    problems = raised.value.report.problems
+    assert [p.code for p in problems] == ["empty_output", "duplicate_id"]
+    assert str(raised.value) == "qa.csv: Row 1: the output (column 'answer') is empty (and 1 more)"
+    assert service.list_datasets() == []
+
+
+def test_sample_datasets_are_imported_once(service: Service) -> None:
+    samples = service.samples_dir
+    assert service.ensure_sample_datasets() == []
+    samples.mkdir()
+    (samples / "one.csv").write_bytes(DATA)
+    (samples / "two.jsonl").write_bytes(b'{"input": "a", "output": "b"}\n')
+    (samples / "README.md").write_text("not a dataset")
+    (samples / "broken.csv").write_bytes(b"foo,bar\n1,2\n")
+    first = service.ensure_sample_datasets()
+    assert sorted(d.name for d in first) == ["one", "two"]
+    again = service.ensure_sample_datasets()
+    assert sorted(d.id for d in again) == sorted(d.id for d in first)
+    assert len(service.list_datasets()) == 2
+
+
+# ---- catalog ----
+
+
+def test_scorer_catalog_and_estimates(service: Service) -> None:
+    catalog = {entry.id: entry for entry in service.scorer_catalog()}
+    assert catalog["judged"].calls_judge and not catalog["tone-scorer"].calls_judge
+    assert [s.kind for s in catalog["judged"].steps] == ["prompt", "prompt"]
+    assert catalog["checks.includes"].steps[-1].name == "generateScore"
+    assert catalog["fragile"].options[0].name == "fail_on"
+    dataset = service.import_dataset("qa.csv", DATA)
+    assert service.estimate_judge_calls(dataset.id, ["judged", "tone-scorer"]) == 6
+    assert service.estimate_judge_calls(dataset.id, ["tone-scorer"]) == 0
+
+
+# ---- experiments ----
+
+
+def test_failed_runs_stay_in_memory_and_never_reach_the_database(
+    service: Service, database_url: str
+) -> None:
+    dataset = service.import_dataset("qa.csv", DATA)
+    experiment_id = run(
+        service,
+        dataset.id,
+        ScorerSpec(scorer_id="fragile"),
+        ScorerSpec(scorer_id="checks.includes", options={"value": "answer"}),
+    )
+    detail = service.load_experiment(experiment_id)
+    assert detail.info.status == "completed"
+    assert (detail.info.succeeded_runs, detail.info.failed_runs) == (5, 1)
+    assert {(r.item_id, r.scorer_id) for r in detail.results} == {
+        ("a", "fragile"),
+        ("b", "fragile"),
+        ("a", "checks.includes"),
+        ("b", "checks.includes"),
+        ("c", "checks.includes"),
+    }
+    assert [(f.item_id, f.scorer_id, f.status) for f in detail.failures] == [
+        ("c", "fragile", "failed")
+    ]
+    assert detail.failures_in_memory
+    assert service.failures(experiment_id) == detail.failures
+    assert "cannot score question 2" not in dump_database(database_url)
+    assert detail.info.scores == {"fragile": 0.5, "checks.includes": 1.0}
+    # Another process (here: another service) sees the stored results, not the failures.
+    other = Service(database_url, catalog=CATALOG)
+    reloaded = other.load_experiment(experiment_id)
+    assert reloaded.failures == [] and not reloaded.failures_in_memory
+    assert reloaded.results == detail.results
+    assert other.progress(experiment_id).status == "completed"
+    other.store.close()
+
+
+def test_judge_failure_keeps_recovered_score_in_memory_only(
+    service: Service,
+    database_url: str,
+    judge_server: FakeJudge,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("SCORELAB_JUDGE_API_KEY", SECRET)
+    dataset = service.import_dataset("qa.csv", DATA)
+    answers = iter(
+        [
+            '{"score": 0.75}',
+            "Fine.",
+            '{"score": 0.25}',
+            Fault(status=400, message="reason provider failed"),
+            '{"score": 1}',
+            "Good.",
+        ]
+    )
+    judge_server.responder = lambda request: next(answers)
+    experiment_id = run(
+        service,
+        dataset.id,
+        ScorerSpec(scorer_id="judged"),
+        judge_model="openai/fake-judge",
+        api_base=judge_server.url,
+        concurrency=1,
+        judge_settings={"num_retries": 0},
+    )
+    detail = service.load_experiment(experiment_id)
+    [failure] = detail.failures
+    assert failure.recovered_score == 0.25 and failure.failed_step == "generateReason"
+    assert failure.failed_execution is not None
+    assert sorted(r.score for r in detail.results) == [0.75, 1.0]
+    assert detail.info.scores == {"judged": 0.875}
+    info = detail.info
+    assert info.judge_model == "openai/fake-judge" and info.api_base == judge_server.url
+    assert info.judge_attempts == 6 and info.judge_calls == 5
+    assert info.usage.input_tokens == 50  # failed runs' usage is counted too
+    stored = dump_database(database_url)
+    assert SECRET not in stored
+    assert "0.25" not in stored  # the recovered score is never written
+    requests = judge_server.requests
+    assert requests and requests[0]["messages"][0]["content"] == "You are a strict grader."
+
+
+def test_cancel_mid_run_keeps_finished_rows(service: Service) -> None:
+    rows = b"question,answer\n" + b"".join(b"q%d,a%d\n" % (n, n) for n in range(60))
+    dataset = service.import_dataset("many.csv", rows)
+    experiment_id = service.start_experiment(
+        ExperimentConfig(
+            dataset_id=dataset.id, scorers=[ScorerSpec(scorer_id="slow")], concurrency=2
+        )
+    )
+    deadline = time.monotonic() + 30
+    while service.progress(experiment_id).done < 6 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    service.cancel(experiment_id)
+    final = service.wait(experiment_id, timeout=30)
+    assert final.status == "cancelled"
+    stored = service.store.result_count(experiment_id)
+    assert 6 <= stored < 60 and stored == final.succeeded
+    info = service.get_experiment(experiment_id)
+    assert info.status == "cancelled" and info.succeeded_runs == stored
+
+
+def test_progress_while_running(service: Service) -> None:
+    rows = b"question,answer\n" + b"".join(b"q%d,a%d\n" % (n, n) for n in range(20))
+    dataset = service.import_dataset("many.csv", rows)
+    experiment_id = service.start_experiment(
+        ExperimentConfig(
+            name="progress",
+            dataset_id=dataset.id,
+            scorers=[ScorerSpec(scorer_id="slow")],
+            concurrency=1,
+        )
+    )
+    seen = set()
+    while not (progress := service.progress(experiment_id)).finished:
+        seen.add(progress.status)
+        time.sleep(0.01)
+    assert "running" in seen or "pending" in seen
+    assert (progress.status, progress.done, progress.total) == ("completed", 20, 20)
+    assert service.store.result_count(experiment_id) == 20  # all written before "completed"
+    assert [e.name for e in service.list_experiments()] == ["progress"]
+
+
+@pytest.mark.parametrize(
+    ("specs", "config", "message"),
+    [
+        ([], {}, "Choose at least one scorer"),
+        ([ScorerSpec(scorer_id="nope")], {}, "Unknown scorer 'nope'; known: "),
+        ([ScorerSpec(scorer_id="judged")], {}, "calls an LLM judge: choose a judge model"),
+        (
+            [ScorerSpec(scorer_id="judged")],
+            {"judge_model": "openai/x", "judge_settings": {"api_key": "k"}},
+            "judge_settings may not hold 'api_key'",
+        ),
+        (
+            [ScorerSpec(scorer_id="judged")],
+            {"judge_model": "openai/x", "judge_settings": {"extra_headers": {"A": "b"}}},
+            "credentials come from the environment",
+        ),
+        (
+            [ScorerSpec(scorer_id="tone-scorer", options={"loud": True})],
+            {},
+            "Scorer 'tone-scorer' has no option 'loud' (its options: reference_tone)",
+        ),
+        ([ScorerSpec(scorer_id="checks.includes")], {}, "Cannot build scorer 'checks.includes'"),
+        (
+            [ScorerSpec(scorer_id="tone-scorer"), ScorerSpec(scorer_id="tone-scorer")],
+            {},
+            "is chosen twice",
+        ),
+        ([ScorerSpec(scorer_id="tone-scorer")], {"concurrency": 0}, "positive integer"),
+    ],
+)
+def test_bad_configurations_start_nothing(
+    service: Service, specs: list[ScorerSpec], config: dict[str, Any], message: str
+) -> None:
+    dataset = service.import_dataset("qa.csv", DATA)
+    with pytest.raises(
+        ExperimentConfigError, match=message.replace("(", r"\(").replace(")", r"\)")
+    ):
+        service.start_experiment(ExperimentConfig(dataset_id=dataset.id, scorers=specs, **config))
+    assert service.list_experiments() == []
+
+
+def test_unknown_ids(service: Service) -> None:
+    with pytest.raises(NotFoundError):
+        service.start_experiment(
+            ExperimentConfig(dataset_id="nope", scorers=[ScorerSpec(scorer_id="tone-scorer")])
+        )
+    with pytest.raises(NotFoundError):
+        service.progress("nope")
+    with pytest.raises(NotFoundError):
+        service.cancel("nope")
+
+
+def test_get_service_is_one_per_process(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import core.service as module
+
+    monkeypatch.setattr(module, "_service", None)
+    monkeypatch.setenv("SCORELAB_DATABASE_URL", f"sqlite:///{tmp_path / 'one.db'}")
+    assert get_service() is get_service()
+    assert get_service().store.url.endswith("one.db")
