@@ -18,8 +18,13 @@ from core.records import ColumnMapping, ImportReport
 
 ROWS = [
     {"id": "q1", "question": "What is 2+2?", "answer": "4", "expected": "4", "topic": "math"},
-    {"id": "q2", "question": "Capital of France?", "answer": "Paris", "expected": "Paris",
-     "topic": "geo"},
+    {
+        "id": "q2",
+        "question": "Capital of France?",
+        "answer": "Paris",
+        "expected": "Paris",
+        "topic": "geo",
+    },
 ]
 
 
@@ -116,8 +121,9 @@ def test_json_values_keep_their_shape_and_mastra_metadata_is_spread() -> None:
 
 def test_numeric_ids_from_a_spreadsheet_become_text() -> None:
     buffer = io.BytesIO()
-    pd.DataFrame([{"id": 1, "input": "a", "output": "b"}, {"id": 2, "input": "c", "output": "d"}]
-                 ).to_excel(buffer, index=False)
+    pd.DataFrame(
+        [{"id": 1, "input": "a", "output": "b"}, {"id": 2, "input": "c", "output": "d"}]
+    ).to_excel(buffer, index=False)
     report = read_dataset("n.xlsx", buffer.getvalue())
     assert [i.id for i in report.items] == ["1", "2"]
 
@@ -158,7 +164,11 @@ def test_explicit_mapping() -> None:
     assert report.proposed_mapping is None
     assert report.mapping_used == mapping
     assert report.items[0].model_dump(by_alias=False) == {
-        "id": "w1", "input": "y1", "output": "x1", "ground_truth": "z1", "metadata": {}
+        "id": "w1",
+        "input": "y1",
+        "output": "x1",
+        "ground_truth": "z1",
+        "metadata": {},
     }
 
 
@@ -226,7 +236,9 @@ def test_csv_row_with_too_many_fields() -> None:
 
 def test_csv_row_with_too_few_fields() -> None:
     report = read_dataset("f.csv", b"id,question,answer\n1,q,a\n2,q\n")
-    assert [p.message for p in report.problems] == ["Row 2 (line 3): 2 fields, but the header has 3"]
+    assert [p.message for p in report.problems] == [
+        "Row 2 (line 3): 2 fields, but the header has 3"
+    ]
 
 
 def test_csv_blank_row_in_the_middle_but_not_at_the_end() -> None:
@@ -258,7 +270,8 @@ def test_bad_encoding_names_byte_and_line() -> None:
 
 def test_utf8_bom_and_utf16_are_read() -> None:
     assert read_dataset("f.csv", b"\xef\xbb\xbfquestion,answer\nq,a\n").columns == [
-        "question", "answer"
+        "question",
+        "answer",
     ]
     assert read_dataset("f.csv", "question,answer\nq,a\n".encode("utf-16")).ok
 
@@ -300,9 +313,7 @@ def test_corrupt_binary_formats() -> None:
 def test_file_over_the_size_limit_says_both_sizes() -> None:
     report = read_dataset("f.csv", b"question,answer\n" + b"q,a\n" * 600, size_limit_bytes=1024)
     assert codes(report) == ["file_too_large"]
-    assert report.problems[0].message == (
-        "The file is 2.4 KB, over the size limit of 1 KB"
-    )
+    assert report.problems[0].message == ("The file is 2.4 KB, over the size limit of 1 KB")
     assert DEFAULT_SIZE_LIMIT_BYTES == 200 * 1024 * 1024
 
 
