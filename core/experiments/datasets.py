@@ -233,7 +233,7 @@ def _mapping_problems(
     return problems
 
 
-def _check_rows(table: _Table, mapping: ColumnMapping) -> tuple[list[str], list[ImportProblem]]:
+def _check_rows(table: _Table, mapping: ColumnMapping) -> tuple[Column, list[ImportProblem]]:
     """The items' ids, and the per-row problems: empty input/output/id, duplicate ids."""
     frame, word = table.frame, table.field_word
     problems: list[ImportProblem] = []
@@ -261,12 +261,24 @@ def _check_rows(table: _Table, mapping: ColumnMapping) -> tuple[list[str], list[
         mapping.id,
     )
     problems += _duplicate_ids(table, ids, empty, mapping.id)
-    return ids.tolist(), problems
+    return _column(ids), problems
+
+
+def _all_distinct(ids: pd.Series) -> bool:
+    """A quick hash-based check (pyarrow) before the slower search for the repeated ids."""
+    chunked = _arrow_text(ids)
+    if chunked is None:
+        return False
+    import pyarrow.compute as pc
+
+    return len(pc.unique(chunked)) == len(ids)
 
 
 def _duplicate_ids(
     table: _Table, ids: pd.Series, empty: np.ndarray, column: str
 ) -> list[ImportProblem]:
+    if _all_distinct(ids):
+        return []
     duplicated = ids.duplicated(keep=False).to_numpy(dtype=bool, copy=True)
     duplicated[empty] = False
     if not duplicated.any():
@@ -286,41 +298,58 @@ def _duplicate_ids(
     return _capped(problems, "duplicate_id", "more ids appear more than once")
 
 
+Column = list[Any] | pd.Series
+"""Mapped values: a list, or (for CSV text columns) the pyarrow-backed Series itself, turned
+into Python strings only when the items are built."""
+
+
 @dataclass(frozen=True, slots=True)
 class _ItemColumns:
     """The mapped values, column by column (items are built from them only when needed)."""
 
-    ids: list[str]
-    inputs: list[Any]
-    outputs: list[Any]
-    truths: list[Any]
-    metadata: dict[str, list[Any]]
+    ids: Column
+    inputs: Column
+    outputs: Column
+    truths: Column
+    metadata: dict[str, Column]
 
 
-def _item_columns(table: _Table, mapping: ColumnMapping, ids: list[str]) -> _ItemColumns:
+def _item_columns(table: _Table, mapping: ColumnMapping, ids: Column) -> _ItemColumns:
     frame = table.frame
     if mapping.ground_truth is None:
-        truths: list[Any] = [None] * len(frame)
+        truths: Column = [None] * len(frame)
     else:
         column = frame[mapping.ground_truth]
-        truths = [
-            None if e else v for v, e in zip(_plain_list(column), _empty_mask(column), strict=True)
-        ]
+        empty = _empty_mask(column)
+        if not empty.any() and _arrow_text(column) is not None:
+            truths = column
+        else:
+            truths = [None if e else v for v, e in zip(_plain_list(column), empty, strict=True)]
     return _ItemColumns(
         ids=ids,
-        inputs=_plain_list(frame[mapping.input]),
-        outputs=_plain_list(frame[mapping.output]),
+        inputs=_column(frame[mapping.input]),
+        outputs=_column(frame[mapping.output]),
         truths=truths,
         metadata=_metadata_columns(frame, mapping.metadata),
     )
 
 
+def _column(series: pd.Series) -> Column:
+    """The Series itself when it holds only text in pyarrow (cheap to hash, converted later),
+    else its values as plain Python."""
+    return series if _arrow_text(series) is not None else _plain_list(series)
+
+
+def _values(column: Column) -> list[Any]:
+    return column.tolist() if isinstance(column, pd.Series) else column
+
+
 def _metadata_columns(frame: pd.DataFrame, names: list[str]) -> dict[str, list[Any]]:
     """Metadata values by name. A column named `metadata` holding objects (Mastra's item shape)
     is spread into its keys; a key that clashes with a column is kept as `metadata.<key>`."""
-    columns = {c: _plain_list(frame[c]) for c in dict.fromkeys(names)}
+    columns = {c: _column(frame[c]) for c in dict.fromkeys(names)}
     nested = columns.get("metadata")
-    if nested is None or not all(v is None or isinstance(v, dict) for v in nested):
+    if not isinstance(nested, list) or not all(v is None or isinstance(v, dict) for v in nested):
         return columns
     del columns["metadata"]
     keys = list(dict.fromkeys(k for value in nested if value for k in value))
@@ -332,8 +361,9 @@ def _metadata_columns(frame: pd.DataFrame, names: list[str]) -> dict[str, list[A
 
 def _items(columns: _ItemColumns) -> list[DatasetItem]:
     names = list(columns.metadata)
-    values = list(columns.metadata.values())
-    rows = zip(*values, strict=True) if values else ((),) * len(columns.ids)
+    values = [_values(c) for c in columns.metadata.values()]
+    ids = _values(columns.ids)
+    rows = zip(*values, strict=True) if values else ((),) * len(ids)
     return [
         DatasetItem(
             id=item_id,
@@ -343,25 +373,92 @@ def _items(columns: _ItemColumns) -> list[DatasetItem]:
             metadata=dict(zip(names, row, strict=True)),
         )
         for item_id, item_input, item_output, truth, row in zip(
-            columns.ids, columns.inputs, columns.outputs, columns.truths, rows, strict=True
+            ids,
+            _values(columns.inputs),
+            _values(columns.outputs),
+            _values(columns.truths),
+            rows,
+            strict=True,
         )
     ]
 
 
 def _fingerprint(columns: _ItemColumns) -> str:
-    """sha256 of the canonical JSON of the items, laid out column by column: the same content
-    gives the same value whatever the file format (`dataset_fingerprint` of the items)."""
-    canonical = {
-        "id": columns.ids,
-        "input": columns.inputs,
-        "output": columns.outputs,
-        "groundTruth": columns.truths,
-        "metadata": columns.metadata,
-    }
+    """sha256 over a canonical form of the items, column by column, so the same content gives
+    the same value whatever the file format (and `dataset_fingerprint` of the items agrees).
+
+    Each column is its JSON-quoted name, then either `S` + the UTF-8 byte length of every value
+    (int64 little-endian, -1 for None) + the values' UTF-8 bytes back to back, when it holds
+    only text and None; or `J` + its canonical JSON (sorted keys, no spaces).
+    """
+    digest = hashlib.sha256()
+    named = [
+        ("id", columns.ids),
+        ("input", columns.inputs),
+        ("output", columns.outputs),
+        ("groundTruth", columns.truths),
+        *sorted(columns.metadata.items()),
+    ]
+    for name, column in named:
+        digest.update(json.dumps(name).encode() + b"\n")
+        if isinstance(column, pd.Series) and _hash_arrow_text(digest, column):
+            continue
+        _hash_values(digest, _values(column))
+    return digest.hexdigest()
+
+
+def _hash_values(digest: Any, values: list[Any]) -> None:
+    if all(v is None or type(v) is str for v in values):
+        texts = [v for v in values if v is not None]
+        joined = "".join(texts)
+        body = joined.encode("utf-8")
+        if len(body) == len(joined):  # ASCII: character and byte lengths agree
+            lengths = [-1 if v is None else len(v) for v in values]
+        else:
+            lengths = [-1 if v is None else len(v.encode("utf-8")) for v in values]
+        digest.update(b"S")
+        digest.update(np.asarray(lengths, dtype="<i8").tobytes())
+        digest.update(body)
+        return
+    digest.update(b"J")
     text = json.dumps(
-        canonical, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str
+        values, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str
     )
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    digest.update(text.encode("utf-8"))
+
+
+def _hash_arrow_text(digest: Any, series: pd.Series) -> bool:
+    """The `S` form straight from pyarrow's buffers (no Python strings); False when the
+    column is not plain pyarrow text without nulls."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    chunked = _arrow_text(series)
+    if chunked is None:
+        return False
+    width = {pa.string(): np.int32, pa.large_string(): np.int64}.get(chunked.type)
+    if width is None:
+        return False
+    lengths = pc.binary_length(chunked).to_numpy().astype("<i8")
+    digest.update(b"S")
+    digest.update(lengths.tobytes())
+    for chunk in chunked.chunks:
+        offsets = np.frombuffer(chunk.buffers()[1], dtype=width)
+        start = int(offsets[chunk.offset])
+        end = int(offsets[chunk.offset + len(chunk)])
+        digest.update(memoryview(chunk.buffers()[2])[start:end])
+    return True
+
+
+def _arrow_text(series: pd.Series) -> Any:
+    """The pyarrow ChunkedArray behind a text Series without nulls, else None."""
+    array = series.array
+    if series.dtype == object or not hasattr(array, "__arrow_array__"):
+        return None
+    if not pd.api.types.is_string_dtype(series.dtype) or series.hasnans:
+        return None
+    chunked = array.__arrow_array__()
+    return chunked if hasattr(chunked, "chunks") else None
 
 
 def _listed(
@@ -409,16 +506,19 @@ def _listed_rows(
 def _read_csv(data: bytes, sep: str | None = None) -> _Table:
     """CSV through pyarrow's parser (fast, every value kept as text); a file it finds malformed
     is read again with the csv module to say which rows and lines are wrong."""
-    text = _decode(data)
-    if not text.strip():
+    raw = _utf8_bytes(data)
+    if not raw or raw.isspace():
         raise _Unreadable("empty_file", "The file is empty")
-    first_line = text.split("\n", 1)[0].rstrip("\r")
+    end = raw.find(b"\n")
+    first_line = _decode(raw[: end if end >= 0 else len(raw)]).rstrip("\r")
     sep = sep or _sniff_separator(first_line)
     header = next(csv.reader([first_line], delimiter=sep), [])
     names = [name if name.strip() else f"Unnamed: {n}" for n, name in enumerate(header)]
     problems = _header_problems(header)
-    frame = None if problems else _arrow_csv(text, data, sep, names)
+    frame = None if problems else _arrow_csv(raw, sep, names)
     if frame is None:
+        # Slow path, for files known to be bad: decoding names a bad byte and its line.
+        text = _decode(raw)
         problems = problems or _csv_structure_problems(text, sep, len(names))
         return _Table(
             names, pd.DataFrame(columns=names), _row_label, _row_number, "column", problems
@@ -438,8 +538,9 @@ def _row_number(index: int) -> int:
     return index + 1
 
 
-def _arrow_csv(text: str, data: bytes, sep: str, names: list[str]) -> pd.DataFrame | None:
-    """The rows as text columns, or None when pyarrow finds any malformed row."""
+def _arrow_csv(raw: bytes, sep: str, names: list[str]) -> pd.DataFrame | None:
+    """The rows as text columns, or None when pyarrow finds any malformed row (or bytes that
+    are not UTF-8)."""
     import pyarrow as pa
     import pyarrow.csv as pa_csv
 
@@ -449,9 +550,6 @@ def _arrow_csv(text: str, data: bytes, sep: str, names: list[str]) -> pd.DataFra
         invalid.append(row)
         return "skip"
 
-    raw = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
-    if raw is not data or not data.isascii():
-        raw = text.encode("utf-8")  # BOM removed, or UTF-16 turned into UTF-8
     try:
         table = pa_csv.read_csv(
             io.BytesIO(raw),
@@ -651,6 +749,13 @@ def _records_table(
 
 
 # ---- CSV details ----
+
+
+def _utf8_bytes(data: bytes) -> bytes:
+    """The file as UTF-8 bytes without a BOM (UTF-16 files are converted)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return _decode(data).encode("utf-8")
+    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
 
 
 def _decode(data: bytes) -> str:
