@@ -34,7 +34,6 @@ from core.scorers._text import ScorerInputError, message_text, tool_invocations
 __all__ = [
     "CONTEXT_EXTRACTOR_OPTION",
     "CONTEXT_OPTION",
-    "MODEL_OPTION",
     "Claims",
     "ContextScorerOptions",
     "ExtractedContextOptions",
@@ -54,6 +53,7 @@ __all__ = [
     "format_score",
     "item_value",
     "judge_for",
+    "messages_of",
     "missing_context",
     "numbered",
     "reason_prompt",
@@ -180,7 +180,8 @@ def build_options(
 ) -> Options:
     """The options object: defaults, then `options`, then keyword `overrides` (later wins).
 
-    Fields absent from `options` keep their defaults (nested option groups too)."""
+    Fields absent from `options`, or given as None, keep their defaults (nested option
+    groups too)."""
     if options is None:
         values: dict[str, Any] = {}
     elif isinstance(options, model):
@@ -194,6 +195,7 @@ def build_options(
             f"not {type(options).__name__}",
         )
     values.update(_by_name(model, overrides))
+    values = {key: value for key, value in values.items() if value is not None}
     try:
         return model.model_validate(values)
     except ValidationError as error:
@@ -244,6 +246,11 @@ def _items(value: Any, side: str) -> list[Any]:
     raise ScorerInputError(
         f"{side} must be a string, a message dict or a list of these; got {_describe(value)}"
     )
+
+
+def messages_of(value: Any, side: str = "output") -> list[Any]:
+    """The messages of a side (strings and message dicts), refusing unreadable shapes."""
+    return _items(value, side)
 
 
 def text_of(item: str | Mapping[str, Any]) -> str:
@@ -510,14 +517,6 @@ def format_score(value: float) -> str:
 
 
 # --- catalog -------------------------------------------------------------------------------
-
-MODEL_OPTION = ScorerOption(
-    "model",
-    "judge",
-    "The judge: a litellm model string (e.g. 'openai/gpt-4o-mini') or a JudgeConfig; the"
-    " scorer's own instructions are used when the JudgeConfig has none.",
-    required=True,
-)
 
 
 def scale_option(default: float = 1.0) -> ScorerOption:

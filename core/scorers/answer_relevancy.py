@@ -15,7 +15,6 @@ from pydantic import BaseModel, Field
 
 from core.judge import JudgeConfig, PromptStep
 from core.scorers._judge_common import (
-    MODEL_OPTION,
     ScorerOptions,
     as_json,
     assistant_message,
@@ -224,7 +223,6 @@ CATALOG_ENTRY = PrebuiltScorer(
     create_answer_relevancy_scorer,
     calls_judge=True,
     options=(
-        MODEL_OPTION,
         ScorerOption(
             "uncertainty_weight", "float", 'What an "unsure" verdict counts for.', default=0.3
         ),

@@ -25,7 +25,6 @@ from pydantic import BaseModel, Field, field_validator
 
 from core.judge import JudgeConfig, PromptStep
 from core.scorers._judge_common import (
-    MODEL_OPTION,
     MissingInputError,
     ScorerOptions,
     as_json,
@@ -299,7 +298,6 @@ CATALOG_ENTRY = PrebuiltScorer(
     create_answer_similarity_scorer,
     calls_judge=True,
     options=(
-        MODEL_OPTION,
         ScorerOption(
             "require_ground_truth",
             "bool",

@@ -16,7 +16,6 @@ from pydantic import BaseModel, Field
 
 from core.judge import JudgeConfig, PromptStep
 from core.scorers._judge_common import (
-    MODEL_OPTION,
     ScorerOptions,
     as_json,
     assistant_message,
@@ -196,5 +195,5 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_bias_scorer,
     calls_judge=True,
-    options=(MODEL_OPTION, scale_option()),
+    options=(scale_option(),),
 )

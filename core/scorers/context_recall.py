@@ -21,7 +21,6 @@ from core.judge import JudgeConfig, PromptStep
 from core.scorers._judge_common import (
     CONTEXT_EXTRACTOR_OPTION,
     CONTEXT_OPTION,
-    MODEL_OPTION,
     Claims,
     ExtractedContextOptions,
     MissingInputError,
@@ -226,5 +225,5 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_context_recall_scorer,
     calls_judge=True,
-    options=(MODEL_OPTION, CONTEXT_OPTION, CONTEXT_EXTRACTOR_OPTION, scale_option()),
+    options=(CONTEXT_OPTION, CONTEXT_EXTRACTOR_OPTION, scale_option()),
 )

@@ -27,7 +27,6 @@ from core.judge import JudgeConfig, PromptStep
 from core.scorers._judge_common import (
     CONTEXT_EXTRACTOR_OPTION,
     CONTEXT_OPTION,
-    MODEL_OPTION,
     ExtractedContextOptions,
     ScorerOptions,
     as_json,
@@ -276,7 +275,6 @@ CATALOG_ENTRY = PrebuiltScorer(
     create_context_relevance_scorer_llm,
     calls_judge=True,
     options=(
-        MODEL_OPTION,
         CONTEXT_OPTION,
         CONTEXT_EXTRACTOR_OPTION,
         ScorerOption(

@@ -19,7 +19,6 @@ from typing import Any
 from core.judge import JudgeConfig, PromptStep
 from core.scorers._judge_common import (
     CONTEXT_OPTION,
-    MODEL_OPTION,
     Claims,
     ContextScorerOptions,
     Verdicts,
@@ -197,5 +196,5 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_faithfulness_scorer,
     calls_judge=True,
-    options=(MODEL_OPTION, CONTEXT_OPTION, scale_option()),
+    options=(CONTEXT_OPTION, scale_option()),
 )

@@ -22,7 +22,6 @@ from pydantic import BaseModel
 from core.judge import JudgeConfig, PromptStep
 from core.scorers._judge_common import (
     CONTEXT_OPTION,
-    MODEL_OPTION,
     Claims,
     ContextScorerOptions,
     as_json,
@@ -230,7 +229,6 @@ CATALOG_ENTRY = PrebuiltScorer(
     create_hallucination_scorer,
     calls_judge=True,
     options=(
-        MODEL_OPTION,
         CONTEXT_OPTION,
         ScorerOption(
             "get_context",

@@ -16,7 +16,6 @@ from pydantic import BaseModel, Field
 from core.errors import ScorerConfigError
 from core.judge import JudgeConfig, PromptStep
 from core.scorers._judge_common import (
-    MODEL_OPTION,
     ScorerOptions,
     assistant_turns,
     build_options,
@@ -155,7 +154,6 @@ CATALOG_ENTRY = PrebuiltScorer(
     create_multi_turn_judge_scorer,
     calls_judge=True,
     options=(
-        MODEL_OPTION,
         ScorerOption("criterion", "str", "What the assistant's turns must achieve.", required=True),
         scale_option(),
     ),

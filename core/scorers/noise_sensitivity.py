@@ -26,7 +26,6 @@ from pydantic import BaseModel, Field, field_validator
 
 from core.judge import JudgeConfig, PromptStep
 from core.scorers._judge_common import (
-    MODEL_OPTION,
     MissingInputError,
     ScorerOptions,
     as_json,
@@ -272,7 +271,6 @@ CATALOG_ENTRY = PrebuiltScorer(
     create_noise_sensitivity_scorer_llm,
     calls_judge=True,
     options=(
-        MODEL_OPTION,
         ScorerOption(
             "baseline_response",
             "str",

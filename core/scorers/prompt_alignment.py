@@ -25,7 +25,6 @@ from pydantic import BaseModel, Field
 
 from core.judge import JudgeConfig, PromptStep
 from core.scorers._judge_common import (
-    MODEL_OPTION,
     MissingInputError,
     ScorerOptions,
     as_json,
@@ -334,7 +333,6 @@ CATALOG_ENTRY = PrebuiltScorer(
     create_prompt_alignment_scorer_llm,
     calls_judge=True,
     options=(
-        MODEL_OPTION,
         ScorerOption(
             "evaluation_mode",
             "str",

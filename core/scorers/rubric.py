@@ -22,7 +22,6 @@ from pydantic import BaseModel, Field, ValidationError
 from core.errors import ScorerConfigError
 from core.judge import JudgeConfig, PromptStep
 from core.scorers._judge_common import (
-    MODEL_OPTION,
     ScorerOptions,
     assistant_message,
     build_options,
@@ -150,6 +149,7 @@ def _rubric_lines(criteria: list[RubricCriterion]) -> str:
 
 def _analyze_prompt(criteria: list[RubricCriterion] | None) -> Any:
     def create_prompt(ctx: StepContext) -> str:
+        response = assistant_message(ctx.run.output)  # refuses an unreadable output early
         rubric = _resolve(criteria, ctx.run)
         if not rubric:
             return (
@@ -182,7 +182,7 @@ def _analyze_prompt(criteria: list[RubricCriterion] | None) -> Any:
                 'only."}',
                 tagged("rubric", _rubric_lines(rubric)),
                 tagged("task", user_message(ctx.run.input) or "(not given)"),
-                tagged("response", assistant_message(ctx.run.output)),
+                tagged("response", response),
             ]
         )
 
@@ -261,7 +261,6 @@ CATALOG_ENTRY = PrebuiltScorer(
     create_rubric_scorer,
     calls_judge=True,
     options=(
-        MODEL_OPTION,
         ScorerOption(
             "criteria",
             "str",

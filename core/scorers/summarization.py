@@ -22,7 +22,6 @@ from pydantic import BaseModel, Field
 
 from core.judge import JudgeConfig, PromptStep
 from core.scorers._judge_common import (
-    MODEL_OPTION,
     MissingInputError,
     ScorerOptions,
     as_json,
@@ -290,7 +289,6 @@ CATALOG_ENTRY = PrebuiltScorer(
     create_summarization_scorer,
     calls_judge=True,
     options=(
-        MODEL_OPTION,
         ScorerOption(
             "source", "str", "The source text for every item; else each item's input.", None
         ),

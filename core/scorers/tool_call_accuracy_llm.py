@@ -19,11 +19,11 @@ from pydantic import BaseModel, Field
 from core.errors import ScorerConfigError
 from core.judge import JudgeConfig, PromptStep
 from core.scorers._judge_common import (
-    MODEL_OPTION,
     MissingInputError,
     as_json,
     assistant_message,
     judge_for,
+    messages_of,
     reason_prompt,
     round_to_two_decimals,
     tagged,
@@ -77,9 +77,8 @@ class ToolAnalysis(BaseModel):
 def tool_calls(output: Any) -> list[dict[str, Any]]:
     """The tool calls of the output messages, in order: `toolName`, `toolCallId`,
     `messageIndex`, `invocationIndex`, `args`."""
-    messages = output if isinstance(output, list) else [output]
     calls: list[dict[str, Any]] = []
-    for message_index, message in enumerate(messages):
+    for message_index, message in enumerate(messages_of(output)):
         if not isinstance(message, Mapping):
             continue
         for invocation_index, invocation in enumerate(tool_invocations([message])):
@@ -253,7 +252,6 @@ CATALOG_ENTRY = PrebuiltScorer(
     create_tool_call_accuracy_scorer_llm,
     calls_judge=True,
     options=(
-        MODEL_OPTION,
         ScorerOption(
             "available_tools",
             "list[dict]",

@@ -15,7 +15,6 @@ from pydantic import Field
 
 from core.judge import JudgeConfig, PromptStep
 from core.scorers._judge_common import (
-    MODEL_OPTION,
     ScorerOptions,
     Verdicts,
     as_json,
@@ -160,5 +159,5 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_toxicity_scorer,
     calls_judge=True,
-    options=(MODEL_OPTION, scale_option()),
+    options=(scale_option(),),
 )

@@ -27,7 +27,6 @@ from pydantic import BaseModel, Field
 
 from core.judge import JudgeConfig, PromptStep
 from core.scorers._judge_common import (
-    MODEL_OPTION,
     as_json,
     item_value,
     judge_for,
@@ -37,7 +36,7 @@ from core.scorers._judge_common import (
     user_message,
 )
 from core.scorers._registry import PrebuiltScorer, ScorerOption
-from core.scorers._text import tool_invocations
+from core.scorers._text import ScorerInputError, tool_invocations
 from core.scoring import Scorer, StepContext, create_scorer
 
 __all__ = [
@@ -102,7 +101,7 @@ def _is_message(item: Any) -> bool:
     return isinstance(item, Mapping) and ("role" in item or "content" in item)
 
 
-def _steps(value: Any) -> list[Any] | str:
+def _steps(value: Any, side: str) -> list[Any] | str:
     """The steps of a trajectory value, or its text when it is a description."""
     if value is None:
         return []
@@ -113,9 +112,9 @@ def _steps(value: Any) -> list[Any] | str:
     if isinstance(value, Mapping):
         value = [value]
     if not isinstance(value, Sequence):
-        raise TypeError(
-            "a trajectory must be a text, {'steps': [...]}, a list of steps or a list of "
-            f"messages; got {type(value).__name__}"
+        raise ScorerInputError(
+            f"{side} must be a string (a description of the steps), {{'steps': [...]}}, a list "
+            f"of steps or a list of messages; got {type(value).__name__} {value!r:.60}"
         )
     if value and all(_is_message(item) for item in value):
         return [
@@ -150,9 +149,9 @@ def _step_line(step: Any, label: str) -> list[str]:
     return lines
 
 
-def format_trajectory(value: Any) -> tuple[str, int]:
+def format_trajectory(value: Any, side: str = "output") -> tuple[str, int]:
     """A trajectory as numbered lines, and its number of top-level steps (0 for a text)."""
-    steps = _steps(value)
+    steps = _steps(value, side)
     if isinstance(steps, str):
         return steps, 0
     if not steps:
@@ -171,7 +170,11 @@ def _preprocess(expected_trajectory: Any) -> Any:
             expected_value = item_value(ctx.run.request_context, "expectedTrajectory")
         if expected_value is None:
             expected_value = ctx.run.ground_truth
-        expected = None if expected_value is None else format_trajectory(expected_value)[0]
+        expected = (
+            None
+            if expected_value is None
+            else format_trajectory(expected_value, "expected trajectory")[0]
+        )
         return {
             "actualTrajectory": actual,
             "actualStepCount": actual_count,
@@ -274,7 +277,6 @@ CATALOG_ENTRY = PrebuiltScorer(
     create_trajectory_accuracy_scorer_llm,
     calls_judge=True,
     options=(
-        MODEL_OPTION,
         ScorerOption(
             "expected_trajectory",
             "list[dict]",

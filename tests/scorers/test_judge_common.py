@@ -67,6 +67,10 @@ def test_partial_options_merge_with_defaults() -> None:
     assert (merged.scale, merged.uncertainty_weight) == (3, 0.1)
 
 
+def test_none_means_the_default() -> None:
+    assert build_options(_Options, {"scale": None}, {"uncertainty_weight": None}, "s") == _Options()
+
+
 def test_keyword_values_win_over_options() -> None:
     assert build_options(_Options, {"scale": 2}, {"scale": 5}, "s").scale == 5
 
