@@ -15,18 +15,35 @@ entries to `_ENTRIES` below.
 from __future__ import annotations
 
 from core.scorers import checks
+from core.scorers._llm_catalog import LLM_SCORERS
 from core.scorers._registry import PrebuiltScorer, ScorerOption, build_catalog
 from core.scorers._text import ScorerInputError
+from core.scorers.answer_relevancy import create_answer_relevancy_scorer
+from core.scorers.answer_similarity import create_answer_similarity_scorer
+from core.scorers.bias import create_bias_scorer
 from core.scorers.completeness import DESCRIPTION as _COMPLETENESS
 from core.scorers.completeness import create_completeness_scorer
 from core.scorers.content_similarity import DESCRIPTION as _CONTENT_SIMILARITY
 from core.scorers.content_similarity import create_content_similarity_scorer
+from core.scorers.context_precision import create_context_precision_scorer
+from core.scorers.context_recall import create_context_recall_scorer
+from core.scorers.context_relevance import create_context_relevance_scorer_llm
+from core.scorers.faithfulness import create_faithfulness_scorer
+from core.scorers.hallucination import create_hallucination_scorer
 from core.scorers.keyword_coverage import DESCRIPTION as _KEYWORD_COVERAGE
 from core.scorers.keyword_coverage import create_keyword_coverage_scorer
+from core.scorers.multi_turn_judge import create_multi_turn_judge_scorer
+from core.scorers.noise_sensitivity import create_noise_sensitivity_scorer_llm
+from core.scorers.prompt_alignment import create_prompt_alignment_scorer_llm
+from core.scorers.rubric import create_rubric_scorer
+from core.scorers.summarization import create_summarization_scorer
 from core.scorers.textual_difference import DESCRIPTION as _TEXTUAL_DIFFERENCE
 from core.scorers.textual_difference import create_textual_difference_scorer
 from core.scorers.tone import DESCRIPTION as _TONE
 from core.scorers.tone import create_tone_scorer
+from core.scorers.tool_call_accuracy_llm import create_tool_call_accuracy_scorer_llm
+from core.scorers.toxicity import create_toxicity_scorer
+from core.scorers.trajectory_accuracy_llm import create_trajectory_accuracy_scorer_llm
 
 __all__ = [
     "PREBUILT",
@@ -34,11 +51,27 @@ __all__ = [
     "ScorerInputError",
     "ScorerOption",
     "checks",
+    "create_answer_relevancy_scorer",
+    "create_answer_similarity_scorer",
+    "create_bias_scorer",
     "create_completeness_scorer",
     "create_content_similarity_scorer",
+    "create_context_precision_scorer",
+    "create_context_recall_scorer",
+    "create_context_relevance_scorer_llm",
+    "create_faithfulness_scorer",
+    "create_hallucination_scorer",
     "create_keyword_coverage_scorer",
+    "create_multi_turn_judge_scorer",
+    "create_noise_sensitivity_scorer_llm",
+    "create_prompt_alignment_scorer_llm",
+    "create_rubric_scorer",
+    "create_summarization_scorer",
     "create_textual_difference_scorer",
     "create_tone_scorer",
+    "create_tool_call_accuracy_scorer_llm",
+    "create_toxicity_scorer",
+    "create_trajectory_accuracy_scorer_llm",
 ]
 
 _IGNORE_CASE = ScorerOption("ignore_case", "bool", "Compare case-insensitively.", default=True)
@@ -221,7 +254,7 @@ _CHECKS = [
 ]
 
 # The catalog. Other scorer families register by adding their entries to this list.
-_ENTRIES: list[PrebuiltScorer] = [*_CODE_SCORERS, *_CHECKS]
+_ENTRIES: list[PrebuiltScorer] = [*_CODE_SCORERS, *_CHECKS, *LLM_SCORERS]
 
 PREBUILT: dict[str, PrebuiltScorer] = build_catalog(_ENTRIES)
 """Prebuilt scorer id -> catalog entry (factory, name, description, calls_judge, options)."""

@@ -21,6 +21,9 @@ _REQUIRED_ARGUMENTS = {
     "checks.maxToolCalls": {"limit": 2},
 }
 
+# The entries that run without a judge; the LLM-judge ones are tested in test_llm_catalog.py.
+NO_JUDGE_IDS = sorted(scorer_id for scorer_id, entry in PREBUILT.items() if not entry.calls_judge)
+
 CODE_SCORER_IDS = {
     "keyword-coverage-scorer",
     "completeness-scorer",
@@ -35,7 +38,7 @@ def test_code_scorers_are_registered_without_a_judge() -> None:
     assert not any(PREBUILT[scorer_id].calls_judge for scorer_id in CODE_SCORER_IDS)
 
 
-@pytest.mark.parametrize("scorer_id", sorted(PREBUILT))
+@pytest.mark.parametrize("scorer_id", NO_JUDGE_IDS)
 def test_entry_builds_its_scorer(scorer_id: str) -> None:
     entry = PREBUILT[scorer_id]
     assert entry.id == scorer_id and entry.name and entry.description
@@ -59,7 +62,7 @@ def _build(scorer_id: str) -> object:
     return PREBUILT[scorer_id].factory(**_REQUIRED_ARGUMENTS.get(scorer_id, {}))
 
 
-@pytest.mark.parametrize("scorer_id", sorted(PREBUILT))
+@pytest.mark.parametrize("scorer_id", NO_JUDGE_IDS)
 def test_plain_strings_and_message_lists_score_alike(scorer_id: str) -> None:
     scorer = _build(scorer_id)
     question, answer = "How does React handle state?", "React keeps state in hooks. Great!"
@@ -72,7 +75,7 @@ def test_plain_strings_and_message_lists_score_alike(scorer_id: str) -> None:
     assert messages.preprocess_step_result == plain.preprocess_step_result
 
 
-@pytest.mark.parametrize("scorer_id", sorted(PREBUILT))
+@pytest.mark.parametrize("scorer_id", NO_JUDGE_IDS)
 def test_bad_output_names_the_problem(scorer_id: str) -> None:
     with pytest.raises(ScorerRunError) as caught:
         _build(scorer_id).run_sync(input="question", output=42)
