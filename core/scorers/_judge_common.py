@@ -446,7 +446,8 @@ def reason_prompt(
     """The prompt of a reason step: explain a computed score from the findings behind it."""
     return "\n\n".join(
         [
-            f"Below is a {metric} score and the findings it was computed from. Write a short "
+            f"Below are the {metric} score of a response and the findings it was computed "
+            "from. Write a short "
             "explanation of the score for someone reading an evaluation report.",
             "Rules:\n"
             f'- Begin with "The score is {format_score(score)} because".\n'

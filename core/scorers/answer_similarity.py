@@ -196,8 +196,9 @@ def _analyze_prompt(ctx: StepContext) -> str:
             '- "semantic": the response states the same meaning in other words.\n'
             '- "partial": the response states part of it, or a vaguer version of it.\n'
             '- "missing": the response does not state it ("outputUnit" is null).',
-            f"Give one match for each of the {len(units['groundTruthUnits'])} expected-answer "
-            'units, in order: "groundTruthUnit", "outputUnit" (the matching response unit, or '
+            "Give one match per expected-answer unit, in order "
+            f"({len(units['groundTruthUnits'])} in total): "
+            '"groundTruthUnit", "outputUnit" (the matching response unit, or '
             'null), "matchType", "explanation" (one short sentence). Then list in '
             '"extraInOutput" the response units that match no expected unit, and in '
             '"contradictions" each response unit that contradicts an expected unit '

@@ -126,7 +126,7 @@ def _analyze_prompt(ctx: StepContext) -> str:
             '- "no": the piece is off-topic, or it is background that does not contribute to '
             "this response, even if it is on the same subject. Be strict: when in doubt, "
             '"no".',
-            f"Give one verdict per piece, for all {len(context)} pieces in index order. Each "
+            f"Give one verdict per piece, in index order ({len(context)} in total). Each "
             'verdict has "context_index" (the piece\'s index, from 0), "verdict" ("yes" or '
             '"no", in lower case) and "reason" (one short sentence).',
             'Answer with JSON: {"verdicts": [{"context_index": 0, "verdict": "yes", '

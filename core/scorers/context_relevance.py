@@ -155,7 +155,7 @@ def _analyze_prompt(ctx: StepContext) -> str:
     context = ctx.results.preprocess_step_result["context"]
     if context:
         pieces = (
-            f"Rate all {len(context)} pieces, in index order. For each give "
+            f"Rate every piece, in index order ({len(context)} in total). For each give "
             '"context_index" (from 0), "contextPiece" (the piece, copied or shortened), '
             '"relevanceLevel", "wasUsed" and "reasoning" (one short sentence).'
         )

@@ -256,8 +256,8 @@ def _analyze_prompt(settings: PromptAlignmentOptions) -> Any:
             '"..."}'
         )
         parts.append(_EXAMPLE)
-        if mode != "user" and system:
-            parts.append(tagged("system_prompt", system))
+        if mode != "user":
+            parts.append(tagged("system_prompt", system or "(none: judge the user's prompt)"))
         if mode != "system" or user:
             parts.append(tagged("user_prompt", user or "(none)"))
         history = _history(ctx.run.input, settings.include_conversation_history)

@@ -46,7 +46,7 @@ def test_end_to_end(harness: Any) -> None:
     units, analyze, _ = harness.server.prompts()
     assert "<response>\nParis.\n</response>" in units
     assert "about 2 million inhabitants." in units
-    assert "2M people" in analyze and "each of the 2 expected-answer" in analyze
+    assert "2M people" in analyze and "(2 in total)" in analyze
 
 
 def test_judge_faults(harness: Any) -> None:

@@ -32,7 +32,7 @@ def test_end_to_end(harness: Any) -> None:
     assert result.score == 0.83  # sorted: yes, no, yes -> (1/1 + 2/3) / 2
     assert result.preprocess_step_result == {"context": CONTEXT}
     analyze = harness.server.prompts()[0]
-    assert "[1] Gyms open at 6." in analyze and "all 3 pieces" in analyze
+    assert "[1] Gyms open at 6." in analyze and "(3 in total)" in analyze
     assert RUN["input"] in analyze and RUN["output"] in analyze
 
 

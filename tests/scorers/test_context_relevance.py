@@ -43,7 +43,7 @@ def test_end_to_end(harness: Any) -> None:
     assert result.score == 0.7  # (1 + 0.7) / 2 - 0.15
     assert result.analyze_step_result["evaluations"][0]["relevanceLevel"] == "high"
     analyze = harness.server.prompts()[0]
-    assert "[0] The museum opens at 9." in analyze and "all 2 pieces" in analyze
+    assert "[0] The museum opens at 9." in analyze and "(2 in total)" in analyze
 
 
 def test_judge_faults(harness: Any) -> None:

@@ -112,3 +112,9 @@ def test_out_of_range_ratings_are_refused(harness: Any) -> None:
     error = harness.fail(scorer, [json.dumps(bad)] * 2, **RUN)  # the answer, then the retry
     assert error.failed_step == "analyze"
     assert "completeness.score" in str(error)
+
+
+def test_both_mode_without_a_system_prompt_says_so(harness: Any) -> None:
+    scorer = create_prompt_alignment_scorer_llm(harness.judge)
+    assert harness.run(scorer, ANSWERS, input="Write about rain.", output="rain").score == 0.8
+    assert "<system_prompt>\n(none: judge the user's prompt)" in harness.server.prompts()[0]
