@@ -80,6 +80,17 @@ def _parser() -> argparse.ArgumentParser:
         metavar="ID",
         help="scorer id from `scorelab scorers`; options as ID='{\"key\": value}' (repeatable)",
     )
+    for role, what in (
+        ("input", "the input"),
+        ("output", "the output"),
+        ("ground-truth", "the ground truth"),
+        ("id", "the item ids"),
+    ):
+        run.add_argument(
+            f"--{role}-column",
+            metavar="COLUMN",
+            help=f"column holding {what} (default: detected from the column names)",
+        )
     run.add_argument("--judge-model", help="litellm model string for LLM-judge scorers")
     run.add_argument("--api-base", help="base URL of an OpenAI-compatible judge server")
     run.add_argument(
@@ -136,8 +147,14 @@ def _run(arguments: argparse.Namespace) -> int:
     settings = dict(_setting(text) for text in arguments.judge_setting)
     data = _read_file(arguments.data)
     service = Service(arguments.database_url)
+    file_name = Path(arguments.data).name
     try:
-        dataset = service.import_dataset(Path(arguments.data).name, data, reuse_existing=True)
+        dataset = service.import_dataset(
+            file_name,
+            data,
+            mapping=_mapping(arguments, lambda: service.preview_import(file_name, data)),
+            reuse_existing=True,
+        )
     except DatasetImportError as error:
         raise CliError(_import_message(arguments.data, error)) from None
     try:
@@ -165,6 +182,33 @@ def _run(arguments: argparse.Namespace) -> int:
     if progress.status == "cancelled":
         return 130
     return 1 if any(not r["passed"] for r in results) else 0
+
+
+def _mapping(arguments: argparse.Namespace, read_preview: Any) -> Any:
+    """The mapping from --*-column options over the detected one; None when none is given."""
+    from core.records import ColumnMapping
+
+    given = {
+        "input": arguments.input_column,
+        "output": arguments.output_column,
+        "ground_truth": arguments.ground_truth_column,
+        "id": arguments.id_column,
+    }
+    if all(value is None for value in given.values()):
+        return None
+    preview = read_preview()
+    proposed = preview.proposed_mapping
+    roles = {
+        role: value if value is not None else getattr(proposed, role, None)
+        for role, value in given.items()
+    }
+    for role in ("input", "output"):
+        if roles[role] is None:
+            raise CliError(
+                f"{arguments.data}: no {role} column found; name it with --{role}-column"
+            )
+    used = {value for value in roles.values() if value is not None}
+    return ColumnMapping(**roles, metadata=[c for c in preview.columns if c not in used])
 
 
 def _follow(service: Any, experiment_id: str, *, show: bool) -> Any:

@@ -140,6 +140,51 @@ def test_failed_runs_are_reported_and_kept_in_the_json(env: dict[str, str], tmp_
     assert "output must be a string" in entry["error"]
 
 
+def test_columns_can_be_mapped_by_hand(env: dict[str, str], tmp_path: Path) -> None:
+    data = tmp_path / "custom.csv"
+    data.write_text("ask,reply,note\nWhat is up?,The sky,x\n")
+    missing = scorelab(env, "run", data, "--scorer", "tone-scorer")
+    assert_one_line_error(missing, "No input column found")
+    completed = scorelab(
+        env,
+        "run",
+        data,
+        "--scorer",
+        "tone-scorer",
+        "--input-column",
+        "ask",
+        "--output-column",
+        "reply",
+        "--json",
+        tmp_path / "r.json",
+    )
+    assert completed.returncode == 0, completed.stderr
+    item = json.loads((tmp_path / "r.json").read_text())["items"][0]
+    assert (item["input"], item["output"], item["metadata"]) == (
+        "What is up?",
+        "The sky",
+        {"note": "x"},
+    )
+    assert_one_line_error(
+        scorelab(env, "run", data, "--scorer", "tone-scorer", "--input-column", "ask"),
+        "name it with --output-column",
+    )
+    assert_one_line_error(
+        scorelab(
+            env,
+            "run",
+            data,
+            "--scorer",
+            "tone-scorer",
+            "--input-column",
+            "nope",
+            "--output-column",
+            "reply",
+        ),
+        "The mapping names column 'nope' as the input column",
+    )
+
+
 def test_scorers_lists_the_catalog(env: dict[str, str]) -> None:
     completed = scorelab(env, "scorers")
     assert completed.returncode == 0

@@ -21,6 +21,7 @@ from core.service import (
     ExperimentConfigError,
     NotFoundError,
     Service,
+    StorageError,
     get_service,
 )
 from core.testing import FakeJudge, Fault
@@ -358,3 +359,26 @@ def test_get_service_is_one_per_process(monkeypatch: pytest.MonkeyPatch, tmp_pat
     monkeypatch.setenv("SCORELAB_DATABASE_URL", f"sqlite:///{tmp_path / 'one.db'}")
     assert get_service() is get_service()
     assert get_service().store.url.endswith("one.db")
+
+
+def test_a_database_failure_stops_the_experiment_with_status_error(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = b"question,answer\n" + b"".join(b"q%d,a%d\n" % (n, n) for n in range(30))
+    dataset = service.import_dataset("many.csv", rows)
+
+    def broken(experiment_id: str, outcomes: Any) -> int:
+        raise StorageError("Could not store the scorer results: disk I/O error")
+
+    monkeypatch.setattr(service.store, "add_results", broken)
+    experiment_id = service.start_experiment(
+        ExperimentConfig(
+            dataset_id=dataset.id, scorers=[ScorerSpec(scorer_id="slow")], concurrency=1
+        )
+    )
+    final = service.wait(experiment_id, timeout=30)
+    assert final.status == "error"
+    assert final.error == "StorageError: Could not store the scorer results: disk I/O error"
+    assert final.done < 30  # stopped early, not after every run
+    info = service.get_experiment(experiment_id)
+    assert info.status == "error" and "disk I/O error" in (info.error or "")
