@@ -41,6 +41,7 @@ from core.records import (
     ScorerSpec,
     ScorerStepInfo,
 )
+from core.results import ScorerRunResult
 from core.scorers import PREBUILT, PrebuiltScorer
 from core.scoring import Scorer
 from core.storage import NotFoundError, StorageError, Store
@@ -275,6 +276,36 @@ class Service:
                 "(any litellm model string, e.g. openai/gpt-4o-mini)"
             )
         return _build(entry, spec.options, judge)
+
+    def try_scorer(
+        self,
+        spec: ScorerSpec,
+        *,
+        output: Any,
+        input: Any = None,
+        ground_truth: Any = None,
+        request_context: Any = None,
+        judge_model: str | None = None,
+        api_base: str | None = None,
+        judge_settings: Mapping[str, Any] | None = None,
+    ) -> ScorerRunResult:
+        """Run one catalog scorer on one input/output (the playground), blocking.
+
+        Raises ExperimentConfigError for a configuration that cannot work and ScorerRunError
+        when a step fails; nothing is stored.
+        """
+        config = ExperimentConfig(
+            dataset_id="playground",
+            scorers=[spec],
+            judge_model=judge_model,
+            api_base=api_base,
+            judge_settings=dict(judge_settings or {}),
+        )
+        judge = _judge_config(config) if judge_model else None
+        scorer = self.build_scorer(spec, judge)
+        return scorer.run_sync(
+            input=input, output=output, ground_truth=ground_truth, request_context=request_context
+        )
 
     def estimate_judge_calls(self, dataset_id: str, scorers: Sequence[str | ScorerSpec]) -> int:
         """Judge calls an experiment will make at least: items × prompt steps (the

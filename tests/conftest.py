@@ -56,3 +56,9 @@ def judge_config(judge_server: FakeJudge) -> JudgeConfig:
         api_key=JUDGE_API_KEY,
         model_settings={"num_retries": 0},
     )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the browser tests last: Playwright's sync API keeps an event loop running in the main
+    thread for as long as the browser lives, which async tests after it cannot share."""
+    items.sort(key=lambda item: "tests/browser/" in item.nodeid.replace("\\", "/"))

@@ -217,8 +217,13 @@ async def run_outcome(item: DatasetItem, scorer: Scorer) -> ScorerOutcome:
     """Run one scorer on one item; never raises for a scorer failure."""
     started = time.perf_counter()
     try:
+        # The item's other columns are its request context: a `context` column is what the
+        # faithfulness, hallucination and context-* scorers judge against.
         result = await scorer.run(
-            input=item.input, output=item.output, ground_truth=item.ground_truth
+            input=item.input,
+            output=item.output,
+            ground_truth=item.ground_truth,
+            request_context=item.metadata or None,
         )
     except asyncio.CancelledError:
         raise

@@ -12,6 +12,7 @@ through the real litellm path (HTTP, parsing, usage, errors) with no network. St
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import threading
 import time
@@ -22,7 +23,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from itertools import count
 from typing import Any
 
-__all__ = ["FakeJudge", "Fault", "Reply"]
+__all__ = ["FakeJudge", "Fault", "Reply", "answer_from_schema", "example_for_schema"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +57,58 @@ Responder = Callable[[dict[str, Any]], Answer]
 
 def _default_responder(_request: dict[str, Any]) -> Answer:
     return Reply('{"score": 1}')
+
+
+_SCHEMA_MARKER = "JSON schema:\n"
+
+
+def answer_from_schema(request: dict[str, Any]) -> Answer:
+    """A responder that answers any judge step validly: a minimal instance of the JSON schema
+    the request carries (as `response_format` or in the prompt), else a short free text."""
+    schema = _request_schema(request)
+    if schema is None:
+        return Reply("The output answers the question and is supported by the reference.")
+    return Reply(json.dumps(example_for_schema(schema, schema)))
+
+
+def _request_schema(request: dict[str, Any]) -> dict[str, Any] | None:
+    response_format = request.get("response_format") or {}
+    if isinstance(response_format, dict) and "json_schema" in response_format:
+        return response_format["json_schema"].get("schema")
+    prompt = next(
+        (m.get("content", "") for m in request.get("messages", []) if m.get("role") == "user"), ""
+    )
+    if isinstance(prompt, str) and _SCHEMA_MARKER in prompt:
+        try:
+            return json.loads(prompt.rsplit(_SCHEMA_MARKER, 1)[1])
+        except json.JSONDecodeError:
+            return None
+    return None
+
+
+def example_for_schema(schema: dict[str, Any], root: dict[str, Any]) -> Any:
+    """A small value valid against `schema` (local `$ref`s resolved against `root`)."""
+    if "$ref" in schema:
+        target: Any = root
+        for part in schema["$ref"].lstrip("#/").split("/"):
+            target = target[part]
+        return example_for_schema(target, root)
+    for combiner in ("anyOf", "oneOf", "allOf"):
+        if combiner in schema:
+            return example_for_schema(schema[combiner][0], root)
+    if "enum" in schema:
+        return schema["enum"][0]
+    if "const" in schema:
+        return schema["const"]
+    kind = schema.get("type", "object")
+    kind = kind[0] if isinstance(kind, list) else kind
+    if kind == "object":
+        properties = schema.get("properties", {})
+        return {name: example_for_schema(sub, root) for name, sub in properties.items()}
+    if kind == "array":
+        return [example_for_schema(schema.get("items", {}), root)]
+    samples = {"string": "yes", "number": 1, "integer": 1, "boolean": True, "null": None}
+    return samples.get(kind, "yes")
 
 
 class FakeJudge:
@@ -156,6 +209,8 @@ class FakeJudge:
 def _handler_for(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, as a real provider
+        # Without this, Nagle's algorithm holds each small reply back ~40 ms.
+        disable_nagle_algorithm = True
 
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -203,13 +258,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="A fake OpenAI-compatible judge on loopback")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--reply", default='{"score": 1}', help="content of every answer")
+    parser.add_argument(
+        "--from-schema",
+        action="store_true",
+        help="answer every step validly from the JSON schema it asks for (ignores --reply)",
+    )
     arguments = parser.parse_args()
-    judge = FakeJudge(lambda _request: Reply(arguments.reply), port=arguments.port)
+    responder: Responder = (
+        answer_from_schema if arguments.from_schema else lambda _request: Reply(arguments.reply)
+    )
+    judge = FakeJudge(responder, port=arguments.port)
     print(judge.url, flush=True)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         judge._server.serve_forever()
-    except KeyboardInterrupt:
-        pass
 
 
 if __name__ == "__main__":

@@ -1,0 +1,152 @@
+"""Datasets: upload a table, check the proposed column mapping and the validation report,
+import it; the stored datasets with their fingerprints."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pandas as pd
+import streamlit as st
+
+from core.records import ColumnMapping, ImportReport
+from core.service import DatasetImportError
+from pages.ui.services import service
+from pages.ui.widgets import age
+
+UPLOAD_KEY = "datasets.upload"
+NAME_KEY = "datasets.name"
+MAPPING_KEY = "datasets.mapping"  # prefix of the mapping selectboxes
+NONE = "(none)"
+ROLES = (("input", True), ("output", True), ("ground_truth", False), ("id", False))
+ROLE_LABELS = {"input": "Input", "output": "Output", "ground_truth": "Ground truth", "id": "Id"}
+
+
+def mapping_editor(report: ImportReport, file_key: str) -> ColumnMapping | None:
+    """Selectboxes for each role, starting from the proposed mapping."""
+    proposed = report.proposed_mapping
+    chosen: dict[str, str | None] = {}
+    columns = st.columns(len(ROLES))
+    for (role, required), column in zip(ROLES, columns, strict=True):
+        options = report.columns if required else [NONE, *report.columns]
+        default = getattr(proposed, role, None) if proposed else None
+        index = options.index(default) if default in options else 0
+        picked = column.selectbox(
+            ROLE_LABELS[role] + (" *" if required else ""),
+            options,
+            index=index,
+            key=f"{MAPPING_KEY}.{file_key}.{role}",
+        )
+        chosen[role] = None if picked == NONE else picked
+    if not chosen["input"] or not chosen["output"]:
+        return None
+    used = {value for value in chosen.values() if value}
+    metadata = [c for c in report.columns if c not in used]
+    st.caption("Other columns kept as metadata: " + (", ".join(metadata) if metadata else "none"))
+    return ColumnMapping(
+        id=chosen["id"],
+        input=chosen["input"],
+        output=chosen["output"],
+        ground_truth=chosen["ground_truth"],
+        metadata=metadata,
+    )
+
+
+def render_problems(report: ImportReport) -> None:
+    if report.ok:
+        st.success(
+            f"{report.row_count:,} rows ready to import · fingerprint `{report.fingerprint[:12]}`"
+        )
+        return
+    st.error(
+        f"{len(report.problems)} problem(s) found: nothing will be imported until they are "
+        "fixed (in the file, or with another column mapping)."
+    )
+    shown = report.problems[:200]
+    st.markdown("\n".join(f"- {problem.message}" for problem in shown))
+    if len(report.problems) > len(shown):
+        st.caption(f"… and {len(report.problems) - len(shown):,} more.")
+
+
+def render_upload() -> None:
+    st.subheader("Import a table")
+    upload = st.file_uploader(
+        "CSV, TSV, JSONL, JSON (an array of objects), Excel (.xlsx) or Parquet",
+        type=["csv", "tsv", "jsonl", "json", "xlsx", "parquet"],
+        key=UPLOAD_KEY,
+    )
+    if upload is None:
+        return
+    data = upload.getvalue()
+    file_key = hashlib.sha1(data).hexdigest()[:10]
+    shared = service()
+    report = shared.preview_import(upload.name, data)
+    if report.columns:
+        st.markdown("**Column mapping** (detected from the column names; change it if needed)")
+        mapping = mapping_editor(report, file_key)
+        if mapping is not None and mapping != report.mapping_used:
+            report = shared.preview_import(upload.name, data, mapping)
+    else:
+        mapping = None
+    render_problems(report)
+    if report.preview:
+        st.markdown("**Preview**")
+        st.dataframe(pd.DataFrame(report.preview), hide_index=True)
+    name = st.text_input("Dataset name", value=upload.name.rsplit(".", 1)[0], key=NAME_KEY)
+    if st.button("Import dataset", type="primary", disabled=not report.ok):
+        try:
+            info = shared.import_dataset(upload.name, data, name=name, mapping=mapping)
+        except DatasetImportError as error:
+            st.error(str(error))
+        else:
+            st.success(f"Imported **{info.name}**: {info.item_count:,} items.")
+
+
+def render_stored() -> None:
+    st.subheader("Stored datasets")
+    datasets = service().list_datasets()
+    if not datasets:
+        st.info("No dataset stored yet.")
+        return
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "Name": [d.name for d in datasets],
+                "File": [d.file_name for d in datasets],
+                "Format": [d.format for d in datasets],
+                "Items": [d.item_count for d in datasets],
+                "Fingerprint": [d.fingerprint[:12] for d in datasets],
+                "Imported": [age(d.created_at) for d in datasets],
+            }
+        ),
+        hide_index=True,
+    )
+    by_id = {d.id: d for d in datasets}
+    chosen = st.selectbox(
+        "Look inside", list(by_id), format_func=lambda i: by_id[i].name, key="datasets.inspect"
+    )
+    items = service().dataset_items(chosen)[:200]
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "id": [i.id for i in items],
+                "input": [str(i.input) for i in items],
+                "output": [str(i.output) for i in items],
+                "ground truth": [
+                    str(i.ground_truth) if i.ground_truth is not None else "" for i in items
+                ],
+            }
+        ),
+        hide_index=True,
+    )
+    if by_id[chosen].item_count > len(items):
+        st.caption(f"First {len(items)} of {by_id[chosen].item_count:,} items.")
+
+
+def main() -> None:
+    st.title("Datasets")
+    render_upload()
+    st.divider()
+    render_stored()
+
+
+main()

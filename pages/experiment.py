@@ -1,0 +1,200 @@
+"""Experiment detail: summary cards, score distributions, the per-item table with filters (kept
+in the URL), and the drill-down into one item's runs, step by step."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from core.records import ExperimentDetail, ExperimentInfo, ScorerOutcome
+from core.reporting import filter_items, item_outcomes, score_histograms, step_views
+from pages.ui import fmt, nav
+from pages.ui.data import ExperimentView, experiment_view
+from pages.ui.services import service
+from pages.ui.widgets import pick_experiment, running_experiments
+
+KEY = "experiment"
+PARAMS = {"scorers": "scorer", "low": "min", "high": "max", "failed": "failed", "search": "q"}
+TEXT_PREVIEW = 160
+
+
+def _param(name: str, default: str = "") -> str:
+    return st.query_params.get(PARAMS[name], default)
+
+
+def render_summary(info: ExperimentInfo, view: ExperimentView) -> None:
+    usage = view.usage_totals
+    duration = (
+        (info.finished_at - info.started_at).total_seconds()
+        if info.started_at and info.finished_at
+        else None
+    )
+    cards = st.columns(6)
+    cards[0].metric("Items", f"{info.total_items:,}")
+    cards[1].metric("Scorer runs", f"{info.done_runs:,} / {info.total_runs:,}")
+    cards[2].metric("Failed runs", f"{info.failed_runs:,}")
+    cards[3].metric("Judge tokens", fmt.tokens(usage.get("total_tokens", 0)))
+    cards[4].metric(
+        "Est. judge cost",
+        fmt.money(usage.get("est_cost_usd")),
+        help="An estimate from litellm's price table, not a bill.",
+    )
+    cards[5].metric("Duration", fmt.duration(duration))
+    means = st.columns(max(len(info.scorer_ids), 1))
+    for column, scorer_id in zip(means, info.scorer_ids, strict=False):
+        column.metric(f"mean · {scorer_id}", fmt.score(info.scores.get(scorer_id)))
+    st.caption(
+        f"Status **{info.status}** · dataset {info.dataset_name or info.dataset_id} "
+        f"(`{info.dataset_fingerprint[:12]}`) · judge {info.judge_model or 'none'}"
+    )
+
+
+def render_filters(scorer_ids: list[str]) -> dict:
+    """Filter widgets, initialised from the URL and written back to it."""
+    chosen_default = [s for s in _param("scorers").split(",") if s in scorer_ids]
+    left, middle, right = st.columns([2, 2, 1])
+    chosen = left.multiselect("Scorers", scorer_ids, default=chosen_default, key=f"{KEY}.scorers")
+    low, high = middle.slider(
+        "Score range",
+        0.0,
+        1.0,
+        (float(_param("low", "0")), float(_param("high", "1"))),
+        step=0.01,
+        key=f"{KEY}.range",
+    )
+    failed_only = right.checkbox("Failed only", value=_param("failed") == "1", key=f"{KEY}.failed")
+    search = st.text_input(
+        "Search input, output, ground truth and reasons",
+        value=_param("search"),
+        key=f"{KEY}.search",
+    )
+    st.query_params.update(
+        {
+            PARAMS["scorers"]: ",".join(chosen),
+            PARAMS["low"]: f"{low:g}",
+            PARAMS["high"]: f"{high:g}",
+            PARAMS["failed"]: "1" if failed_only else "0",
+            PARAMS["search"]: search,
+        }
+    )
+    return {
+        "scorer_ids": chosen or None,
+        "score_range": None if (low, high) == (0.0, 1.0) else (low, high),
+        "failed_only": failed_only,
+        "search": search,
+    }
+
+
+def render_table(frame: pd.DataFrame, scorer_ids: list[str]) -> None:
+    shown = frame.drop(columns=["search_text"]).copy()
+    for column in ("input", "output", "ground_truth"):
+        shown[column] = shown[column].str.slice(0, TEXT_PREVIEW)
+    st.dataframe(
+        shown,
+        hide_index=True,
+        height=420,
+        column_config={
+            **{s: st.column_config.NumberColumn(s, format="%.3f") for s in scorer_ids},
+            "judge_tokens": st.column_config.NumberColumn("judge tokens", format="%d"),
+        },
+    )
+
+
+def render_outcome(outcome: ScorerOutcome) -> None:
+    if outcome.status == "failed":
+        st.error(f"Failed at `{outcome.failed_step}`: {outcome.error}")
+        st.caption(
+            f"Completed steps: {', '.join(outcome.completed_steps) or 'none'} · recovered "
+            f"score {fmt.score(outcome.recovered_score)} (kept in memory only)"
+        )
+    else:
+        st.markdown(f"**Score** {fmt.score(outcome.score)}")
+        st.markdown(f"**Reason** {outcome.reason or '—'}")
+    for step in step_views(outcome):
+        label = f"{'❌ ' if step.failed else ''}{step.name} · {step.kind}"
+        with st.expander(label, expanded=step.failed):
+            if step.result is not None:
+                st.markdown("Result")
+                st.code(fmt.as_text(step.result), language="json")
+            if step.prompt:
+                st.markdown("Prompt")
+                st.code(step.prompt, language="markdown")
+            for execution in step.executions:
+                render_execution(execution)
+
+
+def render_execution(execution: dict) -> None:
+    usage = execution.get("usage") or {}
+    st.markdown(
+        f"Judge execution · **{execution.get('status')}** · model `{execution.get('judgeModelId')}`"
+        f" ({execution.get('judgeProvider') or '?'}) · attempts {execution.get('attemptCount')} · "
+        f"model calls {execution.get('modelCallCount')} · {execution.get('durationMs')} ms · "
+        f"tokens in {usage.get('inputTokens', '—')} / out {usage.get('outputTokens', '—')} / "
+        f"reasoning {usage.get('reasoningTokens', '—')} / "
+        f"cached {usage.get('cachedInputTokens', '—')}"
+    )
+    if execution.get("error"):
+        st.error(f"{execution['error'].get('name')}: {execution['error'].get('message')}")
+    if execution.get("rawOutput"):
+        st.markdown("Raw output")
+        st.code(execution["rawOutput"])
+
+
+def render_drilldown(detail: ExperimentDetail, filtered: pd.DataFrame) -> None:
+    st.subheader("Item drill-down")
+    ids = filtered["item_id"].tolist()
+    if not ids:
+        st.info("No item matches the filters.")
+        return
+    wanted = st.query_params.get("item")
+    index = ids.index(wanted) if wanted in ids else 0
+    item_id = st.selectbox("Item", ids[:2000], index=min(index, 1999), key=f"{KEY}.item")
+    st.query_params["item"] = item_id
+    item = next(i for i in detail.items if i.id == item_id)
+    columns = st.columns(3)
+    for column, title, value in zip(
+        columns,
+        ("Input", "Output", "Ground truth"),
+        (item.input, item.output, item.ground_truth),
+        strict=True,
+    ):
+        column.markdown(f"**{title}**")
+        column.write(fmt.as_text(value) or "—")
+    outcomes = item_outcomes(detail, item_id)
+    if not outcomes:
+        st.info("No scorer result for this item yet.")
+        return
+    for tab, outcome in zip(st.tabs(list(outcomes)), outcomes.values(), strict=True):
+        with tab:
+            render_outcome(outcome)
+
+
+def main() -> None:
+    st.title("Experiment detail")
+    shared = service()
+    running_experiments(shared)
+    info = pick_experiment(shared, f"{KEY}.picked")
+    if info is None:
+        return
+    view = experiment_view(info)
+    detail, frame = view.detail, view.items
+    render_summary(info, view)
+    if frame.empty:
+        st.info("No result yet.")
+        return
+    st.plotly_chart(score_histograms(frame, info.scorer_ids), use_container_width=True)
+    filters = render_filters(info.scorer_ids)
+    filtered = filter_items(frame, **filters)
+    st.caption(f"{len(filtered):,} of {len(frame):,} items")
+    render_table(filtered, info.scorer_ids)
+    render_drilldown(detail, filtered)
+    if detail.failures:
+        st.page_link(
+            nav.FAILURES,
+            label=f"{len(detail.failures):,} failed runs",
+            icon="⚠️",
+            query_params={nav.EXPERIMENT_PARAM: info.id},
+        )
+
+
+main()

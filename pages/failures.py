@@ -1,0 +1,77 @@
+"""Failures: failed scorer runs grouped by scorer, failed step and error message, each with its
+failed step, completed steps, recovered score/reason and failed judge execution.
+
+These live in the service's memory only: they are never written to the score storage."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core.records import ScorerOutcome
+from core.reporting import failure_groups
+from pages.ui import fmt
+from pages.ui.data import experiment_view
+from pages.ui.services import service
+from pages.ui.widgets import pick_experiment, running_experiments
+
+KEY = "failures"
+MEMORY_NOTE = (
+    "Failed scorer runs are kept **in memory only**: they are never written to the score "
+    "storage, and they will not survive a restart of the dashboard. Recovered scores shown here "
+    "do not count in any mean."
+)
+
+
+def render_failure(outcome: ScorerOutcome) -> None:
+    st.markdown(
+        f"**Item `{outcome.item_id}`** · failed step `{outcome.failed_step or '—'}` · completed "
+        f"steps {', '.join(f'`{s}`' for s in outcome.completed_steps) or 'none'}"
+    )
+    st.markdown(
+        f"Recovered score {fmt.score(outcome.recovered_score)} · recovered reason "
+        f"{outcome.recovered_reason or '—'}"
+    )
+    st.code(outcome.error or "", language="text")
+    if outcome.failed_execution is not None:
+        st.markdown("Failed judge execution")
+        st.json(outcome.failed_execution.model_dump(mode="json", exclude_none=True), expanded=False)
+
+
+def main() -> None:
+    st.title("Failures")
+    st.info(MEMORY_NOTE, icon="🧠")
+    shared = service()
+    running_experiments(shared)
+    info = pick_experiment(shared, f"{KEY}.picked")
+    if info is None:
+        return
+    failures = experiment_view(info).detail.failures
+    if not failures:
+        if info.failed_runs and not experiment_view(info).detail.failures_in_memory:
+            st.warning(
+                f"{info.failed_runs:,} runs of this experiment failed, but their details are "
+                "gone: they were kept in memory by a dashboard process that has since stopped."
+            )
+        else:
+            st.success("No scorer run failed in this experiment.")
+        return
+    groups = failure_groups(failures)
+    st.metric("Failed scorer runs", f"{len(failures):,}")
+    st.dataframe(groups.drop(columns=["item_ids"]), hide_index=True)
+    by_key = {}
+    for outcome in failures:
+        by_key.setdefault((outcome.scorer_id, outcome.failed_step, outcome.error), []).append(
+            outcome
+        )
+    for row in groups.itertuples():
+        members = by_key.get((row.scorer_id, row.failed_step, row.error), [])
+        title = f"{row.scorer_id} · {row.failed_step} · {row.count} × {str(row.error)[:90]}"
+        with st.expander(title):
+            for outcome in members[:50]:
+                render_failure(outcome)
+                st.divider()
+            if len(members) > 50:
+                st.caption(f"… and {len(members) - 50} more.")
+
+
+main()

@@ -1,0 +1,75 @@
+"""Home: every experiment with its per-scorer means, counts, failures, judge tokens, estimated
+cost, duration and status; open one."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core.reporting import experiments_frame
+from pages.ui import nav
+from pages.ui.services import service
+from pages.ui.widgets import experiment_label, running_experiments
+
+OPEN_KEY = "home.open"
+
+
+def render_table(frame) -> None:  # type: ignore[no-untyped-def]
+    mean_columns = [c for c in frame.columns if c.startswith("mean · ")]
+    st.dataframe(
+        frame.drop(columns=["id"]),
+        hide_index=True,
+        column_config={
+            "name": st.column_config.TextColumn("Experiment", width="large"),
+            "dataset": "Dataset",
+            "status": "Status",
+            "items": st.column_config.NumberColumn("Items", format="%d"),
+            "runs": st.column_config.NumberColumn("Scorer runs", format="%d"),
+            "failed": st.column_config.NumberColumn("Failed runs", format="%d"),
+            "judge_tokens": st.column_config.NumberColumn("Judge tokens", format="%d"),
+            "est_cost_usd": st.column_config.NumberColumn(
+                "Est. judge cost (USD)", format="$%.4f", help="An estimate from litellm's prices"
+            ),
+            "duration_s": st.column_config.NumberColumn("Duration (s)", format="%.1f"),
+            "created_at": st.column_config.DatetimeColumn("Created", format="YYYY-MM-DD HH:mm"),
+            **{
+                column: st.column_config.NumberColumn(column.removeprefix("mean · "), format="%.3f")
+                for column in mean_columns
+            },
+        },
+    )
+
+
+def render_open(experiments) -> None:  # type: ignore[no-untyped-def]
+    by_id = {info.id: info for info in experiments}
+    chosen = st.selectbox(
+        "Open an experiment",
+        list(by_id),
+        key=OPEN_KEY,
+        format_func=lambda i: experiment_label(by_id[i]),
+    )
+    detail, failures, usage = st.columns(3)
+    if detail.button("Results", icon="🔎", use_container_width=True):
+        nav.open_experiment(nav.EXPERIMENT, chosen)
+    if failures.button("Failures", icon="⚠️", use_container_width=True):
+        nav.open_experiment(nav.FAILURES, chosen)
+    if usage.button("Judge usage", icon="🪙", use_container_width=True):
+        nav.open_experiment(nav.JUDGE_USAGE, chosen)
+
+
+def main() -> None:
+    st.title("Experiments")
+    shared = service()
+    running_experiments(shared)
+    experiments = shared.list_experiments()
+    if not experiments:
+        st.info(
+            "No experiment yet. The sample datasets are ready: start a first experiment with "
+            "the code-based scorers, no API key needed."
+        )
+        st.page_link(nav.NEW_EXPERIMENT, label="New experiment", icon="▶️")
+        return
+    render_table(experiments_frame(experiments))
+    render_open(experiments)
+
+
+main()

@@ -1,0 +1,163 @@
+"""New experiment: dataset, scorers with options, judge model, concurrency, the judge calls it
+will make; start. The run happens in the service's background worker; this page (and every
+other) only shows its progress."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core.records import DatasetInfo, ExperimentConfig, ScorerCatalogEntry, ScorerSpec
+from core.service import ExperimentConfigError, NotFoundError
+from pages.ui import nav
+from pages.ui.options import option_inputs
+from pages.ui.services import service
+from pages.ui.widgets import running_experiments
+
+KEY = "new_experiment"
+DEFAULT_SCORERS = (
+    "keyword-coverage-scorer",
+    "completeness-scorer",
+    "content-similarity-scorer",
+    "textual-difference-scorer",
+    "tone-scorer",
+)
+LAST_STARTED = f"{KEY}.last_started"
+
+
+def pick_dataset(datasets: list[DatasetInfo]) -> DatasetInfo | None:
+    if not datasets:
+        st.info("No dataset yet: import one on the *Datasets* page.")
+        st.page_link(nav.DATASETS, label="Datasets", icon="📄")
+        return None
+    by_id = {d.id: d for d in datasets}
+    chosen = st.selectbox(
+        "Dataset",
+        list(by_id),
+        key=f"{KEY}.dataset",
+        format_func=lambda i: f"{by_id[i].name} · {by_id[i].item_count:,} items",
+    )
+    return by_id[chosen]
+
+
+def pick_scorers(catalog: list[ScorerCatalogEntry]) -> tuple[list[ScorerSpec], list[str], bool]:
+    """Scorer choice and options; returns (specs, problems, whether a judge is needed)."""
+    by_id = {entry.id: entry for entry in catalog}
+    chosen = st.multiselect(
+        "Scorers",
+        list(by_id),
+        default=[i for i in DEFAULT_SCORERS if i in by_id],
+        key=f"{KEY}.scorers",
+        format_func=lambda i: by_id[i].name + (" · judge" if by_id[i].calls_judge else ""),
+    )
+    specs: list[ScorerSpec] = []
+    problems: list[str] = []
+    for scorer_id in chosen:
+        entry = by_id[scorer_id]
+        options: dict = {}
+        if any(option.type != "callable" for option in entry.options):
+            with st.expander(f"Options of {entry.name}"):
+                options, found = option_inputs(entry, KEY)
+                problems.extend(found)
+        specs.append(ScorerSpec(scorer_id=scorer_id, options=options))
+    return specs, problems, any(by_id[s].calls_judge for s in chosen)
+
+
+def judge_settings() -> tuple[str | None, str | None, dict]:
+    st.markdown("**Judge** (for the LLM-judge scorers)")
+    model_column, base_column = st.columns(2)
+    model = model_column.text_input(
+        "Judge model",
+        placeholder="openai/gpt-4o-mini",
+        key=f"{KEY}.model",
+        help="Any litellm model string. API keys come from the environment "
+        "(OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) and are never stored.",
+    )
+    api_base = base_column.text_input(
+        "API base (optional)",
+        key=f"{KEY}.api_base",
+        help="An OpenAI-compatible server: vLLM, Ollama, a proxy.",
+    )
+    temperature, retries, timeout = st.columns(3)
+    settings = {
+        "temperature": temperature.number_input(
+            "Temperature", 0.0, 2.0, 0.0, 0.1, key=f"{KEY}.temperature"
+        ),
+        "num_retries": retries.number_input(
+            "Retries (rate limits, errors)", 0, 10, 2, key=f"{KEY}.retries"
+        ),
+        "timeout": timeout.number_input("Timeout (s)", 5, 600, 60, key=f"{KEY}.timeout"),
+    }
+    return model.strip() or None, api_base.strip() or None, settings
+
+
+def start(config: ExperimentConfig) -> None:
+    try:
+        experiment_id = service().start_experiment(config)
+    except (ExperimentConfigError, NotFoundError) as error:
+        st.error(str(error))
+        return
+    st.session_state[LAST_STARTED] = experiment_id
+    st.query_params[nav.EXPERIMENT_PARAM] = experiment_id
+    st.rerun()
+
+
+def render_last_started() -> None:
+    experiment_id = st.session_state.get(LAST_STARTED) or st.query_params.get(nav.EXPERIMENT_PARAM)
+    if not experiment_id:
+        return
+    try:
+        progress = service().progress(experiment_id)
+    except NotFoundError:
+        return
+    if progress.finished:
+        st.success(
+            f"Experiment finished ({progress.status}): {progress.done:,} runs, "
+            f"{progress.failed:,} failed."
+        )
+        if st.button("Open the results", icon="🔎"):
+            nav.open_experiment(nav.EXPERIMENT, experiment_id)
+
+
+def main() -> None:
+    st.title("New experiment")
+    shared = service()
+    running_experiments(shared)
+    render_last_started()
+    dataset = pick_dataset(shared.list_datasets())
+    if dataset is None:
+        return
+    specs, problems, needs_judge = pick_scorers(shared.scorer_catalog())
+    model = api_base = None
+    settings: dict = {}
+    if needs_judge:
+        model, api_base, settings = judge_settings()
+        if not model:
+            problems.append("The chosen LLM-judge scorers need a judge model.")
+    concurrency = st.slider("Concurrency (scorer runs at once)", 1, 64, 8, key=f"{KEY}.concurrency")
+    name = st.text_input("Name (optional)", key=f"{KEY}.name")
+    if specs:
+        calls = shared.estimate_judge_calls(dataset.id, specs)
+        runs = dataset.item_count * len(specs)
+        st.caption(
+            f"{runs:,} scorer runs · at least {calls:,} judge calls"
+            + (" (the structured-output fallback and retries can add more)" if calls else "")
+        )
+    else:
+        problems.append("Choose at least one scorer.")
+    for problem in problems:
+        st.warning(problem)
+    if st.button("Start experiment", type="primary", disabled=bool(problems)):
+        start(
+            ExperimentConfig(
+                name=name or None,
+                dataset_id=dataset.id,
+                scorers=specs,
+                judge_model=model,
+                api_base=api_base,
+                concurrency=concurrency,
+                judge_settings=settings,
+            )
+        )
+
+
+main()

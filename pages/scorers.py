@@ -1,0 +1,133 @@
+"""Scorers: the catalog (description, steps and their kind, judge or not, options) and a
+playground to run one scorer on one input/output and see the full result."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from core.errors import ScorerRunError
+from core.records import ScorerCatalogEntry, ScorerSpec
+from core.service import ExperimentConfigError
+from pages.ui import fmt
+from pages.ui.options import option_inputs
+from pages.ui.services import service
+
+PLAYGROUND_KEY = "scorers.playground"
+
+
+def render_entry(entry: ScorerCatalogEntry) -> None:
+    judge = "calls an LLM judge" if entry.calls_judge else "code only, no judge"
+    with st.expander(f"**{entry.name}** · `{entry.id}` · {judge}"):
+        st.write(entry.description)
+        if entry.steps:
+            st.markdown(
+                "**Steps:** "
+                + " → ".join(
+                    f"`{s.name}` ({'judge' if s.kind == 'prompt' else 'code'})" for s in entry.steps
+                )
+            )
+        if entry.options:
+            st.markdown("**Options**")
+            st.dataframe(
+                pd.DataFrame(
+                    {
+                        "option": [o.name for o in entry.options],
+                        "type": [o.type for o in entry.options],
+                        "default": [fmt.as_text(o.default) for o in entry.options],
+                        "required": [o.required for o in entry.options],
+                        "what it does": [o.description for o in entry.options],
+                    }
+                ),
+                hide_index=True,
+            )
+
+
+def render_catalog(catalog: list[ScorerCatalogEntry]) -> None:
+    st.subheader("Catalog")
+    code, judged = st.tabs(["Code scorers", "LLM-judge scorers"])
+    with code:
+        for entry in (e for e in catalog if not e.calls_judge):
+            render_entry(entry)
+    with judged:
+        for entry in (e for e in catalog if e.calls_judge):
+            render_entry(entry)
+
+
+def render_playground(catalog: list[ScorerCatalogEntry]) -> None:
+    st.subheader("Playground")
+    by_id = {entry.id: entry for entry in catalog}
+    chosen = st.selectbox(
+        "Scorer", list(by_id), format_func=lambda i: by_id[i].name, key=f"{PLAYGROUND_KEY}.scorer"
+    )
+    entry = by_id[chosen]
+    options, problems = option_inputs(entry, PLAYGROUND_KEY)
+    judge_model = api_base = None
+    if entry.calls_judge:
+        left, right = st.columns(2)
+        judge_model = left.text_input(
+            "Judge model",
+            placeholder="openai/gpt-4o-mini",
+            key=f"{PLAYGROUND_KEY}.model",
+            help="Any litellm model string; the API key comes from the environment.",
+        )
+        api_base = right.text_input(
+            "API base (optional)",
+            key=f"{PLAYGROUND_KEY}.api_base",
+            help="An OpenAI-compatible server, e.g. http://localhost:8000/v1",
+        )
+    question = st.text_area("Input", "What is machine learning?", key=f"{PLAYGROUND_KEY}.input")
+    answer = st.text_area(
+        "Output",
+        "Machine learning lets computers learn patterns from data.",
+        key=f"{PLAYGROUND_KEY}.output",
+    )
+    truth = st.text_area("Ground truth (optional)", key=f"{PLAYGROUND_KEY}.truth")
+    for problem in problems:
+        st.warning(problem)
+    if st.button("Run", type="primary", disabled=bool(problems)):
+        run_playground(entry, options, question, answer, truth, judge_model, api_base)
+
+
+def run_playground(
+    entry: ScorerCatalogEntry,
+    options: dict,
+    question: str,
+    answer: str,
+    truth: str,
+    judge_model: str | None,
+    api_base: str | None,
+) -> None:
+    try:
+        with st.spinner("Scoring…"):
+            result = service().try_scorer(
+                ScorerSpec(scorer_id=entry.id, options=options),
+                input=question,
+                output=answer,
+                ground_truth=truth or None,
+                judge_model=judge_model or None,
+                api_base=api_base or None,
+            )
+    except ExperimentConfigError as error:
+        st.error(str(error))
+        return
+    except ScorerRunError as error:
+        st.error(f"{error} (step `{error.failed_step}`)")
+        if error.result is not None:
+            st.json(error.result.to_dict(), expanded=False)
+        return
+    score_column, reason_column = st.columns([1, 3])
+    score_column.metric("Score", fmt.score(result.score))
+    reason_column.markdown(f"**Reason**\n\n{result.reason or '—'}")
+    st.json(result.to_dict(), expanded=False)
+
+
+def main() -> None:
+    st.title("Scorers")
+    catalog = service().scorer_catalog()
+    render_catalog(catalog)
+    st.divider()
+    render_playground(catalog)
+
+
+main()

@@ -1,0 +1,1 @@
+"""Shared Streamlit pieces: the cached service, session-state keys, navigation, widgets."""

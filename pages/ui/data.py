@@ -1,0 +1,49 @@
+"""Loading an experiment's results once per change, shared by the result pages.
+
+Results are cached as resources (no copy per rerun: a 10,000-item experiment is read from the
+database and shaped once) and keyed by the experiment's progress, so a running experiment
+refreshes as it goes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import pandas as pd
+import streamlit as st
+
+from core.records import ExperimentDetail, ExperimentInfo
+from core.reporting import item_frame, judge_usage_frame, usage_totals
+from pages.ui.services import service
+
+
+@dataclass
+class ExperimentView:
+    """An experiment's detail and the tables the pages show, each built once."""
+
+    detail: ExperimentDetail
+
+    @cached_property
+    def items(self) -> pd.DataFrame:
+        """One row per item, one score column per scorer."""
+        return item_frame(self.detail)
+
+    @cached_property
+    def usage(self) -> pd.DataFrame:
+        """One row per judge execution, failed runs included."""
+        return judge_usage_frame([*self.detail.results, *self.detail.failures])
+
+    @cached_property
+    def usage_totals(self) -> dict[str, float]:
+        """Sums over `usage`."""
+        return usage_totals(self.usage)
+
+
+@st.cache_resource(max_entries=4, show_spinner="Loading results…")
+def _load(experiment_id: str, version: tuple[str, int, int]) -> ExperimentView:
+    return ExperimentView(service().load_experiment(experiment_id))
+
+
+def experiment_view(info: ExperimentInfo) -> ExperimentView:
+    """The experiment's results, shaped for the pages."""
+    return _load(info.id, (info.status, info.done_runs, info.failed_runs))

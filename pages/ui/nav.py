@@ -1,0 +1,42 @@
+"""The dashboard's pages, in one place, so any page can link to any other."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+PAGES_DIR = Path(__file__).resolve().parents[1]
+
+HOME = "pages/home.py"
+NEW_EXPERIMENT = "pages/new_experiment.py"
+EXPERIMENT = "pages/experiment.py"
+FAILURES = "pages/failures.py"
+JUDGE_USAGE = "pages/judge_usage.py"
+DATASETS = "pages/datasets.py"
+SCORERS = "pages/scorers.py"
+
+EXPERIMENT_PARAM = "experiment"
+"""Query parameter holding the experiment a page shows, so a link reproduces the view."""
+
+
+def sections() -> dict[str, list[st.Page]]:
+    """The navigation menu."""
+    return {
+        "Experiments": [
+            st.Page(HOME, title="Experiments", icon="🧪", default=True),
+            st.Page(NEW_EXPERIMENT, title="New experiment", icon="▶️"),
+            st.Page(EXPERIMENT, title="Experiment detail", icon="🔎"),
+            st.Page(FAILURES, title="Failures", icon="⚠️"),
+            st.Page(JUDGE_USAGE, title="Judge usage", icon="🪙"),
+        ],
+        "Setup": [
+            st.Page(DATASETS, title="Datasets", icon="📄"),
+            st.Page(SCORERS, title="Scorers", icon="📏"),
+        ],
+    }
+
+
+def open_experiment(page: str, experiment_id: str) -> None:
+    """Go to `page` showing `experiment_id`."""
+    st.switch_page(page, query_params={EXPERIMENT_PARAM: experiment_id})

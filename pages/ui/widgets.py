@@ -1,0 +1,76 @@
+"""Widgets several pages share: the experiment picker and the live progress of running
+experiments."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import streamlit as st
+
+from core.records import ExperimentInfo
+from core.service import Service
+from pages.ui import fmt, nav
+
+
+def experiment_label(info: ExperimentInfo) -> str:
+    """How an experiment is named in pickers."""
+    when = info.created_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
+    return f"{info.name} · {info.status} · {when}"
+
+
+def pick_experiment(service: Service, key: str) -> ExperimentInfo | None:
+    """A picker over the stored experiments, following and updating `?experiment=` in the URL."""
+    experiments = service.list_experiments()
+    if not experiments:
+        st.info("No experiment yet. Start one on the *New experiment* page.")
+        st.page_link(nav.NEW_EXPERIMENT, label="New experiment", icon="▶️")
+        return None
+    ids = [info.id for info in experiments]
+    wanted = st.query_params.get(nav.EXPERIMENT_PARAM)
+    if key not in st.session_state or (wanted in ids and st.session_state[key] != wanted):
+        st.session_state[key] = wanted if wanted in ids else ids[0]
+    by_id = {info.id: info for info in experiments}
+    chosen = st.selectbox(
+        "Experiment", ids, key=key, format_func=lambda i: experiment_label(by_id[i])
+    )
+    st.query_params[nav.EXPERIMENT_PARAM] = chosen
+    return by_id[chosen]
+
+
+def running_experiments(service: Service) -> None:
+    """Progress bars of the experiments running in this process, refreshed every second.
+
+    They are read from the service, not from this browser session, so a page switch or a
+    reload shows the same runs, never new ones.
+    """
+    if any(info.status in ("pending", "running") for info in service.list_experiments()):
+        st.fragment(_progress_panel, run_every=1.0)(service)
+
+
+def _progress_panel(service: Service) -> None:
+    running = [i for i in service.list_experiments() if i.status in ("pending", "running")]
+    if not running:
+        st.rerun(scope="app")  # the last one just finished: show its results
+    st.subheader("Running")
+    for info in running:
+        progress = service.progress(info.id)
+        eta = fmt.duration(progress.eta_s) if progress.eta_s is not None else "…"
+        st.progress(
+            progress.fraction,
+            text=(
+                f"**{info.name}** — {progress.done:,}/{progress.total:,} scorer runs · "
+                f"{progress.failed:,} failed · {fmt.tokens(progress.usage.total_tokens or 0)} "
+                f"judge tokens · elapsed {fmt.duration(progress.elapsed_s)} · ETA {eta}"
+            ),
+        )
+        if st.button("Cancel", key=f"cancel-{info.id}", help="Stop starting new runs"):
+            service.cancel(info.id)
+            st.toast(f"Cancelling {info.name}: finished results are kept.")
+
+
+def age(moment: datetime | None) -> str:
+    """`5 min ago` style, for timestamps."""
+    if moment is None:
+        return "—"
+    seconds = (datetime.now(UTC) - moment.astimezone(UTC)).total_seconds()
+    return f"{fmt.duration(max(seconds, 0))} ago"

@@ -1,0 +1,120 @@
+"""The result pages on a real experiment: code and judge scorers, one judge failure."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import core.service
+from core.records import ExperimentConfig, ScorerSpec
+from core.testing import FakeJudge, Reply
+from core.testing.fake_judge import answer_from_schema
+
+MINI = (
+    b"id,question,answer,expected\n"
+    b"q1,What is Python?,Python is a programming language.,A programming language.\n"
+    b"q2,What is HTTP?,FAIL-ME HTTP is a protocol.,The web's transfer protocol.\n"
+    b"q3,What is SQL?,SQL queries relational databases.,A query language for databases.\n"
+)
+
+
+def failing_on_marker(request: dict[str, Any]) -> Any:
+    """Answers validly, except for the item whose output carries the marker."""
+    prompt = request["messages"][-1]["content"]
+    if "FAIL-ME" in prompt:
+        return Reply("this is not JSON")
+    return answer_from_schema(request)
+
+
+@pytest.fixture
+def experiment_id(app: AppTest, judge_server: FakeJudge, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    judge_server.responder = failing_on_marker
+    service = core.service.get_service()
+    dataset = service.import_dataset("mini.csv", MINI)
+    started = service.start_experiment(
+        ExperimentConfig(
+            name="mini run",
+            dataset_id=dataset.id,
+            scorers=[
+                ScorerSpec(scorer_id="keyword-coverage-scorer"),
+                ScorerSpec(scorer_id="answer-relevancy-scorer"),
+            ],
+            judge_model="openai/fake-judge",
+            api_base=judge_server.url,
+            concurrency=4,
+            judge_settings={"num_retries": 0},
+        )
+    )
+    progress = service.wait(started, timeout=60)
+    assert progress.status == "completed" and progress.failed == 1
+    return started
+
+
+def show(app: AppTest, page: str, experiment_id: str) -> AppTest:
+    app.query_params["experiment"] = experiment_id
+    app.switch_page(page)
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def test_home_lists_the_experiment(app: AppTest, experiment_id: str) -> None:
+    show(app, "pages/home.py", experiment_id)
+    table = app.dataframe[0].value
+    row = table.iloc[0]
+    assert row["name"] == "mini run"
+    assert row["failed"] == 1
+    assert row["judge_tokens"] > 0
+
+
+def test_experiment_detail_summary_table_and_drilldown(app: AppTest, experiment_id: str) -> None:
+    show(app, "pages/experiment.py", experiment_id)
+    metrics = {m.label: m.value for m in app.metric}
+    assert metrics["Items"] == "3"
+    assert metrics["Failed runs"] == "1"
+    assert metrics["Scorer runs"] == "6 / 6"
+    table = app.dataframe[0].value
+    assert list(table["item_id"]) == ["q1", "q2", "q3"]
+    assert table.loc[table["item_id"] == "q2", "failed"].item() == "answer-relevancy-scorer"
+    item = next(s for s in app.selectbox if s.label == "Item")
+    item.set_value("q2")
+    app.run()
+    assert app.query_params["item"] == ["q2"] or app.query_params["item"] == "q2"
+    errors = " ".join(e.value for e in app.error)
+    assert "Failed at `preprocess`" in errors
+    assert "JudgeOutputError" in errors
+
+
+def test_filters_narrow_the_table_and_go_to_the_url(app: AppTest, experiment_id: str) -> None:
+    show(app, "pages/experiment.py", experiment_id)
+    app.checkbox(key="experiment.failed").check()
+    app.run()
+    assert list(app.dataframe[0].value["item_id"]) == ["q2"]
+    assert app.query_params["failed"] in ("1", ["1"])
+    app.checkbox(key="experiment.failed").uncheck()
+    app.text_input(key="experiment.search").input("sql")
+    app.run()
+    assert list(app.dataframe[0].value["item_id"]) == ["q3"]
+
+
+def test_failures_page_groups_and_says_memory_only(app: AppTest, experiment_id: str) -> None:
+    show(app, "pages/failures.py", experiment_id)
+    assert any("in memory only" in i.value for i in app.info)
+    groups = app.dataframe[0].value
+    assert groups.iloc[0]["scorer_id"] == "answer-relevancy-scorer"
+    assert groups.iloc[0]["failed_step"] == "preprocess"
+    assert groups.iloc[0]["count"] == 1
+    text = " ".join(m.value for m in app.markdown)
+    assert "Item `q2`" in text and "failed step `preprocess`" in text
+
+
+def test_judge_usage_page_sums(app: AppTest, experiment_id: str) -> None:
+    show(app, "pages/judge_usage.py", experiment_id)
+    metrics = {m.label: m.value for m in app.metric}
+    # 2 items × 3 judge steps succeeded, plus the failed preprocess of q2.
+    assert metrics["Judge executions"] == "7"
+    assert metrics["Failed executions"] == "1"
+    assert len(app.get("plotly_chart")) == 5
