@@ -73,11 +73,19 @@ def dashboard_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         **os.environ,
         "SCORELAB_DATABASE_URL": f"sqlite:///{database}",
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "OPENAI_API_KEY": "test-key",  # the fake judge accepts any key
     }
     command = [
-        sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-        "--server.headless=true", f"--server.port={port}", "--server.address=127.0.0.1",
-        "--browser.gatherUsageStats=false", "--server.fileWatcherType=none",
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(ROOT / "app.py"),
+        "--server.headless=true",
+        f"--server.port={port}",
+        "--server.address=127.0.0.1",
+        "--browser.gatherUsageStats=false",
+        "--server.fileWatcherType=none",
     ]
     log = tmp_path_factory.mktemp("dashboard-log") / "streamlit.log"
     with log.open("wb") as output:
