@@ -24,7 +24,11 @@ lint: $(VENV)/.installed
 # The storage tests also run against PostgreSQL: .ci/postgres.sh starts a server on 127.0.0.1
 # (installing Debian's package if needed) and prints its URL. CI (CI=true) must have it; on a
 # machine where it cannot start, those tests are skipped with a message.
+# The browser tests drive Debian's Chromium: .ci/chromium.sh installs it when missing (as root).
+# Without it they are skipped with a message, except in CI (CI=true), where that fails the run.
 test: lint
+	@bash .ci/chromium.sh || [ "$${CI:-}" != "true" ] || \
+		{ echo "make test: Chromium could not be installed, and CI needs it" >&2; exit 1; }
 	@pg_url="$${SCORELAB_TEST_POSTGRES_URL:-}"; \
 	if [ -z "$$pg_url" ] && ! pg_url="$$(bash .ci/postgres.sh)"; then \
 		if [ "$${CI:-}" = "true" ]; then \
