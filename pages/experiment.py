@@ -182,7 +182,7 @@ def main() -> None:
     if frame.empty:
         st.info("No result yet.")
         return
-    st.plotly_chart(score_histograms(frame, info.scorer_ids), use_container_width=True)
+    st.plotly_chart(score_histograms(frame, info.scorer_ids), width="stretch")
     filters = render_filters(info.scorer_ids)
     filtered = filter_items(frame, **filters)
     st.caption(f"{len(filtered):,} of {len(frame):,} items")

@@ -48,11 +48,11 @@ def render_open(experiments) -> None:  # type: ignore[no-untyped-def]
         format_func=lambda i: experiment_label(by_id[i]),
     )
     detail, failures, usage = st.columns(3)
-    if detail.button("Results", icon="🔎", use_container_width=True):
+    if detail.button("Results", icon="🔎", width="stretch"):
         nav.open_experiment(nav.EXPERIMENT, chosen)
-    if failures.button("Failures", icon="⚠️", use_container_width=True):
+    if failures.button("Failures", icon="⚠️", width="stretch"):
         nav.open_experiment(nav.FAILURES, chosen)
-    if usage.button("Judge usage", icon="🪙", use_container_width=True):
+    if usage.button("Judge usage", icon="🪙", width="stretch"):
         nav.open_experiment(nav.JUDGE_USAGE, chosen)
 
 

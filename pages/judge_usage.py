@@ -48,11 +48,11 @@ def main() -> None:
     )
     st.caption("All totals are sums over every judge execution, failed ones included.")
     left, right = st.columns(2)
-    left.plotly_chart(tokens_by_scorer_step(view.usage), use_container_width=True)
-    right.plotly_chart(tokens_by_model(view.usage), use_container_width=True)
-    left.plotly_chart(calls_and_attempts(view.usage), use_container_width=True)
-    right.plotly_chart(duration_distribution(view.usage), use_container_width=True)
-    st.plotly_chart(cost_by_scorer(view.usage), use_container_width=True)
+    left.plotly_chart(tokens_by_scorer_step(view.usage), width="stretch")
+    right.plotly_chart(tokens_by_model(view.usage), width="stretch")
+    left.plotly_chart(calls_and_attempts(view.usage), width="stretch")
+    right.plotly_chart(duration_distribution(view.usage), width="stretch")
+    st.plotly_chart(cost_by_scorer(view.usage), width="stretch")
     with st.expander("Every judge execution"):
         st.dataframe(view.usage, hide_index=True)
 
