@@ -10,7 +10,7 @@ import streamlit as st
 from pages.ui import nav
 from pages.ui.services import service
 
-st.set_page_config(page_title="scorelab", page_icon="📏", layout="wide")
+st.set_page_config(page_title="scorelab", page_icon=":material/straighten:", layout="wide")
 service()  # imports the sample datasets on first start
 with st.sidebar:
     st.caption("scorelab · LLM eval experiments on Mastra's scorer model")

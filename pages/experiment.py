@@ -192,7 +192,7 @@ def main() -> None:
         st.page_link(
             nav.FAILURES,
             label=f"{len(detail.failures):,} failed runs",
-            icon="⚠️",
+            icon=":material/error:",
             query_params={nav.EXPERIMENT_PARAM: info.id},
         )
 

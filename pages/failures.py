@@ -39,7 +39,7 @@ def render_failure(outcome: ScorerOutcome) -> None:
 
 def main() -> None:
     st.title("Failures")
-    st.info(MEMORY_NOTE, icon="🧠")
+    st.info(MEMORY_NOTE, icon=":material/memory:")
     shared = service()
     running_experiments(shared)
     info = pick_experiment(shared, f"{KEY}.picked")

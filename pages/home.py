@@ -48,11 +48,11 @@ def render_open(experiments) -> None:  # type: ignore[no-untyped-def]
         format_func=lambda i: experiment_label(by_id[i]),
     )
     detail, failures, usage = st.columns(3)
-    if detail.button("Results", icon="🔎", width="stretch"):
+    if detail.button("Results", icon=":material/search:", width="stretch"):
         nav.open_experiment(nav.EXPERIMENT, chosen)
-    if failures.button("Failures", icon="⚠️", width="stretch"):
+    if failures.button("Failures", icon=":material/error:", width="stretch"):
         nav.open_experiment(nav.FAILURES, chosen)
-    if usage.button("Judge usage", icon="🪙", width="stretch"):
+    if usage.button("Judge usage", icon=":material/token:", width="stretch"):
         nav.open_experiment(nav.JUDGE_USAGE, chosen)
 
 
@@ -66,7 +66,7 @@ def main() -> None:
             "No experiment yet. The sample datasets are ready: start a first experiment with "
             "the code-based scorers, no API key needed."
         )
-        st.page_link(nav.NEW_EXPERIMENT, label="New experiment", icon="▶️")
+        st.page_link(nav.NEW_EXPERIMENT, label="New experiment", icon=":material/play_arrow:")
         return
     render_table(experiments_frame(experiments))
     render_open(experiments)

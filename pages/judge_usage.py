@@ -32,16 +32,15 @@ def main() -> None:
         st.info("This experiment made no judge call (its scorers are code-only).")
         return
     totals = view.usage_totals
-    cards = st.columns(6)
-    cards[0].metric("Judge executions", f"{int(totals.get('executions', 0)):,}")
-    cards[1].metric("Failed executions", f"{int(totals.get('failed', 0)):,}")
-    cards[2].metric("Input tokens", fmt.tokens(totals.get("input_tokens")))
-    cards[3].metric("Output tokens", fmt.tokens(totals.get("output_tokens")))
-    cards[4].metric(
-        "Model calls / attempts",
-        f"{int(totals.get('model_calls', 0)):,} / {int(totals.get('attempts', 0)):,}",
-    )
-    cards[5].metric(
+    first, second = st.columns(4), st.columns(4)
+    first[0].metric("Judge executions", f"{int(totals.get('executions', 0)):,}")
+    first[1].metric("Failed executions", f"{int(totals.get('failed', 0)):,}")
+    first[2].metric("Model calls", f"{int(totals.get('model_calls', 0)):,}")
+    first[3].metric("Attempts", f"{int(totals.get('attempts', 0)):,}")
+    second[0].metric("Input tokens", fmt.tokens(totals.get("input_tokens")))
+    second[1].metric("Output tokens", fmt.tokens(totals.get("output_tokens")))
+    second[2].metric("Reasoning tokens", fmt.tokens(totals.get("reasoning_tokens")))
+    second[3].metric(
         "Estimated cost",
         fmt.money(totals.get("est_cost_usd")),
         help="An estimate from litellm's price table, not a bill.",

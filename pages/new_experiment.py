@@ -27,7 +27,7 @@ LAST_STARTED = f"{KEY}.last_started"
 def pick_dataset(datasets: list[DatasetInfo]) -> DatasetInfo | None:
     if not datasets:
         st.info("No dataset yet: import one on the *Datasets* page.")
-        st.page_link(nav.DATASETS, label="Datasets", icon="📄")
+        st.page_link(nav.DATASETS, label="Datasets", icon=":material/table:")
         return None
     by_id = {d.id: d for d in datasets}
     chosen = st.selectbox(
@@ -114,7 +114,7 @@ def render_last_started() -> None:
             f"Experiment finished ({progress.status}): {progress.done:,} runs, "
             f"{progress.failed:,} failed."
         )
-        if st.button("Open the results", icon="🔎"):
+        if st.button("Open the results", icon=":material/search:"):
             nav.open_experiment(nav.EXPERIMENT, experiment_id)
 
 

@@ -24,15 +24,15 @@ def sections() -> dict[str, list[st.Page]]:
     """The navigation menu."""
     return {
         "Experiments": [
-            st.Page(HOME, title="Experiments", icon="🧪", default=True),
-            st.Page(NEW_EXPERIMENT, title="New experiment", icon="▶️"),
-            st.Page(EXPERIMENT, title="Experiment detail", icon="🔎"),
-            st.Page(FAILURES, title="Failures", icon="⚠️"),
-            st.Page(JUDGE_USAGE, title="Judge usage", icon="🪙"),
+            st.Page(HOME, title="Experiments", icon=":material/science:", default=True),
+            st.Page(NEW_EXPERIMENT, title="New experiment", icon=":material/play_arrow:"),
+            st.Page(EXPERIMENT, title="Experiment detail", icon=":material/search:"),
+            st.Page(FAILURES, title="Failures", icon=":material/error:"),
+            st.Page(JUDGE_USAGE, title="Judge usage", icon=":material/token:"),
         ],
         "Setup": [
-            st.Page(DATASETS, title="Datasets", icon="📄"),
-            st.Page(SCORERS, title="Scorers", icon="📏"),
+            st.Page(DATASETS, title="Datasets", icon=":material/table:"),
+            st.Page(SCORERS, title="Scorers", icon=":material/straighten:"),
         ],
     }
 

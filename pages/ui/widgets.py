@@ -23,7 +23,7 @@ def pick_experiment(service: Service, key: str) -> ExperimentInfo | None:
     experiments = service.list_experiments()
     if not experiments:
         st.info("No experiment yet. Start one on the *New experiment* page.")
-        st.page_link(nav.NEW_EXPERIMENT, label="New experiment", icon="▶️")
+        st.page_link(nav.NEW_EXPERIMENT, label="New experiment", icon=":material/play_arrow:")
         return None
     ids = [info.id for info in experiments]
     wanted = st.query_params.get(nav.EXPERIMENT_PARAM)
