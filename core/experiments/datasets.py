@@ -14,7 +14,9 @@ import io
 import json
 import math
 import re
+import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from pathlib import PurePath
@@ -178,18 +180,24 @@ def _validate(
         "columns": table.columns,
         "proposed_mapping": proposed,
         "mapping_used": used,
-        "preview": _preview(table.frame),
     }
     if not problems and len(table.frame) == 0:
         problems.append(_problem("no_rows", "The file has no data rows"))
     if problems:
-        return ImportReport(**report, problems=problems)
+        return ImportReport(**report, preview=_preview(table.frame), problems=problems)
     assert used is not None  # no mapping problem means there is a mapping
-    ids, problems = _check_rows(table, used)
-    if problems:
-        return ImportReport(**report, problems=problems)
+    ids = _mapped_ids(table.frame, used)
     columns = _item_columns(table, used, ids)
-    report = ImportReport(**report, fingerprint=_fingerprint(columns))
+    # The fingerprint is hashed while the rows are checked: for a large file, sha256 costs about
+    # as much as the parse, and both it and pyarrow's checks run without the GIL.
+    stop = threading.Event()
+    fingerprint = _start_fingerprint(columns, stop)
+    report["preview"] = _preview(table.frame)
+    problems = _check_rows(table, used, ids)
+    if problems:
+        stop.set()  # nothing is imported: the hash is not needed
+        return ImportReport(**report, problems=problems)
+    report = ImportReport(**report, fingerprint=fingerprint.result())
     return report.with_items(lambda: _items(columns))
 
 
@@ -233,8 +241,15 @@ def _mapping_problems(
     return problems
 
 
-def _check_rows(table: _Table, mapping: ColumnMapping) -> tuple[Column, list[ImportProblem]]:
-    """The items' ids, and the per-row problems: empty input/output/id, duplicate ids."""
+def _mapped_ids(frame: pd.DataFrame, mapping: ColumnMapping) -> Column:
+    """The items' ids: the id column's values as trimmed text, else the 1-based row numbers."""
+    if mapping.id is None:
+        return [str(n) for n in range(1, len(frame) + 1)]
+    return _column(_id_strings(frame[mapping.id]))
+
+
+def _check_rows(table: _Table, mapping: ColumnMapping, ids: Column) -> list[ImportProblem]:
+    """The per-row problems: empty input/output/id, duplicate ids."""
     frame, word = table.frame, table.field_word
     problems: list[ImportProblem] = []
     for role in ("input", "output"):
@@ -249,8 +264,8 @@ def _check_rows(table: _Table, mapping: ColumnMapping) -> tuple[Column, list[Imp
             column,
         )
     if mapping.id is None:
-        return [str(n) for n in range(1, len(frame) + 1)], problems
-    ids = _id_strings(frame[mapping.id])
+        return problems
+    ids = ids if isinstance(ids, pd.Series) else pd.Series(ids, dtype=object)
     empty = np.flatnonzero(_empty_mask(ids))
     problems += _listed(
         table,
@@ -261,7 +276,7 @@ def _check_rows(table: _Table, mapping: ColumnMapping) -> tuple[Column, list[Imp
         mapping.id,
     )
     problems += _duplicate_ids(table, ids, empty, mapping.id)
-    return _column(ids), problems
+    return problems
 
 
 def _all_distinct(ids: pd.Series) -> bool:
@@ -383,13 +398,32 @@ def _items(columns: _ItemColumns) -> list[DatasetItem]:
     ]
 
 
-def _fingerprint(columns: _ItemColumns) -> str:
+def _start_fingerprint(columns: _ItemColumns, stop: threading.Event) -> Future[str]:
+    """`_fingerprint` of the columns, in a worker thread for a large table (a small one is
+    hashed at once: that is quicker than handing it over). Setting `stop` abandons the hash."""
+    if len(columns.ids) < _BACKGROUND_HASH_ROWS:
+        done: Future[str] = Future()
+        done.set_result(_fingerprint(columns))
+        return done
+    return _HASHING.submit(_fingerprint, columns, stop)
+
+
+_BACKGROUND_HASH_ROWS = 10_000
+"""Tables with fewer items are hashed in the calling thread."""
+
+_HASHING = ThreadPoolExecutor(max_workers=4, thread_name_prefix="dataset-fingerprint")
+"""Threads that hash large tables (started on first use; several uploads may hash at once)."""
+
+
+def _fingerprint(columns: _ItemColumns, stop: threading.Event | None = None) -> str:
     """sha256 over a canonical form of the items, column by column, so the same content gives
     the same value whatever the file format (and `dataset_fingerprint` of the items agrees).
 
     Each column is its JSON-quoted name, then either `S` + the UTF-8 byte length of every value
     (int64 little-endian, -1 for None) + the values' UTF-8 bytes back to back, when it holds
     only text and None; or `J` + its canonical JSON (sorted keys, no spaces).
+
+    Returns "" when `stop` is set before the end (the caller no longer wants the value).
     """
     digest = hashlib.sha256()
     named = [
@@ -400,6 +434,8 @@ def _fingerprint(columns: _ItemColumns) -> str:
         *sorted(columns.metadata.items()),
     ]
     for name, column in named:
+        if stop is not None and stop.is_set():
+            return ""
         digest.update(json.dumps(name).encode() + b"\n")
         if isinstance(column, pd.Series) and _hash_arrow_text(digest, column):
             continue
@@ -428,10 +464,9 @@ def _hash_values(digest: Any, values: list[Any]) -> None:
 
 
 def _hash_arrow_text(digest: Any, series: pd.Series) -> bool:
-    """The `S` form straight from pyarrow's buffers (no Python strings); False when the
-    column is not plain pyarrow text without nulls."""
+    """The `S` form straight from pyarrow's buffers, without copying the text or making Python
+    strings; False when the column is not plain pyarrow text without nulls."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     chunked = _arrow_text(series)
     if chunked is None:
@@ -439,14 +474,23 @@ def _hash_arrow_text(digest: Any, series: pd.Series) -> bool:
     width = {pa.string(): np.int32, pa.large_string(): np.int64}.get(chunked.type)
     if width is None:
         return False
-    lengths = pc.binary_length(chunked).to_numpy().astype("<i8")
-    digest.update(b"S")
-    digest.update(lengths.tobytes())
+    lengths: list[np.ndarray] = []
+    texts: list[memoryview] = []
     for chunk in chunked.chunks:
+        if not len(chunk):
+            continue
+        # A chunk may be a slice of its buffers: its own offsets start at `chunk.offset`.
         offsets = np.frombuffer(chunk.buffers()[1], dtype=width)
-        start = int(offsets[chunk.offset])
-        end = int(offsets[chunk.offset + len(chunk)])
-        digest.update(memoryview(chunk.buffers()[2])[start:end])
+        offsets = offsets[chunk.offset : chunk.offset + len(chunk) + 1]
+        lengths.append(np.diff(offsets).astype("<i8", copy=False))
+        start, end = int(offsets[0]), int(offsets[-1])
+        if end > start:  # a chunk of empty strings may have no data buffer at all
+            texts.append(memoryview(chunk.buffers()[2])[start:end])
+    digest.update(b"S")
+    for part in lengths:
+        digest.update(part)
+    for part in texts:
+        digest.update(part)
     return True
 
 
@@ -523,10 +567,12 @@ def _read_csv(data: bytes, sep: str | None = None) -> _Table:
         return _Table(
             names, pd.DataFrame(columns=names), _row_label, _row_number, "column", problems
         )
-    frame = _drop_trailing_blank_rows(frame)
+    blank = _blank_rows(frame)
+    frame = _drop_trailing_blank_rows(frame, blank)
     table = _Table(names, frame, _row_label, _row_number)
-    blank = np.flatnonzero(_blank_rows(frame)) if len(names) > 1 else np.array([], dtype=int)
-    table.problems = _listed_rows(table, blank, "malformed_row", "{label} is blank", "are blank")
+    # With one column a blank line is an empty value (reported as such), not a malformed row.
+    rows = np.flatnonzero(blank[: len(frame)]) if len(names) > 1 else np.array([], dtype=int)
+    table.problems = _listed_rows(table, rows, "malformed_row", "{label} is blank", "are blank")
     return table
 
 
@@ -552,7 +598,7 @@ def _arrow_csv(raw: bytes, sep: str, names: list[str]) -> pd.DataFrame | None:
 
     try:
         table = pa_csv.read_csv(
-            io.BytesIO(raw),
+            pa.BufferReader(raw),  # reads the bytes in place, where io.BytesIO copies them
             read_options=pa_csv.ReadOptions(column_names=names, skip_rows=1),
             parse_options=pa_csv.ParseOptions(
                 delimiter=sep,
@@ -810,12 +856,24 @@ def _blank_rows(frame: pd.DataFrame) -> np.ndarray:
     depending on the number of columns)."""
     if frame.empty:
         return np.zeros(len(frame), dtype=bool)
+    texts = [_arrow_text(frame.iloc[:, n]) for n in range(frame.shape[1])]
+    if all(t is not None for t in texts):
+        # Text without nulls (every CSV): a field is blank when it has no bytes.
+        import pyarrow.compute as pc
+
+        blank = np.ones(len(frame), dtype=bool)
+        for chunked in texts:
+            blank &= pc.equal(pc.binary_length(chunked), 0).to_numpy()
+            if not blank.any():  # the usual case: decided by the first column
+                break
+        return blank
     return (frame.isna() | frame.eq("")).all(axis=1).to_numpy(dtype=bool)
 
 
-def _drop_trailing_blank_rows(frame: pd.DataFrame) -> pd.DataFrame:
-    """Blank lines at the end of a file are not data."""
-    blank = _blank_rows(frame)
+def _drop_trailing_blank_rows(frame: pd.DataFrame, blank: np.ndarray | None = None) -> pd.DataFrame:
+    """Blank lines at the end of a file are not data. `blank`: `_blank_rows(frame)`, when
+    already known."""
+    blank = _blank_rows(frame) if blank is None else blank
     if not len(blank) or not blank[-1]:
         return frame
     keep = len(blank) - int(np.argmin(blank[::-1])) if not blank.all() else 0
@@ -827,6 +885,14 @@ def _drop_trailing_blank_rows(frame: pd.DataFrame) -> pd.DataFrame:
 
 def _empty_mask(series: pd.Series) -> np.ndarray:
     """True where a value is missing, None, NaN, blank text or an empty list/dict."""
+    chunked = _arrow_text(series)
+    if chunked is not None:
+        # Same answer as `.str.strip().eq("")` (pyarrow's trim and is_space share one notion of
+        # whitespace) without writing a trimmed copy of the column.
+        import pyarrow.compute as pc
+
+        blank = pc.or_(pc.equal(pc.binary_length(chunked), 0), pc.utf8_is_space(chunked))
+        return blank.to_numpy().astype(bool, copy=False)
     if series.dtype != object and pd.api.types.is_string_dtype(series.dtype):
         return (series.isna() | series.str.strip().eq("")).to_numpy(dtype=bool)
     return np.fromiter((_is_empty(v) for v in series.tolist()), dtype=bool, count=len(series))

@@ -101,6 +101,49 @@ def test_same_content_same_fingerprint_across_formats() -> None:
     assert read_dataset("qa.csv", csv_bytes(changed)).fingerprint != csv_report.fingerprint
 
 
+def large_rows(count: int) -> list[dict]:
+    """Enough rows for the fingerprint to be hashed in a worker thread, over several pyarrow
+    chunks, with padded ids, non-ASCII text and some empty ground truths."""
+    return [
+        {
+            "id": f" row-{n:05d} ",
+            "question": f"Question {n}: how do I set option {n}? " + "détail " * (n % 7),
+            "answer": f"Set option {n}, then restart (≤ {n % 9} s).",
+            "expected": "" if n % 5 == 0 else f"Set option {n}.",
+            "topic": ["api", "billing", "python"][n % 3],
+        }
+        for n in range(count)
+    ]
+
+
+def test_large_files_fingerprint_the_same_across_formats() -> None:
+    rows = large_rows(25_000)
+    csv_report = read_dataset("big.csv", csv_bytes(rows))
+    assert csv_report.ok, csv_report.problems[:3]
+    assert csv_report.fingerprint == dataset_fingerprint(csv_report.items)
+    as_json = [dict(r, expected=r["expected"] or None) for r in rows]  # CSV has no null
+    json_report = read_dataset("big.json", json.dumps(as_json).encode())
+    assert json_report.fingerprint == csv_report.fingerprint
+    assert csv_report.items[0].id == "row-00000" and csv_report.items[0].ground_truth is None
+
+
+def test_a_problem_in_a_large_file_stops_the_fingerprint() -> None:
+    rows = large_rows(25_000)
+    rows[-1]["id"] = rows[0]["id"]
+    report = read_dataset("big.csv", csv_bytes(rows))
+    assert codes(report) == ["duplicate_id"]
+    assert report.problems[0].message == (
+        "Duplicate id 'row-00000' (column 'id') in row 1 and row 25000"
+    )
+    assert report.fingerprint is None and report.items == []
+
+
+def test_unicode_whitespace_is_empty() -> None:
+    data = "question,answer\nq,a\nq,\u2003\u3000\nq,\u00a0 x\n".encode()
+    report = read_dataset("f.csv", data)
+    assert [p.message for p in report.problems] == ["Row 2: the output (column 'answer') is empty"]
+
+
 def test_json_values_keep_their_shape_and_mastra_metadata_is_spread() -> None:
     rows = [
         {
