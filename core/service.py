@@ -23,7 +23,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from core._sync import run_coroutine_sync
-from core.experiments.datasets import SUPPORTED_EXTENSIONS, read_dataset
+from core.experiments.datasets import SUPPORTED_EXTENSIONS, dataset_fingerprint, read_dataset
 from core.experiments.engine import CancelToken, run_experiment
 from core.judge import JudgeConfig
 from core.records import (
@@ -41,6 +41,11 @@ from core.records import (
     ScorerSpec,
     ScorerStepInfo,
 )
+from core.reporting.experiment_file import (
+    ExperimentFileError,
+    ExportedExperiment,
+    read_experiment_json,
+)
 from core.results import ScorerRunResult
 from core.scorers import PREBUILT, PrebuiltScorer
 from core.scoring import Scorer
@@ -51,6 +56,7 @@ __all__ = [
     "JUDGE_API_KEY_ENV",
     "DatasetImportError",
     "ExperimentConfigError",
+    "ExperimentFileError",
     "NotFoundError",
     "Service",
     "StorageError",
@@ -433,6 +439,76 @@ class Service:
         with self._lock:
             self._jobs.pop(experiment_id, None)
 
+    # ---- imported experiments ----
+
+    def import_experiment_json(self, data: bytes, *, name: str | None = None) -> str:
+        """Import an experiment exported as JSON (`core.reporting.experiment_json`); returns the
+        new experiment's id.
+
+        Its dataset is reused when one with the same content fingerprint is stored, else created
+        from the file's items. The file's successful results are stored; its failed runs are
+        counted in `failed_runs` and kept in this process's memory (`failures(id)`), never in
+        the score storage, like the failures of an experiment run here. Raises
+        ExperimentFileError (naming the place) for a file that is not a readable export, and
+        StorageError when the database refuses; then nothing is left half-imported.
+        """
+        exported = read_experiment_json(data)
+        dataset, created = self._dataset_for(exported)
+        experiment_id: str | None = None
+        try:
+            info = self.store.create_experiment(
+                name=(name or "").strip() or f"{exported.name} (imported)",
+                dataset_id=dataset.id,
+                scorers=[],  # the export records scorer ids, not the catalog specs behind them
+                scorer_ids=exported.scorer_ids,
+                judge_model=exported.judge_model,
+                api_base=None,
+                judge_settings={},
+                concurrency=1,
+            )
+            experiment_id = info.id
+            self.store.add_results(info.id, exported.results)
+            progress = _imported_progress(info, exported)
+            self.store.finish_experiment(info.id, exported.status, progress)
+        except BaseException:
+            self._undo_import(experiment_id, dataset.id if created else None)
+            raise
+        job = _Job(info.id, CancelToken(), progress, failures=list(exported.failures))
+        with self._lock:
+            self._jobs[info.id] = job
+        return info.id
+
+    def _dataset_for(self, exported: ExportedExperiment) -> tuple[DatasetInfo, bool]:
+        """The stored dataset with the items' fingerprint, or a new one; True when new."""
+        fingerprint = dataset_fingerprint(exported.items)
+        existing = self.store.find_dataset(fingerprint)
+        if existing is not None:
+            return existing, False
+        metadata = list(dict.fromkeys(key for item in exported.items for key in item.metadata))
+        mapping = ColumnMapping(
+            id="id", input="input", output="output", ground_truth="groundTruth", metadata=metadata
+        )
+        saved = self.store.save_dataset(
+            name=exported.dataset_name or f"{exported.name} (dataset)",
+            file_name=f"{exported.name}.json",
+            format="json",
+            fingerprint=fingerprint,
+            columns=["id", "input", "output", "groundTruth", *metadata],
+            mapping=mapping,
+            items=exported.items,
+        )
+        return saved, True
+
+    def _undo_import(self, experiment_id: str | None, dataset_id: str | None) -> None:
+        """Remove what a failed import wrote (best effort: the database may be the problem)."""
+        try:
+            if experiment_id is not None:
+                self.store.delete_experiment(experiment_id)
+            if dataset_id is not None:
+                self.store.delete_dataset(dataset_id)
+        except StorageError as error:
+            logger.error("Could not remove a half-imported experiment: %s", error)
+
     # ---- internals ----
 
     def _scorers_for(self, config: ExperimentConfig) -> list[Scorer]:
@@ -651,6 +727,21 @@ def _stored_progress(info: ExperimentInfo) -> ExperimentProgress:
         judge_attempts=info.judge_attempts,
         elapsed_s=max(elapsed, 0.0),
         error=info.error,
+    )
+
+
+def _imported_progress(info: ExperimentInfo, exported: ExportedExperiment) -> ExperimentProgress:
+    succeeded, failed = len(exported.results), len(exported.failures)
+    return ExperimentProgress(
+        experiment_id=info.id,
+        status=exported.status,
+        total=info.total_runs,
+        done=succeeded + failed,
+        succeeded=succeeded,
+        failed=failed,
+        usage=exported.usage,
+        judge_calls=exported.judge_calls,
+        judge_attempts=exported.judge_attempts,
     )
 
 

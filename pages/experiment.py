@@ -10,6 +10,7 @@ from core.records import ExperimentDetail, ExperimentInfo, ScorerOutcome
 from core.reporting import filter_items, item_outcomes, score_histograms, step_views
 from pages.ui import fmt, nav
 from pages.ui.data import ExperimentView, experiment_view
+from pages.ui.downloads import render_downloads
 from pages.ui.services import service
 from pages.ui.widgets import pick_experiment, running_experiments
 
@@ -179,6 +180,7 @@ def main() -> None:
     view = experiment_view(info)
     detail, frame = view.detail, view.items
     render_summary(info, view)
+    render_downloads(detail)
     if frame.empty:
         st.info("No result yet.")
         return

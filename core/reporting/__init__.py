@@ -1,8 +1,31 @@
-"""Pure shaping of experiment results: tables (pandas), figures (plotly) and JSON, CSV and HTML
-exports (no Streamlit, no database)."""
+"""Pure shaping of experiment results: tables (pandas), figures (plotly), the paired comparison
+of experiments, and JSON, CSV and HTML exports and the JSON's re-import (no Streamlit, no
+database)."""
 
+from core.reporting.compare import (
+    Comparison,
+    DiffSegment,
+    ItemPair,
+    ItemPairing,
+    ScorerComparison,
+    bootstrap_ci,
+    compare,
+    compare_experiments,
+    diff_html,
+    item_changes,
+    item_pair,
+    scorer_table,
+    usage_side_by_side,
+    word_diff,
+)
+from core.reporting.experiment_file import (
+    ExperimentFileError,
+    ExportedExperiment,
+    read_experiment_json,
+)
 from core.reporting.exports import (
     experiment_json,
+    experiment_json_text,
     failure_entry,
     neutralise_cell,
     result_rows,
@@ -30,25 +53,43 @@ from core.reporting.tables import (
 )
 
 __all__ = [
+    "Comparison",
+    "DiffSegment",
+    "ExperimentFileError",
+    "ExportedExperiment",
+    "ItemPair",
+    "ItemPairing",
+    "ScorerComparison",
     "StepView",
+    "bootstrap_ci",
     "calls_and_attempts",
+    "compare",
+    "compare_experiments",
     "cost_by_scorer",
+    "diff_html",
     "duration_distribution",
     "experiment_html",
     "experiment_json",
+    "experiment_json_text",
     "experiments_frame",
     "failure_entry",
     "failure_groups",
     "filter_items",
+    "item_changes",
     "item_frame",
     "item_outcomes",
+    "item_pair",
     "judge_usage_frame",
     "neutralise_cell",
+    "read_experiment_json",
     "result_rows",
     "results_csv",
     "score_histograms",
+    "scorer_table",
     "step_views",
     "tokens_by_model",
     "tokens_by_scorer_step",
+    "usage_side_by_side",
     "usage_totals",
+    "word_diff",
 ]

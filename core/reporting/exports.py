@@ -5,13 +5,22 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from collections.abc import Sequence
 from typing import Any
 
 from core.records import ExperimentDetail, ScorerOutcome
 from core.results import json_ready
 
-__all__ = ["experiment_json", "failure_entry", "neutralise_cell", "result_rows", "results_csv"]
+__all__ = [
+    "experiment_json",
+    "experiment_json_text",
+    "failure_entry",
+    "finite_values",
+    "neutralise_cell",
+    "result_rows",
+    "results_csv",
+]
 
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -85,6 +94,31 @@ def experiment_json(
     }
 
 
+def experiment_json_text(
+    detail: ExperimentDetail, *, thresholds: Sequence[dict[str, Any]] | None = None
+) -> str:
+    """`experiment_json` as indented, strict JSON text (what the dashboard's download gives,
+    and what `Service.import_experiment_json` reads back): NaN and infinities, which JSON does
+    not have, become null; values JSON cannot hold (dates, ...) become their text."""
+    document = experiment_json(detail, thresholds=thresholds)
+    options: dict[str, Any] = {"ensure_ascii": False, "indent": 2, "default": str}
+    try:
+        return json.dumps(document, allow_nan=False, **options)
+    except ValueError:  # a NaN somewhere: only then walk the whole document
+        return json.dumps(finite_values(document), **options)
+
+
+def finite_values(value: Any) -> Any:
+    """`value` with every NaN or infinite float (nested in dicts, lists and tuples) as None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: finite_values(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite_values(item) for item in value]
+    return value
+
+
 def result_rows(detail: ExperimentDetail) -> list[dict[str, Any]]:
     """One flat row per (item, scorer), successes and failures, in dataset order."""
     by_item = _outcomes_by_item(detail)
@@ -121,7 +155,9 @@ def results_csv(detail: ExperimentDetail) -> str:
     rows = result_rows(detail)
     header = list(rows[0]) if rows else ["itemId", "scorerId", "status", "score"]
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    # RFC 4180 line ends: the writer then quotes any cell holding a CR or an LF (with "\n" as
+    # the terminator, a bare CR in a reason was written unquoted and split the row).
+    writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow([neutralise_cell(name) for name in header])
     for row in rows:
         writer.writerow([_cell(row.get(name)) for name in header])

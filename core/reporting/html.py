@@ -1,48 +1,296 @@
-"""A first, simple HTML report of an experiment: one self-contained page that loads nothing
-from the network and escapes every piece of text."""
+"""The HTML report of an experiment: one self-contained file to send by email.
+
+It holds everything: the summary, per-scorer score charts and judge usage charts (plotly, with
+plotly.js inlined once), the item table with client-side filter, sort and pagination, each
+item's reasons and step results, the failures and the judge usage. It opens offline and loads
+nothing: a Content-Security-Policy forbids any fetch, and only the report's two scripts (by
+their sha256) may run.
+
+Every piece of text from a dataset, a scorer or a judge is escaped: `html.escape` in the markup;
+in the embedded JSON every `<`, `>` and `&` is a `\\u` escape (so `</script>` or `<!--` in a
+reason cannot end the data block); the inline script writes data with `textContent` only; chart
+labels are entity-escaped, so plotly shows them as text instead of reading its small tag set.
+
+Past `COMPRESS_OVER` bytes the data is gzip-compressed and base64-encoded, and the script
+inflates it (DecompressionStream, in every current browser): a 10,000-item report is a few MB.
+"""
 
 from __future__ import annotations
 
+import base64
+import gzip
+import hashlib
 import json
+import math
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from functools import lru_cache
 from html import escape
 from typing import Any
 
-from core.records import ExperimentDetail
-from core.reporting.exports import result_rows
+import pandas as pd
+import plotly.graph_objects as go
+import plotly.io as pio
+from plotly.offline import get_plotlyjs
 
-__all__ = ["experiment_html"]
+from core.records import ExperimentDetail, ScorerOutcome
+from core.reporting._report_assets import REPORT_SCRIPT, REPORT_STYLE
+from core.reporting.exports import finite_values
+from core.reporting.figures import calls_and_attempts, score_histograms, tokens_by_scorer_step
+from core.reporting.tables import (
+    failure_groups,
+    item_frame,
+    judge_usage_frame,
+    step_views,
+    usage_totals,
+)
 
-_STYLE = """
-body{font-family:system-ui,sans-serif;margin:2rem;color:#222}
-table{border-collapse:collapse;margin:1rem 0;font-size:.9rem}
-th,td{border:1px solid #ccc;padding:.3rem .5rem;vertical-align:top;text-align:left}
-th{background:#f3f3f3}
-td.text{max-width:28rem;white-space:pre-wrap;overflow-wrap:anywhere}
-.failed{background:#fff1f0}
-.note{color:#555;font-size:.9rem}
-"""
+__all__ = ["COMPRESS_OVER", "experiment_html", "script_json"]
+
+_FAILURE_IDS_SHOWN = 20
+
+COMPRESS_OVER = 2_000_000
+"""Embedded data larger than this (bytes of JSON) is gzip-compressed in the report."""
 
 
-def experiment_html(detail: ExperimentDetail) -> str:
-    """The report as one HTML string (a Content-Security-Policy forbids any loading)."""
-    info = detail.info
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        '<meta http-equiv="Content-Security-Policy" '
-        "content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-        f"<title>{_e(info.name)} · scorelab</title><style>{_STYLE}</style></head><body>",
-        f"<h1>{_e(info.name)}</h1>",
-        _summary(detail),
-        _means(detail),
-        "<h2>Results</h2>",
-        _results_table(detail),
-        "</body></html>",
+def experiment_html(
+    detail: ExperimentDetail,
+    *,
+    generated_at: datetime | None = None,
+    compress_over: int = COMPRESS_OVER,
+) -> str:
+    """The report as one HTML string (UTF-8; see the module docstring for what it holds).
+
+    When the embedded data is larger than `compress_over` bytes it is gzip-compressed and
+    base64-encoded (the report's script inflates it in the browser): a 10,000-item report
+    shrinks from about 30 MB to a few, small enough to send by email.
+
+    Raises ValueError when a scorer id is also the name of a fixed item-table column.
+    """
+    frame = item_frame(detail)
+    usage = judge_usage_frame([*detail.results, *detail.failures])
+    figures = _figures(frame, detail.info.scorer_ids, usage)
+    data_block = _data_block(script_json(_payload(detail, frame, figures)), compress_over)
+    scripts = (_plotly_js(), REPORT_SCRIPT)
+    return "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html lang="en"><head><meta charset="utf-8">',
+            f'<meta http-equiv="Content-Security-Policy" content="{_policy(scripts)}">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            f"<title>{_e(detail.info.name)} · scorelab report</title>",
+            f"<style>{REPORT_STYLE}</style></head><body><main>",
+            _header(detail, generated_at or datetime.now(UTC)),
+            _summary(detail, frame),
+            _charts_section(figures),
+            _items_section(detail.info.scorer_ids),
+            _failures_section(detail),
+            _usage_section(usage),
+            "</main>",
+            data_block,
+            f'<script id="plotlyjs">{scripts[0]}</script>',
+            f'<script id="report-app">{scripts[1]}</script>',
+            "</body></html>",
+        ]
+    )
+
+
+# ---- safety ----
+
+
+def script_json(value: Any) -> str:
+    """JSON safe inside a `<script>` element: `<`, `>` and `&` (hence `</script>` and `<!--`)
+    and the JavaScript line separators become `\\u` escapes; NaN and infinities become null
+    (JSON has no such numbers)."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:  # a NaN somewhere in a step result: rare, so only then walk the data
+        text = json.dumps(finite_values(value), ensure_ascii=False, separators=(",", ":"))
+    for char, code in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
+        text = text.replace(char, code)
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def _data_block(payload: str, compress_over: int) -> str:
+    """The data as a non-executed script element: JSON, or gzip + base64 when large (base64
+    holds no `<`, so it is as safe inside the element as the escaped JSON)."""
+    raw = payload.encode("utf-8")
+    if len(raw) <= compress_over:
+        return f'<script type="application/json" id="report-data">{payload}</script>'
+    packed = base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
+    return (
+        '<script type="application/octet-stream" id="report-data" '
+        f'data-encoding="gzip+base64">{packed}</script>'
+    )
+
+
+def _policy(scripts: Sequence[str]) -> str:
+    """Nothing may be fetched; only our scripts run (by hash, so no injected handler or
+    script could); plotly needs inline styles and data: images for its toolbar."""
+    hashes = " ".join(f"'sha256-{_sha256(script)}'" for script in scripts)
+    return (
+        f"default-src 'none'; script-src {hashes}; style-src 'unsafe-inline'; "
+        "img-src data: blob:; font-src data:; base-uri 'none'; form-action 'none'"
+    )
+
+
+def _sha256(script: str) -> str:
+    return base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+
+
+@lru_cache(maxsize=1)
+def _plotly_js() -> str:
+    """plotly.js as the plotly package ships it (checked to be safe inside a script element)."""
+    source = get_plotlyjs()
+    if "</script" in source.lower() or "<!--" in source or "\r" in source:
+        raise RuntimeError("plotly.js cannot be inlined verbatim (it holds </script, <!-- or CR)")
+    return source
+
+
+def _e(value: Any) -> str:
+    return escape(str(value), quote=True)
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+# ---- data for the script ----
+
+
+def _payload(
+    detail: ExperimentDetail, frame: pd.DataFrame, figures: list[tuple[str, go.Figure]]
+) -> dict[str, Any]:
+    scorer_ids = list(detail.info.scorer_ids)
+    column = {scorer_id: k for k, scorer_id in enumerate(scorer_ids)}
+    scores = frame[scorer_ids].to_numpy(dtype=float) if scorer_ids else None
+    by_item = _outcomes_by_item(detail)
+    items, details = [], []
+    for row, item in enumerate(detail.items):
+        outcomes = by_item.get(item.id, {})
+        failed = sorted(column[s] for s, o in outcomes.items() if o.status == "failed")
+        row_scores = [] if scores is None else [_score(v) for v in scores[row]]
+        items.append(
+            [
+                item.id,
+                frame.at[row, "input"],
+                frame.at[row, "output"],
+                frame.at[row, "ground_truth"],
+                int(frame.at[row, "judge_tokens"]),
+                row_scores,
+                failed,
+            ]
+        )
+        details.append([_entry(outcomes.get(scorer_id)) for scorer_id in scorer_ids])
+    return {
+        "scorers": scorer_ids,
+        "items": items,
+        "details": details,
+        "figures": [{"id": chart_id, "figure": _figure_json(fig)} for chart_id, fig in figures],
+    }
+
+
+def _outcomes_by_item(detail: ExperimentDetail) -> dict[str, dict[str, ScorerOutcome]]:
+    known = set(detail.info.scorer_ids)
+    found: dict[str, dict[str, ScorerOutcome]] = {}
+    for outcome in [*detail.results, *detail.failures]:
+        if outcome.scorer_id in known:
+            found.setdefault(outcome.item_id, {})[outcome.scorer_id] = outcome
+    return found
+
+
+def _score(value: float) -> float | None:
+    return None if math.isnan(value) else float(value)
+
+
+def _entry(outcome: ScorerOutcome | None) -> dict[str, Any] | None:
+    """One scorer's run on one item: score, reason or failure, and its steps."""
+    if outcome is None:
+        return None
+    entry: dict[str, Any] = {"status": outcome.status}
+    if outcome.status == "success":
+        entry.update(score=outcome.score, reason=outcome.reason)
+    else:
+        entry.update(
+            error=outcome.error,
+            failedStep=outcome.failed_step,
+            completedSteps=list(outcome.completed_steps),
+            recoveredScore=outcome.recovered_score,
+            reason=outcome.recovered_reason,
+        )
+    entry["steps"] = [_step(view, entry.get("reason")) for view in step_views(outcome)]
+    return {key: value for key, value in entry.items() if value is not None}
+
+
+def _step(view: Any, reason: Any) -> dict[str, Any]:
+    step: dict[str, Any] = {"name": view.name, "kind": view.kind}
+    if view.failed:
+        step["failed"] = True
+    if view.result is not None and not (view.name == "generateReason" and view.result == reason):
+        step["result"] = view.result  # the reason is already shown once above the steps
+    if view.prompt is not None:
+        step["prompt"] = view.prompt
+    step["executions"] = [_execution(e, view) for e in view.executions]
+    return step
+
+
+def _execution(execution: dict[str, Any], view: Any) -> dict[str, Any]:
+    """The execution without what its step already shows (the same prompt, the same output):
+    at 10,000 items those copies would double the file."""
+    slim = dict(execution)
+    if slim.get("prompt") == view.prompt:
+        slim.pop("prompt", None)
+    if "output" in slim and slim["output"] == view.result:
+        slim.pop("output")
+    return slim
+
+
+# ---- charts ----
+
+
+def _figures(
+    frame: pd.DataFrame, scorer_ids: Sequence[str], usage: pd.DataFrame
+) -> list[tuple[str, go.Figure]]:
+    """Score histograms, and judge usage charts when the judge was called; scorer, step and
+    model names are entity-escaped first (plotly reads a few tags in labels)."""
+    labels = {scorer_id: _e(scorer_id) for scorer_id in scorer_ids}
+    figures = [
+        ("chart-scores", score_histograms(frame.rename(columns=labels), list(labels.values())))
     ]
-    return "\n".join(parts)
+    if not usage.empty:
+        safe = usage.assign(
+            scorer_id=usage["scorer_id"].map(_e),
+            step=usage["step"].map(_e),
+            model=usage["model"].map(lambda m: None if m is None else _e(m)),
+        )
+        figures.append(("chart-tokens", tokens_by_scorer_step(safe)))
+        figures.append(("chart-calls", calls_and_attempts(safe)))
+    return figures
 
 
-def _summary(detail: ExperimentDetail) -> str:
+def _figure_json(figure: go.Figure) -> dict[str, Any]:
+    return json.loads(pio.to_json(figure, validate=False))
+
+
+# ---- sections ----
+
+
+def _header(detail: ExperimentDetail, generated_at: datetime) -> str:
+    return (
+        f"<header><h1>{_e(detail.info.name)}</h1>"
+        f'<p class="note">scorelab experiment report · generated {_e(generated_at.isoformat())}'
+        " · a self-contained file: it works offline and loads nothing.</p>"
+        '<nav><a href="#summary">Summary</a><a href="#charts">Charts</a>'
+        '<a href="#items-section">Items</a><a href="#failures">Failures</a>'
+        '<a href="#usage">Judge usage</a></nav></header>'
+    )
+
+
+def _summary(detail: ExperimentDetail, frame: pd.DataFrame) -> str:
     info = detail.info
     usage = info.usage
     rows = [
@@ -62,43 +310,151 @@ def _summary(detail: ExperimentDetail) -> str:
         ("Finished", info.finished_at.isoformat() if info.finished_at else ""),
     ]
     body = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows)
-    note = (
-        "Failed scorer runs are kept in memory only, never in the score storage."
-        if detail.failures_in_memory
-        else "Failed scorer runs were kept in memory by the process that ran the experiment "
-        "and are not in this report."
+    return (
+        f'<section id="summary"><h2>Summary</h2><table>{body}</table>'
+        f"{_means(info.scorer_ids, frame)}</section>"
     )
-    return f'<table>{body}</table><p class="note">{_e(note)}</p>'
 
 
-def _means(detail: ExperimentDetail) -> str:
-    if not detail.info.scores:
-        return "<p>No numeric scores.</p>"
-    body = "".join(
-        f"<tr><td>{_e(scorer_id)}</td><td>{mean:.4f}</td></tr>"
-        for scorer_id, mean in detail.info.scores.items()
-    )
-    return f"<h2>Mean scores</h2><table><tr><th>Scorer</th><th>Mean</th></tr>{body}</table>"
-
-
-def _results_table(detail: ExperimentDetail) -> str:
-    columns = ("itemId", "scorerId", "status", "score", "reason", "error", "input", "output")
-    head = "".join(f"<th>{_e(c)}</th>" for c in columns)
+def _means(scorer_ids: Sequence[str], frame: pd.DataFrame) -> str:
+    if not scorer_ids:
+        return "<p>No scorer.</p>"
+    failed = frame["failed"].str.split(",") if not frame.empty else pd.Series(dtype=object)
     rows = []
-    for row in result_rows(detail):
-        css = ' class="failed"' if row["status"] == "failed" else ""
-        cells = "".join(f'<td class="text">{_e(_text(row.get(c)))}</td>' for c in columns)
-        rows.append(f"<tr{css}>{cells}</tr>")
-    return f"<table><tr>{head}</tr>{''.join(rows)}</table>"
+    for scorer_id in scorer_ids:
+        scores = frame[scorer_id].dropna()
+        mean = f"{scores.mean():.4f}" if len(scores) else "—"
+        failures = int(failed.map(lambda ids, s=scorer_id: s in ids).sum()) if len(failed) else 0
+        rows.append(
+            f'<tr><td>{_e(scorer_id)}</td><td class="num">{mean}</td>'
+            f'<td class="num">{len(scores)}</td><td class="num">{failures}</td></tr>'
+        )
+    return (
+        "<h3>Scores per scorer</h3><table><tr><th>Scorer</th><th class=num>Mean</th>"
+        "<th class=num>Items scored</th><th class=num>Failed runs</th></tr>"
+        f"{''.join(rows)}</table>"
+    )
 
 
-def _text(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, default=str)
+def _charts_section(figures: list[tuple[str, go.Figure]]) -> str:
+    boxes = "".join(f'<div class="chart" id="{chart_id}"></div>' for chart_id, _ in figures)
+    return (
+        '<section id="charts"><h2>Charts</h2>'
+        "<noscript><p>The charts need JavaScript.</p></noscript>"
+        f"{boxes}</section>"
+    )
 
 
-def _e(value: Any) -> str:
-    return escape(str(value), quote=True)
+def _items_section(scorer_ids: Sequence[str]) -> str:
+    headers = [
+        ("0", "Item id", ""),
+        ("1", "Input", ""),
+        ("2", "Output", ""),
+        ("3", "Ground truth", ""),
+        *[(f"s{k}", scorer_id, "num") for k, scorer_id in enumerate(scorer_ids)],
+        ("tokens", "Judge tokens", "num"),
+    ]
+    head = "".join(
+        f'<th class="{css}" aria-sort="none"><button type="button" data-sort="{key}">'
+        f"{_e(label)}</button></th>"
+        for key, label, css in headers
+    )
+    return (
+        '<section id="items-section"><h2>Items</h2>'
+        "<noscript><p>The item table needs JavaScript; the summary, failures and judge usage "
+        "are readable without it.</p></noscript>"
+        '<p id="report-status" class="note">Loading the report\'s data…</p>'
+        '<div id="items-ui" hidden><div class="controls">'
+        '<input id="filter" type="search" aria-label="Filter items" '
+        'placeholder="Filter: id, input, output, ground truth, reasons">'
+        '<label>Scores of <select id="score-scorer"><option value="-1">any scorer</option>'
+        "</select></label>"
+        '<label>from <input id="score-min" type="number" step="0.01"></label>'
+        '<label>to <input id="score-max" type="number" step="0.01"></label>'
+        '<label><input id="failed-only" type="checkbox"> failed runs only</label></div>'
+        '<p id="count" class="note" aria-live="polite"></p>'
+        f'<table id="items"><thead><tr>{head}</tr></thead><tbody id="items-body"></tbody></table>'
+        '<div class="pager"><button type="button" id="prev">Previous</button>'
+        '<span id="page"></span><button type="button" id="next">Next</button></div>'
+        '<p class="note">Click a row (or press Enter on it) for the item\'s reasons and steps.</p>'
+        '<section id="detail" hidden></section></div></section>'
+    )
+
+
+def _failures_section(detail: ExperimentDetail) -> str:
+    title = '<section id="failures"><h2>Failures</h2>'
+    if not detail.failures_in_memory and detail.info.failed_runs:
+        return (
+            f"{title}<p>{detail.info.failed_runs} scorer runs failed. Failed runs are kept in "
+            "memory only by the process that ran the experiment, never in the score storage, "
+            "and are not in this report.</p></section>"
+        )
+    if not detail.failures:
+        return f"{title}<p>No scorer run failed.</p></section>"
+    groups = failure_groups(detail.failures)
+    rows = "".join(_failure_row(group) for group in groups.itertuples(index=False))
+    return (
+        f"{title}<p class=note>Failed scorer runs are kept in memory only, never in the score "
+        "storage; each item's details above show its failed step, completed steps and the "
+        "failed judge execution.</p><table><tr><th>Scorer</th><th>Failed step</th><th>Error</th>"
+        f"<th class=num>Runs</th><th>Items</th></tr>{rows}</table></section>"
+    )
+
+
+def _failure_row(group: Any) -> str:
+    ids = list(group.item_ids)
+    shown = ", ".join(ids[:_FAILURE_IDS_SHOWN])
+    more = f" and {len(ids) - _FAILURE_IDS_SHOWN} more" if len(ids) > _FAILURE_IDS_SHOWN else ""
+    return (
+        f"<tr><td>{_e(group.scorer_id)}</td><td>{_e(group.failed_step or '—')}</td>"
+        f'<td class="text">{_e(group.error)}</td><td class="num">{group.count}</td>'
+        f"<td>{_e(shown + more)}</td></tr>"
+    )
+
+
+_USAGE_LABELS: tuple[tuple[str, str], ...] = (
+    ("executions", "Judge executions"),
+    ("failed", "Failed executions"),
+    ("model_calls", "Model calls"),
+    ("attempts", "Attempts"),
+    ("input_tokens", "Input tokens"),
+    ("output_tokens", "Output tokens"),
+    ("reasoning_tokens", "Reasoning tokens"),
+    ("cached_input_tokens", "Cached input tokens"),
+    ("total_tokens", "Total tokens"),
+    ("duration_ms", "Judge time (ms, summed)"),
+)
+
+
+def _usage_section(usage: pd.DataFrame) -> str:
+    title = '<section id="usage"><h2>Judge usage</h2>'
+    if usage.empty:
+        return f"{title}<p>No judge call.</p></section>"
+    totals = usage_totals(usage)
+    rows = "".join(
+        f'<tr><th>{label}</th><td class="num">{totals[key]:,.0f}</td></tr>'
+        for key, label in _USAGE_LABELS
+    )
+    cost = totals["est_cost_usd"]
+    cost_text = "unknown (no price for the judge model)" if math.isnan(cost) else f"${cost:,.4f}"
+    rows += f"<tr><th>Estimated cost (an estimate, not a bill)</th><td>{_e(cost_text)}</td></tr>"
+    note = "<p class=note>Sums over every judge execution, failed ones included.</p>"
+    return f"{title}{note}<table>{rows}</table>{_usage_by_step(usage)}</section>"
+
+
+def _usage_by_step(usage: pd.DataFrame) -> str:
+    sums = usage.groupby(["scorer_id", "step"], sort=False)[
+        ["model_calls", "attempts", "input_tokens", "output_tokens", "total_tokens"]
+    ].sum()
+    head = (
+        "<tr><th>Scorer</th><th>Step</th><th class=num>Model calls</th>"
+        "<th class=num>Attempts</th><th class=num>Input tokens</th>"
+        "<th class=num>Output tokens</th><th class=num>Total tokens</th></tr>"
+    )
+    rows = "".join(
+        f"<tr><td>{_e(scorer)}</td><td>{_e(step)}</td>"
+        + "".join(f'<td class="num">{int(v):,}</td>' for v in values)
+        + "</tr>"
+        for (scorer, step), values in zip(sums.index, sums.to_numpy(), strict=True)
+    )
+    return f"<h3>By scorer and step</h3><table>{head}{rows}</table>"

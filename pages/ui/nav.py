@@ -29,6 +29,7 @@ def sections() -> dict[str, list[st.Page]]:
             st.Page(EXPERIMENT, title="Experiment detail", icon=":material/search:"),
             st.Page(FAILURES, title="Failures", icon=":material/error:"),
             st.Page(JUDGE_USAGE, title="Judge usage", icon=":material/token:"),
+            st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
         ],
         "Setup": [
             st.Page(DATASETS, title="Datasets", icon=":material/table:"),

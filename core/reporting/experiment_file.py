@@ -1,0 +1,312 @@
+"""Reading back an experiment exported by `experiment_json` (the JSON export), so the app can
+import it as an experiment: its items, its successful results (Mastra format) and its failures.
+
+Pure parsing and validation: the service stores what this returns. Every problem is a
+`ExperimentFileError` naming the place, e.g. `items[3] (id 'q4'): results['tone']: ...`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, get_args
+
+from pydantic import ValidationError
+
+from core.records import DatasetItem, ExperimentStatus, ScorerOutcome
+from core.results import JudgeExecutionFailure, JudgeUsage, ScorerRunResult
+
+__all__ = ["ExperimentFileError", "ExportedExperiment", "read_experiment_json"]
+
+_FINISHED: tuple[str, ...] = ("completed", "failed", "cancelled", "error")
+
+
+class ExperimentFileError(ValueError):
+    """A file that is not a readable experiment export; the message names the place."""
+
+
+@dataclass(frozen=True)
+class ExportedExperiment:
+    """What an experiment export holds."""
+
+    name: str
+    """The experiment's name in the file."""
+    experiment_id: str | None
+    """Its id where it was exported (a new one is given on import)."""
+    status: ExperimentStatus
+    """Its status; an export taken while it was pending or running reads as `cancelled`
+    (stopped, finished runs kept)."""
+    dataset_name: str | None
+    """The dataset's name, if the file has it."""
+    dataset_fingerprint: str | None
+    """The dataset's fingerprint as exported, if the file has it."""
+    scorer_ids: list[str]
+    """The scorer ids: `summary.scorerIds`, else the order they first appear in results."""
+    judge_model: str | None
+    """The judge model, if any."""
+    items: list[DatasetItem]
+    """The items in file order."""
+    results: list[ScorerOutcome]
+    """Successful runs, rebuilt from their Mastra-format results."""
+    failures: list[ScorerOutcome]
+    """Failed runs (never to be written to the score storage)."""
+    usage: JudgeUsage
+    """Judge usage over every run: `summary.judgeUsage`, else summed over the results."""
+    judge_calls: int
+    """Judge calls over every run."""
+    judge_attempts: int
+    """Judge attempts over every run."""
+
+
+def read_experiment_json(data: bytes) -> ExportedExperiment:
+    """Parse and check an export; raises ExperimentFileError naming what is wrong and where.
+
+    The checks: UTF-8 JSON; an object with an `items` list; each item an object with a text
+    `id` found once in the file; each `results` entry an object keyed by scorer id, either a
+    Mastra result (validated as `ScorerRunResult`, with a numeric or null `score`) or a failure
+    entry (`status: "failed"` with an `error`).
+    """
+    document = _document(data)
+    items_data = document.get("items")
+    if not isinstance(items_data, list):
+        raise ExperimentFileError(
+            f"The file has no `items` list (found {_kind(items_data)}): is it a scorelab "
+            "experiment export?"
+        )
+    summary = _mapping(document.get("summary"), "summary", optional=True)
+    items, results, failures = _read_items(items_data)
+    return ExportedExperiment(
+        name=_text(document.get("name"), "name") or "imported experiment",
+        experiment_id=_text(document.get("experimentId"), "experimentId"),
+        status=_status(summary.get("status")),
+        dataset_name=_text(summary.get("datasetName"), "summary.datasetName"),
+        dataset_fingerprint=_text(summary.get("datasetFingerprint"), "summary.datasetFingerprint"),
+        scorer_ids=_scorer_ids(summary, results, failures),
+        judge_model=_text(summary.get("judgeModel"), "summary.judgeModel"),
+        items=items,
+        results=results,
+        failures=failures,
+        **_usage(summary, [*results, *failures]),
+    )
+
+
+def _document(data: bytes) -> dict[str, Any]:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise ExperimentFileError(
+            f"The file is not UTF-8 text (byte {error.start}: {error.reason})"
+        ) from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ExperimentFileError(
+            f"The file is not valid JSON: line {error.lineno}, column {error.colno}: {error.msg}"
+        ) from None
+    if not isinstance(document, dict):
+        raise ExperimentFileError(
+            f"The file holds {_kind(document)}, not an exported experiment (an object with `items`)"
+        )
+    return document
+
+
+def _read_items(
+    items_data: list[Any],
+) -> tuple[list[DatasetItem], list[ScorerOutcome], list[ScorerOutcome]]:
+    items: list[DatasetItem] = []
+    results: list[ScorerOutcome] = []
+    failures: list[ScorerOutcome] = []
+    first_seen: dict[str, int] = {}
+    for index, raw in enumerate(items_data):
+        item = _item(raw, f"items[{index}]")
+        place = f"items[{index}] (id {item.id!r})"
+        if item.id in first_seen:
+            raise ExperimentFileError(
+                f"{place}: the id is already used by items[{first_seen[item.id]}]; ids must be "
+                "unique"
+            )
+        first_seen[item.id] = index
+        items.append(item)
+        entries = _mapping(raw.get("results"), f"{place}: results", optional=True)
+        for scorer_id, entry in entries.items():
+            where = f"{place}: results[{scorer_id!r}]"
+            outcome = _outcome(item.id, str(scorer_id), entry, where)
+            (results if outcome.status == "success" else failures).append(outcome)
+    return items, results, failures
+
+
+def _item(raw: Any, place: str) -> DatasetItem:
+    if not isinstance(raw, dict):
+        raise ExperimentFileError(f"{place}: an item must be an object, got {_kind(raw)}")
+    item_id = raw.get("id")
+    if not isinstance(item_id, str) or not item_id:
+        raise ExperimentFileError(f"{place}: `id` must be a non-empty text, got {_kind(item_id)}")
+    metadata = _mapping(raw.get("metadata"), f"{place} (id {item_id!r}): metadata", optional=True)
+    return DatasetItem(
+        id=item_id,
+        input=raw.get("input"),
+        output=raw.get("output"),
+        ground_truth=raw.get("groundTruth"),
+        metadata=dict(metadata),
+    )
+
+
+def _outcome(item_id: str, scorer_id: str, entry: Any, place: str) -> ScorerOutcome:
+    if not isinstance(entry, dict):
+        raise ExperimentFileError(f"{place}: must be a result object, got {_kind(entry)}")
+    if entry.get("status") == "failed":
+        return _failure(item_id, scorer_id, entry, place)
+    return _success(item_id, scorer_id, entry, place)
+
+
+def _success(item_id: str, scorer_id: str, entry: dict[str, Any], place: str) -> ScorerOutcome:
+    try:
+        result = ScorerRunResult.model_validate(entry)
+    except ValidationError as error:
+        raise ExperimentFileError(f"{place}: not a Mastra scorer result: {_first(error)}") from None
+    score = result.score
+    if score is not None and _number(score) is None:
+        raise ExperimentFileError(f"{place}: `score` must be a number or null, got {score!r}")
+    usage, calls, attempts = _judge_totals(result)
+    return ScorerOutcome(
+        item_id=item_id,
+        scorer_id=scorer_id,
+        status="success",
+        score=score,
+        reason=result.reason,
+        result=result.to_dict(),
+        usage=usage,
+        judge_calls=calls,
+        judge_attempts=attempts,
+    )
+
+
+def _failure(item_id: str, scorer_id: str, entry: dict[str, Any], place: str) -> ScorerOutcome:
+    error = entry.get("error")
+    if not isinstance(error, str):
+        raise ExperimentFileError(f"{place}: a failed run needs an `error` text")
+    steps = entry.get("completedSteps") or []
+    if not isinstance(steps, list) or not all(isinstance(s, str) for s in steps):
+        raise ExperimentFileError(f"{place}: `completedSteps` must be a list of step names")
+    execution = None
+    if entry.get("failedJudgeExecution") is not None:
+        try:
+            execution = JudgeExecutionFailure.model_validate(entry["failedJudgeExecution"])
+        except ValidationError as failure:
+            raise ExperimentFileError(
+                f"{place}: `failedJudgeExecution` is not a failed judge execution: "
+                f"{_first(failure)}"
+            ) from None
+    recovered = entry.get("score")
+    return ScorerOutcome(
+        item_id=item_id,
+        scorer_id=scorer_id,
+        status="failed",
+        error=error,
+        error_type=_text(entry.get("errorType"), f"{place}: errorType"),
+        recovered_score=_number(recovered),
+        recovered_reason=entry.get("reason"),
+        failed_step=_text(entry.get("failedStep"), f"{place}: failedStep"),
+        completed_steps=steps,
+        failed_execution=execution,
+        usage=(execution.usage if execution and execution.usage else JudgeUsage()),
+        judge_calls=execution.model_call_count if execution else 0,
+        judge_attempts=execution.attempt_count if execution else 0,
+    )
+
+
+def _judge_totals(result: ScorerRunResult) -> tuple[JudgeUsage, int, int]:
+    """Usage, model calls and attempts summed over the run's judge executions."""
+    usage, calls, attempts = JudgeUsage(), 0, 0
+    for step in (result.judge or {}).values():
+        for execution in step.executions:
+            if execution.usage is not None:
+                usage = usage + execution.usage
+            calls += execution.model_call_count
+            attempts += execution.attempt_count
+    return usage, calls, attempts
+
+
+def _usage(summary: Mapping[str, Any], outcomes: list[ScorerOutcome]) -> dict[str, Any]:
+    """The file's totals when it has them (they count failed runs' executions that a failure
+    entry no longer lists), else sums over the outcomes."""
+    usage = JudgeUsage()
+    for outcome in outcomes:
+        usage = usage + outcome.usage
+    calls = sum(o.judge_calls for o in outcomes)
+    attempts = sum(o.judge_attempts for o in outcomes)
+    stored = summary.get("judgeUsage")
+    if isinstance(stored, dict):
+        try:
+            usage = JudgeUsage.model_validate(stored)
+        except ValidationError as error:
+            raise ExperimentFileError(f"summary.judgeUsage: {_first(error)}") from None
+    return {
+        "usage": usage,
+        "judge_calls": _count(summary.get("judgeCalls"), calls),
+        "judge_attempts": _count(summary.get("judgeAttempts"), attempts),
+    }
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def _count(value: Any, default: int) -> int:
+    return (
+        value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
+    )
+
+
+def _scorer_ids(
+    summary: Mapping[str, Any], results: list[ScorerOutcome], failures: list[ScorerOutcome]
+) -> list[str]:
+    found = list(dict.fromkeys(o.scorer_id for o in [*results, *failures]))
+    listed = summary.get("scorerIds")
+    if isinstance(listed, list) and all(isinstance(s, str) for s in listed):
+        return list(dict.fromkeys([*listed, *found]))
+    return found
+
+
+def _status(value: Any) -> ExperimentStatus:
+    if value in _FINISHED:
+        return value
+    if value in get_args(ExperimentStatus):
+        return "cancelled"  # exported while still running: what is in the file is all there is
+    return "completed"
+
+
+def _mapping(value: Any, place: str, *, optional: bool = False) -> Mapping[str, Any]:
+    if value is None and optional:
+        return {}
+    if not isinstance(value, dict):
+        raise ExperimentFileError(f"{place}: must be an object, got {_kind(value)}")
+    return value
+
+
+def _text(value: Any, place: str) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise ExperimentFileError(f"{place}: must be a text, got {_kind(value)}")
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "an object", list: "an array", str: "a text", bool: "a boolean"}
+    if value is None:
+        return "null"
+    if type(value) in names:
+        return names[type(value)]
+    if isinstance(value, int | float):
+        return f"the number {value!r}"
+    return type(value).__name__
+
+
+def _first(error: ValidationError) -> str:
+    problem = error.errors()[0]
+    where = ".".join(str(part) for part in problem["loc"])
+    more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
+    return f"{where}: {problem['msg']}{more}" if where else f"{problem['msg']}{more}"

@@ -1,0 +1,266 @@
+"""Compare: a baseline against one or more candidates, items paired by id. Per scorer, the mean
+change with a 95% bootstrap interval and the improved / regressed / unchanged counts; the items
+that changed most, one item side by side with word diffs; judge usage of every side. The
+choices live in the URL, so a link reproduces the view. Also imports an exported experiment."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core.records import ExperimentInfo
+from core.reporting import (
+    Comparison,
+    ExperimentFileError,
+    compare_experiments,
+    diff_html,
+    item_changes,
+    item_pair,
+    scorer_table,
+    usage_side_by_side,
+)
+from core.service import Service, StorageError
+from pages.ui import fmt
+from pages.ui.data import experiment_view
+from pages.ui.services import service
+from pages.ui.widgets import experiment_label
+
+KEY = "compare"
+PARAMS = {
+    "baseline": "baseline",
+    "candidates": "candidates",
+    "vs": "vs",
+    "scorer": "scorer",
+    "item": "item",
+}
+ITEMS_LISTED = 2_000
+TEXT_PREVIEW = 120
+
+
+def _version(info: ExperimentInfo) -> tuple[str, str, int, int]:
+    return (info.id, info.status, info.done_runs, info.failed_runs)
+
+
+@st.cache_resource(max_entries=4, show_spinner="Pairing items and bootstrapping…")
+def _comparisons(
+    _baseline: ExperimentInfo, _candidates: tuple[ExperimentInfo, ...], versions: tuple
+) -> list[Comparison]:
+    base = experiment_view(_baseline).detail
+    return compare_experiments(base, [experiment_view(c).detail for c in _candidates])
+
+
+def _follow_url(key: str, wanted: str | None, valid: bool, fallback: object) -> None:
+    """Set the widget `key` from the URL when the URL holds a new value (a link just opened, or
+    back/forward), else keep the user's choice unless it is no longer valid."""
+    if valid and wanted != st.session_state.get(f"{key}.url"):
+        st.session_state[key] = wanted.split(",") if isinstance(fallback, list) else wanted
+    elif key not in st.session_state:
+        st.session_state[key] = fallback
+
+
+def _to_url(key: str, param: str, value: str) -> None:
+    st.query_params[param] = value
+    st.session_state[f"{key}.url"] = value
+
+
+def render_import(shared: Service) -> None:
+    with st.expander("Import an exported experiment (JSON)"):
+        upload = st.file_uploader(
+            "An experiment's JSON export (the experiment page's JSON download, or "
+            "`scorelab run --json`)",
+            type=["json"],
+            key=f"{KEY}.upload",
+        )
+        if not st.button("Import", key=f"{KEY}.import", disabled=upload is None):
+            return
+        try:
+            new_id = shared.import_experiment_json(upload.getvalue())
+        except (ExperimentFileError, StorageError) as error:
+            st.error(f"{upload.name}: {error}")
+            return
+        info = shared.get_experiment(new_id)
+        failed = (
+            f"; {info.failed_runs:,} failed runs kept in memory only (never in the score storage)"
+            if info.failed_runs
+            else ""
+        )
+        st.success(f"Imported **{info.name}**: {info.succeeded_runs:,} results stored{failed}.")
+
+
+def pick_sides(experiments: list[ExperimentInfo]) -> tuple[ExperimentInfo, list[ExperimentInfo]]:
+    by_id = {info.id: info for info in experiments}
+    ids = list(by_id)
+    label = {"format_func": lambda i: experiment_label(by_id[i])}
+    base_key, cand_key = f"{KEY}.baseline", f"{KEY}.candidates"
+    wanted = st.query_params.get(PARAMS["baseline"])
+    _follow_url(base_key, wanted, wanted in by_id, ids[1])  # newest first: latest vs previous
+    if st.session_state[base_key] not in by_id:
+        st.session_state[base_key] = ids[1]
+    previous = st.session_state.get(f"{base_key}.url")
+    baseline = st.selectbox("Baseline", ids, key=base_key, **label)
+    _to_url(base_key, PARAMS["baseline"], baseline)
+    others = [i for i in ids if i != baseline]
+    wanted = st.query_params.get(PARAMS["candidates"])
+    asked = [i for i in (wanted or "").split(",") if i]
+    valid = bool(asked) and all(i in others for i in asked)
+    _follow_url(cand_key, wanted, valid, others[:1])
+    kept = [i for i in st.session_state[cand_key] if i in others]
+    if not kept and st.session_state[cand_key] and previous in others:
+        kept = [previous]  # the candidate became the baseline: swap the sides
+    st.session_state[cand_key] = kept
+    chosen = st.multiselect("Candidates", others, key=cand_key, **label)
+    _to_url(cand_key, PARAMS["candidates"], ",".join(chosen))
+    return by_id[baseline], [by_id[i] for i in chosen]
+
+
+def render_pairing(comparison: Comparison) -> None:
+    pairing, base, cand = comparison.pairing, comparison.baseline, comparison.candidate
+    if pairing.fingerprints_differ:
+        st.warning(
+            f"The datasets differ (fingerprints `{base.dataset_fingerprint[:12]}` and "
+            f"`{cand.dataset_fingerprint[:12]}`): items are paired by id only, so check that "
+            "the same id means the same question on both sides."
+        )
+    if pairing.input_mismatches:
+        shown = ", ".join(pairing.input_mismatches[:10])
+        st.warning(
+            f"{len(pairing.input_mismatches):,} paired items have a different input on each side "
+            f"(e.g. {shown})."
+        )
+    duplicates = [*pairing.baseline_duplicates, *pairing.candidate_duplicates]
+    if duplicates:
+        st.warning(
+            f"{len(duplicates):,} ids appear more than once on a side and are left unpaired "
+            f"(e.g. {', '.join(duplicates[:10])})."
+        )
+    st.caption(
+        f"{len(pairing.paired_ids):,} items paired by id · {len(pairing.baseline_only):,} only "
+        f"in the baseline · {len(pairing.candidate_only):,} only in the candidate · "
+        f"{len(pairing.baseline_duplicates) + len(pairing.candidate_duplicates):,} duplicated ids"
+    )
+
+
+def render_scorers(comparison: Comparison) -> None:
+    number = st.column_config.NumberColumn
+    st.dataframe(
+        scorer_table(comparison),
+        hide_index=True,
+        column_config={
+            "scorer_id": "Scorer",
+            "baseline_mean": number("Baseline mean", format="%.3f"),
+            "candidate_mean": number("Candidate mean", format="%.3f"),
+            "mean_change": number("Δ (paired)", format="%+.3f"),
+            "ci_low": number("95% CI low", format="%+.3f", help="Percentile bootstrap"),
+            "ci_high": number("95% CI high", format="%+.3f", help="Percentile bootstrap"),
+            "improved": number("Improved", format="%d"),
+            "regressed": number("Regressed", format="%d"),
+            "unchanged": number("Unchanged", format="%d"),
+            "baseline_n": number("n baseline", format="%d"),
+            "candidate_n": number("n candidate", format="%d"),
+            "paired_n": number("n paired", format="%d"),
+        },
+    )
+
+
+def _choose(label: str, options: list[str], param: str, name: str, **extra: object) -> str:
+    """A selectbox following `?param=` in the URL (and writing it back)."""
+    key = f"{KEY}.{name}"
+    wanted = st.query_params.get(param)
+    _follow_url(key, wanted, wanted in options, options[0])
+    if st.session_state[key] not in options:
+        st.session_state[key] = options[0]
+    value = st.selectbox(label, options, key=key, **extra)
+    _to_url(key, param, value)
+    return value
+
+
+def pick_focus(comparisons: list[Comparison]) -> tuple[Comparison, str]:
+    by_id = {c.candidate.id: c for c in comparisons}
+    chosen = comparisons[0]
+    if len(comparisons) > 1:
+        names = {"format_func": lambda i: by_id[i].candidate.name}
+        chosen = by_id[_choose("Candidate", list(by_id), PARAMS["vs"], "vs", **names)]
+    return chosen, _choose("Scorer", chosen.scorer_ids, PARAMS["scorer"], "scorer")
+
+
+def render_items(comparison: Comparison, scorer_id: str) -> None:
+    changes = item_changes(comparison, scorer_id)
+    shown = changes.copy()
+    for column in ("baseline_reason", "candidate_reason", "baseline_output", "candidate_output"):
+        shown[column] = shown[column].str.slice(0, TEXT_PREVIEW)
+    shown["input"] = shown["input"].str.slice(0, TEXT_PREVIEW)
+    st.dataframe(
+        shown,
+        hide_index=True,
+        height=360,
+        column_config={
+            "baseline_score": st.column_config.NumberColumn("baseline", format="%.3f"),
+            "candidate_score": st.column_config.NumberColumn("candidate", format="%.3f"),
+            "change": st.column_config.NumberColumn("Δ", format="%+.3f"),
+        },
+    )
+    ids = changes["item_id"].tolist()[:ITEMS_LISTED]
+    if not ids:
+        st.info("No paired item.")
+        return
+    item_id = _choose("Item (largest change first)", ids, PARAMS["item"], "item")
+    render_pair(comparison, scorer_id, item_id)
+
+
+def render_pair(comparison: Comparison, scorer_id: str, item_id: str) -> None:
+    pair = item_pair(comparison, item_id)
+    st.markdown("**Input**")
+    st.text(fmt.as_text(pair.baseline.input) or "—")
+    sides = zip(
+        st.columns(2),
+        ("Baseline", "Candidate"),
+        pair.outcomes.get(scorer_id, (None, None)),
+        (pair.baseline_vs_truth, pair.candidate_vs_truth),
+        strict=True,
+    )
+    for column, title, outcome, versus_truth in sides:
+        with column:
+            st.markdown(f"**{title}** · {scorer_id}")
+            if outcome is None:
+                st.caption("No run.")
+            elif outcome.status == "failed":
+                st.error(f"Failed at `{outcome.failed_step}`: {outcome.error}")
+            else:
+                st.metric("Score", fmt.score(outcome.score))
+                st.text(fmt.as_text(outcome.reason) or "(no reason)")
+            st.markdown("Output against the ground truth (deleted: missing from the output)")
+            st.html(diff_html(versus_truth))
+    st.markdown("**Output: baseline → candidate** (word diff)")
+    st.html(diff_html(pair.output_diff))
+
+
+def render_usage(comparisons: list[Comparison]) -> None:
+    st.subheader("Judge usage")
+    st.caption("Sums over every judge execution, failed runs included; the cost is an estimate.")
+    st.dataframe(usage_side_by_side(comparisons).style.format("{:,.4g}", na_rep="—"))
+
+
+def main() -> None:
+    st.title("Compare experiments")
+    shared = service()
+    render_import(shared)
+    experiments = shared.list_experiments()
+    if len(experiments) < 2:
+        st.info("Comparing needs two experiments: run another one, or import an exported one.")
+        return
+    baseline, candidates = pick_sides(experiments)
+    if not candidates:
+        st.info("Choose at least one candidate to compare with the baseline.")
+        return
+    versions = tuple(_version(info) for info in [baseline, *candidates])
+    comparisons = _comparisons(baseline, tuple(candidates), versions)
+    for comparison in comparisons:
+        st.subheader(f"{comparison.candidate.name} vs {baseline.name}")
+        render_pairing(comparison)
+        render_scorers(comparison)
+    st.subheader("Items, by size of change")
+    focus, scorer_id = pick_focus(comparisons)
+    render_items(focus, scorer_id)
+    render_usage(comparisons)
+
+
+main()

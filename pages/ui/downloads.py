@@ -1,0 +1,62 @@
+"""Download buttons for an experiment's exports: the self-contained HTML report, the
+Mastra-format JSON (which the Compare page can import back) and the spreadsheet-safe CSV.
+
+Each file is built by `core.reporting` only when its button is clicked (Streamlit runs the
+callable then), so showing the page never pays for a 10,000-item report.
+"""
+
+from __future__ import annotations
+
+import re
+
+import streamlit as st
+
+from core.records import ExperimentDetail
+from core.reporting import experiment_html, experiment_json_text, results_csv
+
+KEY = "downloads"
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def file_stem(name: str) -> str:
+    """A file name from an experiment name: letters, digits, `.`, `_` and `-` only."""
+    stem = _UNSAFE_NAME.sub("-", name).strip("-.")[:80]
+    return stem or "experiment"
+
+
+def render_downloads(detail: ExperimentDetail) -> None:
+    """Three download buttons: HTML report, JSON, CSV."""
+    stem = file_stem(detail.info.name)
+    html, json_file, csv_file = st.columns(3)
+    html.download_button(
+        "HTML report",
+        data=lambda: experiment_html(detail),
+        file_name=f"{stem}.html",
+        mime="text/html",
+        icon=":material/description:",
+        key=f"{KEY}.html",
+        on_click="ignore",
+        help="One file with the summary, charts, items, reasons, failures and judge usage; "
+        "opens offline.",
+    )
+    json_file.download_button(
+        "JSON (Mastra format)",
+        data=lambda: experiment_json_text(detail),
+        file_name=f"{stem}.json",
+        mime="application/json",
+        icon=":material/data_object:",
+        key=f"{KEY}.json",
+        on_click="ignore",
+        help="Every item with its Mastra-format results; the Compare page can import it back.",
+    )
+    csv_file.download_button(
+        "CSV",
+        data=lambda: results_csv(detail),
+        file_name=f"{stem}.csv",
+        mime="text/csv",
+        icon=":material/table_view:",
+        key=f"{KEY}.csv",
+        on_click="ignore",
+        help="One row per item and scorer; cells that a spreadsheet would run as formulas are "
+        "prefixed with a quote.",
+    )
