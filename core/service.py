@@ -77,6 +77,9 @@ SAMPLES_DIR = Path(__file__).resolve().parents[1] / "data" / "samples"
 
 _BATCH_SIZE = 500
 _FLUSH_EVERY_S = 0.5
+_HEARTBEAT_EVERY_S = 5.0
+"""How often a running experiment's row is touched even when no run finishes (a slow judge):
+well within `core.storage.STALE_AFTER_S`, after which it would be reported as interrupted."""
 _CREDENTIAL_SETTING = re.compile(r"key|token|secret|password|authorization|header", re.I)
 
 
@@ -120,6 +123,7 @@ class _ResultWriter:
         self._on_error = on_error
         self._queue: queue.Queue[ScorerOutcome | None] = queue.Queue()
         self._progress: ExperimentProgress | None = None
+        self._last_beat = time.monotonic()  # the experiment row was just written
         self.error: BaseException | None = None
         self.written = 0
         self._thread = threading.Thread(
@@ -151,8 +155,10 @@ class _ResultWriter:
                 return
             if isinstance(outcome, ScorerOutcome):
                 batch.append(outcome)
-            due = time.monotonic() - last_flush >= _FLUSH_EVERY_S
-            if len(batch) >= _BATCH_SIZE or (due and (batch or self._progress is not None)):
+            now = time.monotonic()
+            due = now - last_flush >= _FLUSH_EVERY_S
+            beat = now - self._last_beat >= _HEARTBEAT_EVERY_S
+            if len(batch) >= _BATCH_SIZE or (due and (batch or self._progress is not None)) or beat:
                 self._flush(batch)
                 batch = []
                 last_flush = time.monotonic()
@@ -164,8 +170,12 @@ class _ResultWriter:
             if batch:
                 self.written += self._store.add_results(self._experiment_id, batch)
             progress, self._progress = self._progress, None
-            if progress is not None:
+            if progress is not None:  # writes the heartbeat too
                 self._store.update_experiment_progress(self._experiment_id, progress)
+                self._last_beat = time.monotonic()
+            elif time.monotonic() - self._last_beat >= _HEARTBEAT_EVERY_S:
+                self._store.heartbeat(self._experiment_id)
+                self._last_beat = time.monotonic()
         except Exception as error:  # a broken database stops the experiment, loudly
             self.error = error
             self._on_error()

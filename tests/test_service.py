@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,13 @@ import sqlalchemy
 from scorelab_db import BACKENDS, database
 
 from core import JudgeConfig, PromptStep, Scorer, create_scorer
-from core.records import ColumnMapping, ExperimentConfig, ScorerSpec
+from core.records import (
+    ColumnMapping,
+    ExperimentConfig,
+    ExperimentProgress,
+    ScorerOutcome,
+    ScorerSpec,
+)
 from core.scorers import PREBUILT, PrebuiltScorer, ScorerOption
 from core.service import (
     DatasetImportError,
@@ -24,6 +31,8 @@ from core.service import (
     StorageError,
     get_service,
 )
+from core.storage import Store
+from core.storage.tables import ExperimentRow
 from core.testing import FakeJudge, Fault
 
 SECRET = "sk-test-never-stored-0123456789"
@@ -71,7 +80,14 @@ CATALOG = {
         False,
         (ScorerOption("fail_on", "str", "input to fail on"),),
     ),
-    "slow": PrebuiltScorer("slow", "Slow", "Sleeps", slow, False),
+    "slow": PrebuiltScorer(
+        "slow",
+        "Slow",
+        "Sleeps",
+        slow,
+        False,
+        (ScorerOption("delay", "float", "seconds per run", 0.05),),
+    ),
     "judged": PrebuiltScorer("judged", "Judged", "An LLM judge", judged, True),
 }
 
@@ -382,3 +398,77 @@ def test_a_database_failure_stops_the_experiment_with_status_error(
     assert final.done < 30  # stopped early, not after every run
     info = service.get_experiment(experiment_id)
     assert info.status == "error" and "disk I/O error" in (info.error or "")
+
+
+# ---- heartbeats ----
+
+
+def test_a_run_waiting_on_a_slow_scorer_keeps_beating(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import core.service as module
+
+    monkeypatch.setattr(module, "_HEARTBEAT_EVERY_S", 0.1)
+    monkeypatch.setattr(module, "_FLUSH_EVERY_S", 0.05)
+    dataset = service.import_dataset("one.csv", b"question,answer\nq,a\n")
+    # Another process's view, with a threshold far shorter than the scorer's 1.5 s.
+    observer = Store(service.store.url, stale_after_s=0.75)
+    try:
+        experiment_id = service.start_experiment(
+            ExperimentConfig(
+                dataset_id=dataset.id,
+                scorers=[ScorerSpec(scorer_id="slow", options={"delay": 1.5})],
+            )
+        )
+        seen = []
+        while not service.progress(experiment_id).finished:
+            seen.append(observer.get_experiment(experiment_id).status)
+            time.sleep(0.05)
+        assert service.wait(experiment_id, timeout=30).status == "completed"
+        assert "interrupted" not in seen and "running" in seen
+        assert observer.get_experiment(experiment_id).status == "completed"
+    finally:
+        observer.close()
+
+
+def test_an_experiment_whose_process_died_shows_as_interrupted(
+    service: Service, database_url: str
+) -> None:
+    """A CLI run killed mid-way: what it wrote stays, and a later process sees it stopped."""
+    dataset = service.import_dataset("qa.csv", DATA)
+    [item, *_] = service.dataset_items(dataset.id)
+    killed = Store(database_url)  # the dead process's store
+    info = killed.create_experiment(
+        name="killed",
+        dataset_id=dataset.id,
+        scorers=[ScorerSpec(scorer_id="slow")],
+        scorer_ids=["slow"],
+        judge_model=None,
+        api_base=None,
+        judge_settings={},
+        concurrency=1,
+    )
+    killed.update_experiment_progress(info.id, ExperimentProgress(total=3, done=1, succeeded=1))
+    killed.add_results(
+        info.id, [ScorerOutcome(item_id=item.id, scorer_id="slow", status="success", score=1.0)]
+    )
+    table = ExperimentRow.__table__
+    with killed.engine.begin() as connection:  # its last heartbeat, two minutes ago
+        connection.execute(
+            sqlalchemy.update(table)
+            .where(table.c.id == info.id)
+            .values(heartbeat_at=datetime.now(UTC) - timedelta(minutes=2))
+        )
+    killed.close()
+
+    restarted = Service(database_url, catalog=CATALOG)
+    try:
+        [listed] = restarted.list_experiments()
+        assert listed.status == "interrupted" and listed.succeeded_runs == 1
+        progress = restarted.progress(info.id)
+        assert progress.status == "interrupted" and progress.finished
+        detail = restarted.load_experiment(info.id)
+        assert [r.item_id for r in detail.results] == [item.id]
+        assert detail.info.scores == {"slow": 1.0}
+    finally:
+        restarted.store.close()

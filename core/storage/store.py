@@ -12,11 +12,22 @@ import math
 import os
 import uuid
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, delete, event, func, insert, select, update
+from sqlalchemy import (
+    Engine,
+    Table,
+    create_engine,
+    delete,
+    event,
+    func,
+    insert,
+    inspect,
+    select,
+    update,
+)
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
@@ -34,9 +45,20 @@ from core.records import (
 from core.results import JudgeUsage
 from core.storage.tables import TABLES, DatasetItemRow, DatasetRow, ExperimentRow, ScoreRow
 
-__all__ = ["DATABASE_URL_ENV", "NotFoundError", "StorageError", "Store", "default_database_url"]
+__all__ = [
+    "DATABASE_URL_ENV",
+    "STALE_AFTER_S",
+    "NotFoundError",
+    "StorageError",
+    "Store",
+    "default_database_url",
+]
 
 DATABASE_URL_ENV = "SCORELAB_DATABASE_URL"
+STALE_AFTER_S = 60.0
+"""A pending or running experiment without a heartbeat for this long is reported as
+`interrupted`: the process running it beats every few seconds, so it must have died."""
+_LIVE_STATUSES = ("pending", "running")
 _INSERT_BATCH = 5_000
 _USAGE_COLUMNS = (
     "input_tokens",
@@ -81,11 +103,17 @@ def _default_sqlite_path() -> Path:
 class Store:
     """The database behind the dashboard and the CLI."""
 
-    def __init__(self, database_url: str | None = None) -> None:
+    def __init__(
+        self, database_url: str | None = None, *, stale_after_s: float = STALE_AFTER_S
+    ) -> None:
         self.url = _normalise_url(database_url or default_database_url())
         self.engine = _make_engine(self.url)
+        self.stale_after_s = stale_after_s
         try:
             TABLES[0].metadata.create_all(self.engine, tables=TABLES)
+            # create_all makes missing tables only; a database from an older version lacks the
+            # columns added since.
+            _add_missing_columns(self.engine, TABLES)
         except SQLAlchemyError as error:
             raise StorageError(
                 f"Cannot open the database {self.safe_url}: {_first_line(error)}"
@@ -239,16 +267,21 @@ class Store:
             "total_items": dataset.item_count,
             "total_runs": dataset.item_count * len(scorer_ids),
             "created_at": _now(),
+            "heartbeat_at": _now(),  # its worker starts at once; a crash before is a stale row
         }
         with self._transaction("create the experiment") as connection:
             connection.execute(insert(ExperimentRow), [row])
         return self.get_experiment(row["id"])
 
     def update_experiment_progress(self, experiment_id: str, progress: ExperimentProgress) -> None:
-        """Store the counts and judge totals of a running experiment."""
+        """Store the counts and judge totals of a running experiment (a heartbeat too)."""
         values = _progress_values(progress)
-        values["status"] = "running"
+        values.update(status="running", heartbeat_at=_now())
         self._update_experiment(experiment_id, values, start=True)
+
+    def heartbeat(self, experiment_id: str) -> None:
+        """Record that the process running the experiment is alive (see STALE_AFTER_S)."""
+        self._update_experiment(experiment_id, {"heartbeat_at": _now()}, start=False)
 
     def finish_experiment(
         self,
@@ -307,7 +340,8 @@ class Store:
             for exp_id, scorer_id, mean in connection.execute(means):
                 if mean is not None:
                     scores.setdefault(exp_id, {})[scorer_id] = float(mean)
-        return [_experiment_info(r._mapping, scores.get(r.id, {})) for r in rows]
+        stale_before = _now() - timedelta(seconds=self.stale_after_s)
+        return [_experiment_info(r._mapping, scores.get(r.id, {}), stale_before) for r in rows]
 
     def delete_experiment(self, experiment_id: str) -> None:
         """Remove an experiment and its results."""
@@ -423,6 +457,38 @@ def _make_engine(url: str) -> Engine:
     return engine
 
 
+def _add_missing_columns(engine: Engine, tables: Sequence[Table]) -> None:
+    """Add the nullable columns a database made by an older version lacks (`ALTER TABLE ...
+    ADD COLUMN`), so old SQLite files and PostgreSQL schemas keep working. Another process may
+    be upgrading the same database: a column that appears meanwhile is fine."""
+    existing = inspect(engine)
+    preparer = engine.dialect.identifier_preparer
+    for table in tables:
+        present = {c["name"] for c in existing.get_columns(table.name)}
+        for column in table.columns:
+            if column.name in present:
+                continue
+            if not column.nullable:  # would need a default for the existing rows: not done
+                raise StorageError(
+                    f"The database's table {table.name!r} lacks the column {column.name!r}; "
+                    "it is too old to upgrade in place"
+                )
+            # IF NOT EXISTS guards against a concurrent upgrade where it exists (PostgreSQL);
+            # SQLite lacks it, there the error is checked below.
+            guard = "IF NOT EXISTS " if engine.dialect.name == "postgresql" else ""
+            statement = (
+                f"ALTER TABLE {preparer.format_table(table)} ADD COLUMN {guard}"
+                f"{preparer.format_column(column)} {column.type.compile(dialect=engine.dialect)}"
+            )
+            try:
+                with engine.begin() as connection:
+                    connection.exec_driver_sql(statement)
+            except SQLAlchemyError:
+                names = {c["name"] for c in inspect(engine).get_columns(table.name)}
+                if column.name not in names:
+                    raise
+
+
 def _sqlite_pragmas(connection: Any, _record: Any) -> None:
     cursor = connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")  # readers (the dashboard) never block the writer
@@ -468,7 +534,16 @@ def _dataset_info(row: Any) -> DatasetInfo:
     )
 
 
-def _experiment_info(row: Any, scores: dict[str, float]) -> ExperimentInfo:
+def _experiment_info(row: Any, scores: dict[str, float], stale_before: datetime) -> ExperimentInfo:
+    """The record of a row. A live status with no heartbeat since `stale_before` is reported as
+    `interrupted` (the row itself is left alone: should the process come back, its next
+    heartbeat makes it running again)."""
+    status, finished_at = row["status"], _utc(row["finished_at"])
+    if status in _LIVE_STATUSES:
+        # Rows from before heartbeats have none: their start (or creation) is the last sign.
+        seen = _utc(row["heartbeat_at"] or row["started_at"] or row["created_at"])
+        if seen is not None and seen < stale_before:
+            status, finished_at = "interrupted", seen
     return ExperimentInfo(
         id=row["id"],
         name=row["name"],
@@ -481,7 +556,7 @@ def _experiment_info(row: Any, scores: dict[str, float]) -> ExperimentInfo:
         api_base=row["api_base"],
         judge_settings=row["judge_settings"] or {},
         concurrency=row["concurrency"],
-        status=row["status"],
+        status=status,
         total_items=row["total_items"],
         total_runs=row["total_runs"],
         done_runs=row["done_runs"],
@@ -494,7 +569,7 @@ def _experiment_info(row: Any, scores: dict[str, float]) -> ExperimentInfo:
         error=row["error"],
         created_at=_utc(row["created_at"]),
         started_at=_utc(row["started_at"]),
-        finished_at=_utc(row["finished_at"]),
+        finished_at=finished_at,
     )
 
 

@@ -84,6 +84,9 @@ class ExperimentRow(SQLModel, table=True):
     created_at: datetime = _timestamp(nullable=False)
     started_at: datetime | None = _timestamp()
     finished_at: datetime | None = _timestamp()
+    heartbeat_at: datetime | None = _timestamp()
+    """Last sign of life of the process running it: a pending or running experiment whose
+    heartbeat is old is reported as interrupted (its process died)."""
 
 
 class ScoreRow(SQLModel, table=True):

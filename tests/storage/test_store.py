@@ -4,9 +4,11 @@ successful results only, per-scorer means in SQL."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+import sqlalchemy
 from scorelab_db import BACKENDS, database
 
 from core.records import (
@@ -18,6 +20,7 @@ from core.records import (
 )
 from core.results import JudgeUsage
 from core.storage import NotFoundError, StorageError, Store, default_database_url
+from core.storage.tables import ExperimentRow
 
 MAPPING = ColumnMapping(input="input", output="output", metadata=["tag"])
 
@@ -223,3 +226,118 @@ def test_default_url(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_an_unreachable_database_is_a_clear_error() -> None:
     with pytest.raises(StorageError, match="Cannot open the database"):
         Store("postgresql://nobody:secret@127.0.0.1:1/none")
+
+
+# ---- heartbeats: experiments whose process died ----
+
+
+def set_columns(store: Store, experiment_id: str, **values: object) -> None:
+    """Write an experiment row's columns directly (as a process that died left them)."""
+    table = ExperimentRow.__table__
+    with store.engine.begin() as connection:
+        connection.execute(
+            sqlalchemy.update(table).where(table.c.id == experiment_id).values(**values)
+        )
+
+
+def test_a_running_experiment_without_heartbeat_is_reported_interrupted(store: Store) -> None:
+    dataset = save(store, make_items(2))
+    dead, alive, pending = (experiment(store, dataset.id) for _ in range(3))
+    progress = ExperimentProgress(total=4, done=1, succeeded=1)
+    for info in (dead, alive):
+        store.update_experiment_progress(info.id, progress)
+    store.add_results(dead.id, [success("i0", "a", 0.5)])
+    last_beat = datetime.now(UTC) - timedelta(minutes=5)
+    set_columns(store, dead.id, heartbeat_at=last_beat)
+    set_columns(store, pending.id, heartbeat_at=last_beat)
+
+    listed = {info.id: info for info in store.list_experiments()}
+    assert listed[dead.id].status == "interrupted"
+    assert listed[dead.id].finished_at == last_beat  # its last sign of life
+    assert listed[pending.id].status == "interrupted"  # died before its first run
+    assert listed[alive.id].status == "running" and listed[alive.id].finished_at is None
+    assert store.get_experiment(dead.id).status == "interrupted"
+    # What was written before the crash stays and is shown.
+    assert listed[dead.id].scores == {"a": 0.5} and listed[dead.id].succeeded_runs == 1
+    assert [o.item_id for o in store.experiment_results(dead.id)] == ["i0"]
+
+    store.heartbeat(dead.id)  # the process was only stalled: it is running again
+    assert store.get_experiment(dead.id).status == "running"
+
+
+def test_finished_experiments_never_become_interrupted(store: Store) -> None:
+    dataset = save(store, make_items(1))
+    info = experiment(store, dataset.id)
+    store.finish_experiment(info.id, "completed", ExperimentProgress(total=2, done=2))
+    set_columns(store, info.id, heartbeat_at=datetime.now(UTC) - timedelta(days=1))
+    assert store.get_experiment(info.id).status == "completed"
+
+
+def test_the_staleness_threshold_is_configurable(store: Store) -> None:
+    dataset = save(store, make_items(1))
+    info = experiment(store, dataset.id)
+    set_columns(store, info.id, heartbeat_at=datetime.now(UTC) - timedelta(seconds=10))
+    assert store.get_experiment(info.id).status == "pending"  # default threshold: 60 s
+    impatient = Store(store.url, stale_after_s=5)
+    try:
+        assert impatient.get_experiment(info.id).status == "interrupted"
+    finally:
+        impatient.close()
+    with pytest.raises(NotFoundError):
+        store.heartbeat("nope")
+
+
+def test_a_database_without_the_heartbeat_column_is_upgraded(store: Store) -> None:
+    dataset = save(store, make_items(2))
+    old, recent = experiment(store, dataset.id), experiment(store, dataset.id)
+    store.update_experiment_progress(old.id, ExperimentProgress(total=4, done=1))
+    store.add_results(old.id, [success("i0", "a", 1.0)])
+    an_hour_ago = datetime.now(UTC) - timedelta(hours=1)
+    set_columns(store, old.id, created_at=an_hour_ago, started_at=an_hour_ago)
+    # The schema of the version before heartbeats: the same tables without the column.
+    with store.engine.begin() as connection:
+        connection.exec_driver_sql("ALTER TABLE experiments DROP COLUMN heartbeat_at")
+    store.close()
+
+    upgraded = Store(store.url)
+    try:
+        columns = sqlalchemy.inspect(upgraded.engine).get_columns("experiments")
+        assert "heartbeat_at" in {c["name"] for c in columns}
+        # Without a heartbeat, the start (or creation) is the last sign of life.
+        listed = {info.id: info for info in upgraded.list_experiments()}
+        assert listed[old.id].status == "interrupted"
+        assert listed[old.id].finished_at == an_hour_ago
+        assert listed[recent.id].status == "pending"
+        assert upgraded.experiment_results(old.id)[0].score == 1.0
+        upgraded.update_experiment_progress(old.id, ExperimentProgress(total=4, done=2))
+        assert upgraded.get_experiment(old.id).status == "running"
+        Store(store.url).close()  # opening an up-to-date database changes nothing
+    finally:
+        upgraded.close()
+
+
+def test_an_upgrade_racing_another_process_is_fine(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import core.storage.store as module
+
+    real_inspect = module.inspect
+    calls = []
+
+    class Outdated:
+        """What a process saw just before another one added the column."""
+
+        def __init__(self, engine: sqlalchemy.Engine) -> None:
+            self._real = real_inspect(engine)
+
+        def get_columns(self, table: str) -> list[dict]:
+            return [c for c in self._real.get_columns(table) if c["name"] != "heartbeat_at"]
+
+    def inspect_once_outdated(engine: sqlalchemy.Engine) -> object:
+        calls.append(engine)
+        return Outdated(engine) if len(calls) == 1 else real_inspect(engine)
+
+    monkeypatch.setattr(module, "inspect", inspect_once_outdated)
+    Store(store.url).close()  # the column is there: ALTER TABLE fails, or does nothing
+    # SQLite has no ADD COLUMN IF NOT EXISTS: its error is checked by looking again.
+    assert len(calls) == (2 if store.engine.dialect.name == "sqlite" else 1)
