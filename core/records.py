@@ -114,7 +114,7 @@ class ImportReport(Record):
     preview: list[dict[str, Any]] = Field(default_factory=list)
     """The first rows as read (column name -> value)."""
     fingerprint: str | None = None
-    """sha256 of the mapped items' canonical JSON (the dataset's version); None with problems."""
+    """BLAKE3 of the mapped items' canonical form (the dataset's version); None with problems."""
 
     _build_items: Callable[[], list[DatasetItem]] | None = PrivateAttr(default=None)
     _items: list[DatasetItem] | None = PrivateAttr(default=None)

@@ -9,7 +9,6 @@ vectorised pandas operations, so validation costs about as much as parsing.
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
 import math
@@ -22,6 +21,7 @@ from datetime import date, datetime, time
 from pathlib import PurePath
 from typing import Any
 
+import blake3
 import numpy as np
 import pandas as pd
 
@@ -148,7 +148,7 @@ def read_dataset(
 
 
 def dataset_fingerprint(items: Sequence[DatasetItem]) -> str:
-    """sha256 of the items' canonical JSON: the same content always gives the same value (the
+    """BLAKE3 of the items' canonical form: the same content always gives the same value (the
     same value `read_dataset` gives the file those items came from)."""
     names = list(dict.fromkeys(name for item in items for name in item.metadata))
     return _fingerprint(
@@ -188,8 +188,8 @@ def _validate(
     assert used is not None  # no mapping problem means there is a mapping
     ids = _mapped_ids(table.frame, used)
     columns = _item_columns(table, used, ids)
-    # The fingerprint is hashed while the rows are checked: for a large file, sha256 costs about
-    # as much as the parse, and both it and pyarrow's checks run without the GIL.
+    # The fingerprint is hashed while the rows are checked: both the hash and pyarrow's checks
+    # run without the GIL.
     stop = threading.Event()
     fingerprint = _start_fingerprint(columns, stop)
     report["preview"] = _preview(table.frame)
@@ -416,7 +416,7 @@ _HASHING = ThreadPoolExecutor(max_workers=4, thread_name_prefix="dataset-fingerp
 
 
 def _fingerprint(columns: _ItemColumns, stop: threading.Event | None = None) -> str:
-    """sha256 over a canonical form of the items, column by column, so the same content gives
+    """BLAKE3 over a canonical form of the items, column by column, so the same content gives
     the same value whatever the file format (and `dataset_fingerprint` of the items agrees).
 
     Each column is its JSON-quoted name, then either `S` + the UTF-8 byte length of every value
@@ -425,7 +425,9 @@ def _fingerprint(columns: _ItemColumns, stop: threading.Event | None = None) -> 
 
     Returns "" when `stop` is set before the end (the caller no longer wants the value).
     """
-    digest = hashlib.sha256()
+    # BLAKE3 rather than sha256: four times faster here (3.5 vs 13.5 ms for a 100k-row file),
+    # which is what keeps an import within twice a bare pandas read.
+    digest = blake3.blake3()
     named = [
         ("id", columns.ids),
         ("input", columns.inputs),
@@ -487,10 +489,8 @@ def _hash_arrow_text(digest: Any, series: pd.Series) -> bool:
         if end > start:  # a chunk of empty strings may have no data buffer at all
             texts.append(memoryview(chunk.buffers()[2])[start:end])
     digest.update(b"S")
-    for part in lengths:
-        digest.update(part)
-    for part in texts:
-        digest.update(part)
+    for part in (*lengths, *texts):
+        digest.update(memoryview(part).cast("B"))  # BLAKE3 takes byte buffers only
     return True
 
 
