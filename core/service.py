@@ -678,6 +678,8 @@ _PLACEHOLDERS: dict[str, Any] = {
     "float": 0.5,
     "bool": True,
     "list[str]": ["x"],
+    "list[dict]": [{"name": "x", "description": "x"}],
+    "dict": {},
 }
 
 
