@@ -5,6 +5,8 @@ choices live in the URL, so a link reproduces the view. Also imports an exported
 
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
 from core.records import ExperimentInfo
@@ -34,6 +36,13 @@ PARAMS = {
 }
 ITEMS_LISTED = 2_000
 TEXT_PREVIEW = 120
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:])")
+
+
+def _md(text: object) -> str:
+    """Text from a file, a scorer or a judge, shown through Streamlit's markdown as plain text:
+    no link, image, maths or icon can come out of it."""
+    return _MARKDOWN.sub(r"\\\1", str(text))
 
 
 def _version(info: ExperimentInfo) -> tuple[str, str, int, int]:
@@ -75,7 +84,7 @@ def render_import(shared: Service) -> None:
         try:
             new_id = shared.import_experiment_json(upload.getvalue())
         except (ExperimentFileError, StorageError) as error:
-            st.error(f"{upload.name}: {error}")
+            st.error(f"{_md(upload.name)}: {_md(error)}")
             return
         info = shared.get_experiment(new_id)
         failed = (
@@ -83,7 +92,9 @@ def render_import(shared: Service) -> None:
             if info.failed_runs
             else ""
         )
-        st.success(f"Imported **{info.name}**: {info.succeeded_runs:,} results stored{failed}.")
+        st.success(
+            f"Imported **{_md(info.name)}**: {info.succeeded_runs:,} results stored{failed}."
+        )
 
 
 def pick_sides(experiments: list[ExperimentInfo]) -> tuple[ExperimentInfo, list[ExperimentInfo]]:
@@ -121,7 +132,7 @@ def render_pairing(comparison: Comparison) -> None:
             "the same id means the same question on both sides."
         )
     if pairing.input_mismatches:
-        shown = ", ".join(pairing.input_mismatches[:10])
+        shown = _md(", ".join(pairing.input_mismatches[:10]))
         st.warning(
             f"{len(pairing.input_mismatches):,} paired items have a different input on each side "
             f"(e.g. {shown})."
@@ -130,7 +141,7 @@ def render_pairing(comparison: Comparison) -> None:
     if duplicates:
         st.warning(
             f"{len(duplicates):,} ids appear more than once on a side and are left unpaired "
-            f"(e.g. {', '.join(duplicates[:10])})."
+            f"(e.g. {_md(', '.join(duplicates[:10]))})."
         )
     st.caption(
         f"{len(pairing.paired_ids):,} items paired by id · {len(pairing.baseline_only):,} only "
@@ -219,11 +230,11 @@ def render_pair(comparison: Comparison, scorer_id: str, item_id: str) -> None:
     )
     for column, title, outcome, versus_truth in sides:
         with column:
-            st.markdown(f"**{title}** · {scorer_id}")
+            st.markdown(f"**{title}** · {_md(scorer_id)}")
             if outcome is None:
                 st.caption("No run.")
             elif outcome.status == "failed":
-                st.error(f"Failed at `{outcome.failed_step}`: {outcome.error}")
+                st.error(f"Failed at {_md(outcome.failed_step)}: {_md(outcome.error)}")
             else:
                 st.metric("Score", fmt.score(outcome.score))
                 st.text(fmt.as_text(outcome.reason) or "(no reason)")
@@ -254,7 +265,7 @@ def main() -> None:
     versions = tuple(_version(info) for info in [baseline, *candidates])
     comparisons = _comparisons(baseline, tuple(candidates), versions)
     for comparison in comparisons:
-        st.subheader(f"{comparison.candidate.name} vs {baseline.name}")
+        st.subheader(f"{_md(comparison.candidate.name)} vs {_md(baseline.name)}")
         render_pairing(comparison)
         render_scorers(comparison)
     st.subheader("Items, by size of change")
