@@ -26,6 +26,7 @@ from core._sync import run_coroutine_sync
 from core.experiments.datasets import SUPPORTED_EXTENSIONS, dataset_fingerprint, read_dataset
 from core.experiments.engine import CancelToken, run_experiment
 from core.judge import JudgeConfig
+from core.judge.check import judge_problems
 from core.records import (
     ColumnMapping,
     DatasetInfo,
@@ -625,6 +626,13 @@ def _judge_config(config: ExperimentConfig) -> JudgeConfig:
                 f"(the provider's usual variable, or {JUDGE_API_KEY_ENV}) and are never stored"
             )
     api_key = os.environ.get(JUDGE_API_KEY_ENV) or None
+    problems = judge_problems(config.judge_model or "", config.api_base, api_key is not None)
+    if problems:
+        raise ExperimentConfigError("; ".join(problems))
+    if config.api_base and api_key is None and not _provider_key_in_environment(config):
+        # OpenAI-compatible servers (vLLM, Ollama, proxies) often need no key, but the OpenAI
+        # client refuses to start without one.
+        api_key = "no-key"
     try:
         return JudgeConfig(
             model=config.judge_model,
@@ -634,6 +642,11 @@ def _judge_config(config: ExperimentConfig) -> JudgeConfig:
         )
     except ValueError as error:
         raise ExperimentConfigError(f"Invalid judge settings: {error}") from error
+
+
+def _provider_key_in_environment(config: ExperimentConfig) -> bool:
+    provider = (config.judge_model or "").split("/", 1)[0].upper().replace("-", "_")
+    return bool(os.environ.get(f"{provider}_API_KEY"))
 
 
 def _build(entry: PrebuiltScorer, options: Mapping[str, Any], judge: JudgeConfig | None) -> Scorer:

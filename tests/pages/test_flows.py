@@ -75,3 +75,26 @@ def test_playground_reports_an_unreachable_judge_plainly(
     app.run(timeout=120)
     assert not app.exception, app.exception
     assert any("Scorer Run Failed" in e.value for e in app.error)
+
+
+@pytest.mark.parametrize(
+    ("model", "expected"),
+    [
+        ("gpt4-typo", "cannot route the judge model 'gpt4-typo'"),
+        ("anthropic/claude-3-5-haiku-latest", "needs ANTHROPIC_API_KEY in the environment"),
+    ],
+)
+def test_a_bad_judge_model_is_a_message_not_a_failure_per_item(
+    app: AppTest, monkeypatch: pytest.MonkeyPatch, model: str, expected: str
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    visit(app, "pages/new_experiment.py")
+    app.multiselect(key="new_experiment.scorers").set_value(["toxicity-scorer"])
+    app.run()
+    app.text_input(key="new_experiment.model").input(model)
+    app.run()
+    next(b for b in app.button if b.label == "Start experiment").click()
+    app.run()
+    assert not app.exception, app.exception
+    assert any(expected in e.value for e in app.error)
+    assert core.service.get_service().list_experiments() == []
