@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scorelab_db import BACKENDS, database
 
 from core.records import ExperimentConfig, ExperimentDetail, ScorerSpec
 from core.reporting import (
@@ -33,11 +34,13 @@ DATA = (
 )
 
 
-@pytest.fixture
-def service(tmp_path: Path) -> Iterator[Service]:
-    shared = Service(f"sqlite:///{tmp_path / 'db.sqlite'}", samples_dir=tmp_path / "none")
-    yield shared
-    shared.store.close()
+@pytest.fixture(params=BACKENDS)
+def service(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Service]:
+    """A service on SQLite, and on PostgreSQL when the test run has one."""
+    with database(request.param, tmp_path) as url:
+        shared = Service(url, samples_dir=tmp_path / "none")
+        yield shared
+        shared.store.close()
 
 
 def scores(detail: ExperimentDetail) -> dict[tuple[str, str], Any]:
