@@ -480,6 +480,8 @@ class Service:
             experiment_id = info.id
             self.store.add_results(info.id, exported.results)
             progress = _imported_progress(info, exported)
+            # A progress write first stamps started_at, so it never falls after finished_at.
+            self.store.update_experiment_progress(info.id, progress)
             self.store.finish_experiment(info.id, exported.status, progress)
         except BaseException:
             self._undo_import(experiment_id, dataset.id if created else None)

@@ -247,7 +247,12 @@ def render_pair(comparison: Comparison, scorer_id: str, item_id: str) -> None:
 def render_usage(comparisons: list[Comparison]) -> None:
     st.subheader("Judge usage")
     st.caption("Sums over every judge execution, failed runs included; the cost is an estimate.")
-    st.dataframe(usage_side_by_side(comparisons).style.format("{:,.4g}", na_rep="—"))
+    usage = usage_side_by_side(comparisons)
+    costs = [label for label in usage.index if "cost" in label]
+    styled = usage.style.format("{:,.0f}", na_rep="—").format(
+        "${:,.4f}", na_rep="— (no known price)", subset=(costs, usage.columns)
+    )
+    st.dataframe(styled, height=35 * (len(usage) + 1) + 3)  # every row, no scrolling
 
 
 def main() -> None:

@@ -74,6 +74,7 @@ def test_a_real_experiment_round_trips(service: Service) -> None:
     assert imported.items == original.items and imported.items[2].metadata == {"topic": "data"}
     assert imported.info.scorer_ids == original.info.scorer_ids
     assert imported.info.status == "completed" and imported.info.succeeded_runs == 6
+    assert imported.info.started_at <= imported.info.finished_at
 
 
 def test_failures_come_back_in_memory_never_in_storage(service: Service) -> None:
