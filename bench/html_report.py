@@ -3,10 +3,14 @@ result with a judge record; 1% of runs failed), its size and build time, and the
 exports next to it.
 
     python bench/html_report.py [--items 10000] [--scorers 5] [--repeat 3] [--out PATH]
+                                [--plain] [--varied]
 
 The report stays usable at that size: its data is embedded once (gzip-compressed past 2 MB, so
 the file fits in an email), the browser parses it once and renders the item table 50 rows at a
 time; plotly.js (about 4.6 MB) is inlined once. `--plain` shows the uncompressed size too.
+The synthetic texts repeat a template and compress unusually well; `--varied` gives every
+input, output, ground truth and reason 20-60 random words (a 5,000-word vocabulary), closer to
+real answers and judge reasons.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import sys
 from pathlib import Path
 
@@ -22,10 +27,28 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the synthetic experi
 
 from reporting_tables import best_of, synthetic_detail
 
+from core.records import ExperimentDetail
 from core.reporting import experiment_html, experiment_json, results_csv
 from core.reporting.html import _plotly_js
 
 MB = 1024 * 1024
+
+
+def varied(detail: ExperimentDetail, seed: int = 11) -> ExperimentDetail:
+    """The same experiment with random-word texts instead of the repeated templates."""
+    rng = random.Random(seed)
+    vocabulary = ["".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=rng.randint(2, 10)))
+                  for _ in range(5_000)]  # fmt: skip
+
+    def text() -> str:
+        return " ".join(rng.choices(vocabulary, k=rng.randint(20, 60)))
+
+    items = [
+        item.model_copy(update={"input": text(), "output": text(), "ground_truth": text()})
+        for item in detail.items
+    ]
+    results = [o.model_copy(update={"reason": text()}) for o in detail.results]
+    return detail.model_copy(update={"items": items, "results": results})
 
 
 def main() -> None:
@@ -36,8 +59,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--out", type=Path, help="also write the report there")
     parser.add_argument("--plain", action="store_true", help="also time it uncompressed")
+    parser.add_argument("--varied", action="store_true", help="random-word texts")
     args = parser.parse_args()
     detail = synthetic_detail(args.items, args.scorers)
+    if args.varied:
+        detail = varied(detail)
     runs = len(detail.results) + len(detail.failures)
     failed = len(detail.failures)
     print(f"{args.items} items × {args.scorers} scorers ({runs} runs, {failed} failed)")
