@@ -63,9 +63,10 @@ def timed(action) -> float:  # type: ignore[no-untyped-def]
 
 
 def detail_page(items: int) -> None:
+    from streamlit.testing.v1 import AppTest
+
     import core.service
     from core.records import ExperimentConfig, ScorerSpec
-    from streamlit.testing.v1 import AppTest
 
     service = core.service.get_service()
     dataset = service.import_dataset("bench.csv", table(items))

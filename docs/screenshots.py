@@ -27,9 +27,17 @@ from core.testing.fake_judge import answer_from_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs"
-ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-        "--no-first-run", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--disable-quic"]
+ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+]
 
 
 def failing_on_tone(request: dict[str, Any]) -> Any:
@@ -43,12 +51,27 @@ def serve(database: Path) -> tuple[subprocess.Popen[bytes], str]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    env = {**os.environ, "SCORELAB_DATABASE_URL": f"sqlite:///{database}",
-           "LITELLM_LOCAL_MODEL_COST_MAP": "True", "OPENAI_API_KEY": "screenshot-key"}
+    env = {
+        **os.environ,
+        "SCORELAB_DATABASE_URL": f"sqlite:///{database}",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "OPENAI_API_KEY": "screenshot-key",
+    }
     process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
-         f"--server.port={port}", "--server.address=127.0.0.1"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless=true",
+            f"--server.port={port}",
+            "--server.address=127.0.0.1",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
     for _ in range(200):
@@ -85,7 +108,10 @@ def run_experiment(page: Any, url: str, judge: FakeJudge | None) -> str:
             page.get_by_role("option", name=re.compile(name)).click()
             settle(page)
         page.keyboard.press("Escape")
-        for label, value in (("Judge model", "openai/fake-judge"), ("API base (optional)", judge.url)):
+        for label, value in (
+            ("Judge model", "openai/fake-judge"),
+            ("API base (optional)", judge.url),
+        ):
             page.get_by_role("textbox", name=label).fill(value)
             page.get_by_role("textbox", name=label).press("Enter")
             settle(page)

@@ -27,13 +27,19 @@ def pick_experiment(service: Service, key: str) -> ExperimentInfo | None:
         return None
     ids = [info.id for info in experiments]
     wanted = st.query_params.get(nav.EXPERIMENT_PARAM)
-    if key not in st.session_state or (wanted in ids and st.session_state[key] != wanted):
+    written = f"{key}.written"
+    # The URL wins only when it names another experiment than the one this picker last wrote
+    # there (a link was followed); otherwise the user's own choice stands.
+    if key not in st.session_state or st.session_state[key] not in ids:
         st.session_state[key] = wanted if wanted in ids else ids[0]
+    elif wanted in ids and wanted != st.session_state.get(written):
+        st.session_state[key] = wanted
     by_id = {info.id: info for info in experiments}
     chosen = st.selectbox(
         "Experiment", ids, key=key, format_func=lambda i: experiment_label(by_id[i])
     )
     st.query_params[nav.EXPERIMENT_PARAM] = chosen
+    st.session_state[written] = chosen
     return by_id[chosen]
 
 

@@ -118,3 +118,25 @@ def test_judge_usage_page_sums(app: AppTest, experiment_id: str) -> None:
     assert metrics["Judge executions"] == "7"
     assert metrics["Failed executions"] == "1"
     assert len(app.get("plotly_chart")) == 5
+
+
+def test_the_picker_follows_the_user_and_the_links(app: AppTest, experiment_id: str) -> None:
+    service = core.service.get_service()
+    dataset = service.list_datasets()[0]
+    other = service.start_experiment(
+        ExperimentConfig(
+            name="second run",
+            dataset_id=dataset.id,
+            scorers=[ScorerSpec(scorer_id="tone-scorer")],
+        )
+    )
+    service.wait(other, timeout=60)
+    show(app, "pages/experiment.py", experiment_id)
+    picker = app.selectbox(key="experiment.picked")
+    assert picker.value == experiment_id
+    picker.set_value(other)
+    app.run()
+    assert app.selectbox(key="experiment.picked").value == other
+    assert app.query_params["experiment"] in (other, [other])
+    show(app, "pages/experiment.py", experiment_id)  # a link naming the first one again
+    assert app.selectbox(key="experiment.picked").value == experiment_id
