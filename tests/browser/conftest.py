@@ -7,6 +7,7 @@ absence is a failure.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -63,15 +64,14 @@ def _wait_healthy(url: str, process: subprocess.Popen[bytes], seconds: float = 6
     raise RuntimeError(f"streamlit did not become healthy at {url} within {seconds} s")
 
 
-@pytest.fixture(scope="session")
-def dashboard_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A `streamlit run app.py` on a free loopback port, on a fresh SQLite database."""
+@contextlib.contextmanager
+def serve_dashboard(folder: Path) -> Iterator[str]:
+    """`streamlit run app.py` on a free loopback port, on a fresh SQLite database in `folder`."""
     _require_chromium()
     port = _free_port()
-    database = tmp_path_factory.mktemp("dashboard") / "scorelab.db"
     environment = {
         **os.environ,
-        "SCORELAB_DATABASE_URL": f"sqlite:///{database}",
+        "SCORELAB_DATABASE_URL": f"sqlite:///{folder / 'scorelab.db'}",
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
         "OPENAI_API_KEY": "test-key",  # the fake judge accepts any key
     }
@@ -87,8 +87,7 @@ def dashboard_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "--browser.gatherUsageStats=false",
         "--server.fileWatcherType=none",
     ]
-    log = tmp_path_factory.mktemp("dashboard-log") / "streamlit.log"
-    with log.open("wb") as output:
+    with (folder / "streamlit.log").open("wb") as output:
         process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=output, stderr=output)
         url = f"http://127.0.0.1:{port}"
         try:
@@ -100,6 +99,19 @@ def dashboard_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 process.kill()
+
+
+@pytest.fixture
+def fresh_dashboard() -> Any:
+    """`serve_dashboard`, for a test that needs a server of its own."""
+    return serve_dashboard
+
+
+@pytest.fixture(scope="session")
+def dashboard_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The dashboard shared by the journeys (one server, one database, for the session)."""
+    with serve_dashboard(tmp_path_factory.mktemp("dashboard")) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
