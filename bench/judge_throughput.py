@@ -13,27 +13,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import subprocess
-import sys
 import time
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+import _loopback_judge as loopback
+
 from core import JudgeConfig, PromptStep, create_scorer, run_evals
-from core.judge._litellm import litellm
 
-MODEL = "openai/fake-judge"
-INSTRUCTIONS = "You are a strict grader. Answer with JSON."
-
-
-def start_fake_judge() -> tuple[subprocess.Popen[str], str]:
-    process = subprocess.Popen(
-        [sys.executable, "-c", "from core.testing.fake_judge import main; main()"],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdout is not None
-    return process, process.stdout.readline().strip()
+MODEL, INSTRUCTIONS = loopback.MODEL, loopback.INSTRUCTIONS
+start_fake_judge = loopback.start_fake_judge
 
 
 def prompt_for(index: int) -> str:
@@ -41,25 +30,7 @@ def prompt_for(index: int) -> str:
 
 
 async def raw_calls(url: str, items: int, concurrency: int) -> float:
-    module = litellm()
-    semaphore = asyncio.Semaphore(concurrency)
-
-    async def one(index: int) -> None:
-        async with semaphore:
-            await module.acompletion(
-                model=MODEL,
-                messages=[
-                    {"role": "system", "content": INSTRUCTIONS},
-                    {"role": "user", "content": prompt_for(index)},
-                ],
-                api_base=url,
-                api_key="bench",
-                num_retries=0,
-            )
-
-    started = time.perf_counter()
-    await asyncio.gather(*(one(i) for i in range(items)))
-    return items / (time.perf_counter() - started)
+    return await loopback.raw_calls(url, items, concurrency, prompt_for)
 
 
 async def scorer_calls(url: str, items: int, concurrency: int) -> float:
