@@ -11,7 +11,8 @@
 - `resolve_context` / `MissingInputError`: context from the options or from the item, and a
   clear error naming what is missing and where to put it.
 - `tagged`, `as_json`, `reason_prompt`: small prompt-building helpers, so that every prompt
-  delimits its inputs the same way.
+  delimits its inputs the same way; `explain_step`: the "Explain the score" reason step built
+  on `reason_prompt`.
 """
 
 from __future__ import annotations
@@ -20,16 +21,17 @@ import inspect
 import json
 import math
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
 from core.errors import MastraError, ScorerConfigError
-from core.judge import JudgeConfig
+from core.judge import JudgeConfig, PromptStep
 from core.scorers._registry import ScorerOption
 from core.scorers._text import ScorerInputError, message_text, tool_invocations
+from core.scoring import StepContext
 
 __all__ = [
     "CONTEXT_EXTRACTOR_OPTION",
@@ -48,6 +50,7 @@ __all__ = [
     "call_maybe_async",
     "claims_prompt",
     "context_list",
+    "explain_step",
     "extracted_context",
     "first_user_message",
     "format_score",
@@ -460,6 +463,30 @@ def reason_prompt(
             f"Example of the expected form:\n{example}",
         ]
     )
+
+
+def explain_step(
+    *,
+    metric: str,
+    scale: float,
+    meaning: str,
+    example: str,
+    findings: Callable[[StepContext], str | Awaitable[str]],
+) -> PromptStep:
+    """The reason step ("Explain the score") of a judge scorer: `reason_prompt` with the run's
+    score; `findings(ctx)` (sync or async) gives the findings text the score came from."""
+
+    async def create_prompt(ctx: StepContext) -> str:
+        return reason_prompt(
+            metric=metric,
+            score=ctx.score,
+            scale=scale,
+            meaning=meaning,
+            findings=await call_maybe_async(findings, ctx),
+            example=example,
+        )
+
+    return PromptStep(description="Explain the score", create_prompt=create_prompt)
 
 
 def numbered(pieces: Sequence[str]) -> str:

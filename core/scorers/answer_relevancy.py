@@ -19,8 +19,8 @@ from core.scorers._judge_common import (
     as_json,
     assistant_message,
     build_options,
+    explain_step,
     judge_for,
-    reason_prompt,
     round_to_two_decimals,
     scale_option,
     tagged,
@@ -148,23 +148,13 @@ def _analyze_prompt(ctx: StepContext) -> str:
     )
 
 
-def _reason_prompt(scale: float) -> Any:
-    def create_prompt(ctx: StepContext) -> str:
-        findings = {
+def _findings(ctx: StepContext) -> str:
+    return as_json(
+        {
             "question": user_message(ctx.run.input),
             "verdicts": ctx.results.analyze_step_result["results"],
         }
-        return reason_prompt(
-            metric="answer relevancy",
-            score=ctx.score,
-            scale=scale,
-            meaning="higher means more of the response addresses the question",
-            findings=as_json(findings),
-            example="The score is 0.67 because two of the three statements answer the "
-            "question directly, while one is about an unrelated topic.",
-        )
-
-    return create_prompt
+    )
 
 
 def create_answer_relevancy_scorer(
@@ -209,8 +199,13 @@ def create_answer_relevancy_scorer(
         )
         .generate_score(generate_score)
         .generate_reason(
-            PromptStep(
-                description="Explain the score", create_prompt=_reason_prompt(settings.scale)
+            explain_step(
+                metric="answer relevancy",
+                scale=settings.scale,
+                meaning="higher means more of the response addresses the question",
+                example="The score is 0.67 because two of the three statements answer the "
+                "question directly, while one is about an unrelated topic.",
+                findings=_findings,
             )
         )
     )

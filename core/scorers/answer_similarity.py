@@ -30,8 +30,8 @@ from core.scorers._judge_common import (
     as_json,
     assistant_message,
     build_options,
+    explain_step,
     judge_for,
-    reason_prompt,
     round_to_two_decimals,
     scale_option,
     tagged,
@@ -224,25 +224,10 @@ def _analyze_prompt(ctx: StepContext) -> str:
     )
 
 
-def _reason_prompt(scale: float) -> Any:
-    def create_prompt(ctx: StepContext) -> str:
-        if _ground_truth(ctx.run.ground_truth) is None:
-            findings = "The item has no expected answer (ground truth) to compare with, so "
-            findings += "the score is 0."
-        else:
-            findings = as_json(ctx.results.analyze_step_result)
-        return reason_prompt(
-            metric="answer similarity",
-            score=ctx.score,
-            scale=scale,
-            meaning="higher means the response matches the expected answer more closely",
-            findings=findings,
-            example="The score is 0.42 because the response matches one unit of the expected "
-            "answer exactly and two only partly, misses the population figure and adds an "
-            "unrequested detail.",
-        )
-
-    return create_prompt
+def _findings(ctx: StepContext) -> str:
+    if _ground_truth(ctx.run.ground_truth) is None:
+        return "The item has no expected answer (ground truth) to compare with, so the score is 0."
+    return as_json(ctx.results.analyze_step_result)
 
 
 def create_answer_similarity_scorer(
@@ -285,8 +270,14 @@ def create_answer_similarity_scorer(
         )
         .generate_score(generate_score)
         .generate_reason(
-            PromptStep(
-                description="Explain the score", create_prompt=_reason_prompt(settings.scale)
+            explain_step(
+                metric="answer similarity",
+                scale=settings.scale,
+                meaning="higher means the response matches the expected answer more closely",
+                example="The score is 0.42 because the response matches one unit of the "
+                "expected answer exactly and two only partly, misses the population figure and "
+                "adds an unrequested detail.",
+                findings=_findings,
             )
         )
     )

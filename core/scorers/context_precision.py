@@ -24,11 +24,11 @@ from core.scorers._judge_common import (
     as_json,
     assistant_message,
     build_options,
+    explain_step,
     extracted_context,
     judge_for,
     missing_context,
     numbered,
-    reason_prompt,
     round_to_two_decimals,
     scale_option,
     tagged,
@@ -144,21 +144,6 @@ def _analyze_prompt(ctx: StepContext) -> str:
     )
 
 
-def _reason_prompt(scale: float) -> Any:
-    def create_prompt(ctx: StepContext) -> str:
-        return reason_prompt(
-            metric="context precision",
-            score=ctx.score,
-            scale=scale,
-            meaning="higher means the useful context pieces come earlier in the list",
-            findings=as_json(ctx.results.analyze_step_result["verdicts"]),
-            example="The score is 0.83 because both useful pieces are near the top (positions "
-            "1 and 3), with one unhelpful piece ranked between them.",
-        )
-
-    return create_prompt
-
-
 def create_context_precision_scorer(
     model: str | JudgeConfig,
     options: ContextPrecisionOptions | Mapping[str, Any] | None = None,
@@ -195,8 +180,13 @@ def create_context_precision_scorer(
         )
         .generate_score(generate_score)
         .generate_reason(
-            PromptStep(
-                description="Explain the score", create_prompt=_reason_prompt(settings.scale)
+            explain_step(
+                metric="context precision",
+                scale=settings.scale,
+                meaning="higher means the useful context pieces come earlier in the list",
+                example="The score is 0.83 because both useful pieces are near the top "
+                "(positions 1 and 3), with one unhelpful piece ranked between them.",
+                findings=lambda ctx: as_json(ctx.results.analyze_step_result["verdicts"]),
             )
         )
     )

@@ -28,11 +28,11 @@ from core.scorers._judge_common import (
     as_json,
     build_options,
     claims_prompt,
+    explain_step,
     extracted_context,
     judge_for,
     missing_context,
     numbered,
-    reason_prompt,
     round_to_two_decimals,
     scale_option,
     tagged,
@@ -142,29 +142,18 @@ def _analyze_prompt(settings: ContextRecallOptions) -> Any:
     return create_prompt
 
 
-def _reason_prompt(scale: float) -> Any:
-    def create_prompt(ctx: StepContext) -> str:
-        if ground_truth_text(ctx.run.ground_truth) is None:
-            findings = "The item has no ground truth (expected answer), so nothing could be "
-            findings += "recalled: the score is 0."
-        else:
-            findings = as_json(
-                {
-                    "claims": ctx.results.preprocess_step_result["claims"],
-                    "verdicts": ctx.results.analyze_step_result["verdicts"],
-                }
-            )
-        return reason_prompt(
-            metric="context recall",
-            score=ctx.score,
-            scale=scale,
-            meaning="higher means the context covers more of the expected answer",
-            findings=findings,
-            example="The score is 0.67 because the context supports two of the three claims "
-            "of the expected answer, but says nothing about the population figure.",
+def _findings(ctx: StepContext) -> str:
+    if ground_truth_text(ctx.run.ground_truth) is None:
+        return (
+            "The item has no ground truth (expected answer), so nothing could be recalled: "
+            "the score is 0."
         )
-
-    return create_prompt
+    return as_json(
+        {
+            "claims": ctx.results.preprocess_step_result["claims"],
+            "verdicts": ctx.results.analyze_step_result["verdicts"],
+        }
+    )
 
 
 def create_context_recall_scorer(
@@ -212,8 +201,13 @@ def create_context_recall_scorer(
         )
         .generate_score(generate_score)
         .generate_reason(
-            PromptStep(
-                description="Explain the score", create_prompt=_reason_prompt(settings.scale)
+            explain_step(
+                metric="context recall",
+                scale=settings.scale,
+                meaning="higher means the context covers more of the expected answer",
+                example="The score is 0.67 because the context supports two of the three "
+                "claims of the expected answer, but says nothing about the population figure.",
+                findings=_findings,
             )
         )
     )

@@ -32,11 +32,11 @@ from core.scorers._judge_common import (
     as_json,
     assistant_message,
     build_options,
+    explain_step,
     extracted_context,
     judge_for,
     missing_context,
     numbered,
-    reason_prompt,
     round_to_two_decimals,
     scale_option,
     tagged,
@@ -198,25 +198,13 @@ def _analyze_prompt(ctx: StepContext) -> str:
     )
 
 
-def _reason_prompt(scale: float) -> Any:
-    def create_prompt(ctx: StepContext) -> str:
-        if not ctx.results.preprocess_step_result["context"]:
-            findings = "No context piece was provided for this item, so there was nothing "
-            findings += "irrelevant to penalise: the score is the maximum."
-        else:
-            findings = as_json(ctx.results.analyze_step_result)
-        return reason_prompt(
-            metric="context relevance",
-            score=ctx.score,
-            scale=scale,
-            meaning="higher means more relevant context, used by the response, with nothing "
-            "missing",
-            findings=findings,
-            example="The score is 0.75 because both pieces are highly relevant, but the "
-            "response ignored one of them and the context lacked the opening hours.",
+def _findings(ctx: StepContext) -> str:
+    if not ctx.results.preprocess_step_result["context"]:
+        return (
+            "No context piece was provided for this item, so there was nothing irrelevant to "
+            "penalise: the score is the maximum."
         )
-
-    return create_prompt
+    return as_json(ctx.results.analyze_step_result)
 
 
 def create_context_relevance_scorer_llm(
@@ -261,8 +249,14 @@ def create_context_relevance_scorer_llm(
         )
         .generate_score(generate_score)
         .generate_reason(
-            PromptStep(
-                description="Explain the score", create_prompt=_reason_prompt(settings.scale)
+            explain_step(
+                metric="context relevance",
+                scale=settings.scale,
+                meaning="higher means more relevant context, used by the response, with "
+                "nothing missing",
+                example="The score is 0.75 because both pieces are highly relevant, but the "
+                "response ignored one of them and the context lacked the opening hours.",
+                findings=_findings,
             )
         )
     )

@@ -26,10 +26,10 @@ from core.scorers._judge_common import (
     assistant_message,
     build_options,
     claims_prompt,
+    explain_step,
     judge_for,
     missing_context,
     numbered,
-    reason_prompt,
     resolve_context,
     round_to_two_decimals,
     scale_option,
@@ -124,23 +124,13 @@ def _analyze_prompt(settings: FaithfulnessOptions) -> Any:
     return create_prompt
 
 
-def _reason_prompt(scale: float) -> Any:
-    def create_prompt(ctx: StepContext) -> str:
-        findings = {
+def _findings(ctx: StepContext) -> str:
+    return as_json(
+        {
             "claims": ctx.results.preprocess_step_result["claims"],
             "verdicts": ctx.results.analyze_step_result["verdicts"],
         }
-        return reason_prompt(
-            metric="faithfulness",
-            score=ctx.score,
-            scale=scale,
-            meaning='higher means more claims are supported by the context; only "yes" counts',
-            findings=as_json(findings),
-            example="The score is 0.5 because the context supports the founding date and the "
-            "location, but contradicts the revenue figure and does not mention the CEO.",
-        )
-
-    return create_prompt
+    )
 
 
 def create_faithfulness_scorer(
@@ -183,8 +173,13 @@ def create_faithfulness_scorer(
         )
         .generate_score(generate_score)
         .generate_reason(
-            PromptStep(
-                description="Explain the score", create_prompt=_reason_prompt(settings.scale)
+            explain_step(
+                metric="faithfulness",
+                scale=settings.scale,
+                meaning='higher means more claims are supported by the context; only "yes" counts',
+                example="The score is 0.5 because the context supports the founding date and the "
+                "location, but contradicts the revenue figure and does not mention the CEO.",
+                findings=_findings,
             )
         )
     )

@@ -30,10 +30,10 @@ from core.scorers._judge_common import (
     call_maybe_async,
     claims_prompt,
     context_list,
+    explain_step,
     judge_for,
     missing_context,
     numbered,
-    reason_prompt,
     resolve_context,
     round_to_two_decimals,
     scale_option,
@@ -158,23 +158,16 @@ def _analyze_prompt(settings: HallucinationOptions) -> Any:
     return create_prompt
 
 
-def _reason_prompt(settings: HallucinationOptions) -> Any:
-    async def create_prompt(ctx: StepContext) -> str:
-        findings = {
-            "context": await _context(ctx, "generateReason", settings),
-            "verdicts": ctx.results.analyze_step_result["verdicts"],
-        }
-        return reason_prompt(
-            metric="hallucination",
-            score=ctx.score,
-            scale=settings.scale,
-            meaning='higher is worse: the share of claims marked "yes" (hallucinated)',
-            findings=as_json(findings),
-            example="The score is 0.25 because one of the four claims, the founding year, "
-            "contradicts the context, while the other three are supported by it.",
+def _findings(settings: HallucinationOptions) -> Any:
+    async def findings(ctx: StepContext) -> str:
+        return as_json(
+            {
+                "context": await _context(ctx, "generateReason", settings),
+                "verdicts": ctx.results.analyze_step_result["verdicts"],
+            }
         )
 
-    return create_prompt
+    return findings
 
 
 def create_hallucination_scorer(
@@ -217,7 +210,14 @@ def create_hallucination_scorer(
         )
         .generate_score(generate_score)
         .generate_reason(
-            PromptStep(description="Explain the score", create_prompt=_reason_prompt(settings))
+            explain_step(
+                metric="hallucination",
+                scale=settings.scale,
+                meaning='higher is worse: the share of claims marked "yes" (hallucinated)',
+                example="The score is 0.25 because one of the four claims, the founding year, "
+                "contradicts the context, while the other three are supported by it.",
+                findings=_findings(settings),
+            )
         )
     )
 

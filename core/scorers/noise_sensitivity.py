@@ -31,9 +31,9 @@ from core.scorers._judge_common import (
     as_json,
     assistant_message,
     build_options,
+    explain_step,
     item_value,
     judge_for,
-    reason_prompt,
     round_to_two_decimals,
     tagged,
     user_message,
@@ -214,18 +214,6 @@ def _analyze_prompt(settings: NoiseSensitivityOptions) -> Any:
     return create_prompt
 
 
-def _reason_prompt(ctx: StepContext) -> str:
-    return reason_prompt(
-        metric="noise sensitivity (robustness)",
-        score=ctx.score,
-        scale=1,
-        meaning="higher means the response is more robust to the noise",
-        findings=as_json(ctx.results.analyze_step_result),
-        example="The score is 0.49 because the noise made the response drop a key point and "
-        "repeat a false claim, although it stayed on topic.",
-    )
-
-
 def create_noise_sensitivity_scorer_llm(
     model: str | JudgeConfig,
     options: NoiseSensitivityOptions | Mapping[str, Any] | None = None,
@@ -260,7 +248,16 @@ def create_noise_sensitivity_scorer_llm(
             )
         )
         .generate_score(generate_score)
-        .generate_reason(PromptStep(description="Explain the score", create_prompt=_reason_prompt))
+        .generate_reason(
+            explain_step(
+                metric="noise sensitivity (robustness)",
+                scale=1,
+                meaning="higher means the response is more robust to the noise",
+                example="The score is 0.49 because the noise made the response drop a key point "
+                "and repeat a false claim, although it stayed on topic.",
+                findings=lambda ctx: as_json(ctx.results.analyze_step_result),
+            )
+        )
     )
 
 

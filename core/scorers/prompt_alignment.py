@@ -30,9 +30,9 @@ from core.scorers._judge_common import (
     as_json,
     assistant_message,
     build_options,
+    explain_step,
     first_user_message,
     judge_for,
-    reason_prompt,
     remembered_messages,
     round_to_two_decimals,
     scale_option,
@@ -272,21 +272,6 @@ def _analyze_prompt(settings: PromptAlignmentOptions) -> Any:
     return create_prompt
 
 
-def _reason_prompt(settings: PromptAlignmentOptions) -> Any:
-    def create_prompt(ctx: StepContext) -> str:
-        return reason_prompt(
-            metric=f"prompt alignment ({settings.evaluation_mode} mode)",
-            score=ctx.score,
-            scale=settings.scale,
-            meaning="higher means the response follows the prompt more closely",
-            findings=as_json(ctx.results.analyze_step_result),
-            example="The score is 0.8 because the response addresses the request and meets "
-            "most requirements, but ignores the lowercase rule and skips one part.",
-        )
-
-    return create_prompt
-
-
 def create_prompt_alignment_scorer_llm(
     model: str | JudgeConfig,
     options: PromptAlignmentOptions | Mapping[str, Any] | None = None,
@@ -321,7 +306,14 @@ def create_prompt_alignment_scorer_llm(
         )
         .generate_score(generate_score)
         .generate_reason(
-            PromptStep(description="Explain the score", create_prompt=_reason_prompt(settings))
+            explain_step(
+                metric=f"prompt alignment ({settings.evaluation_mode} mode)",
+                scale=settings.scale,
+                meaning="higher means the response follows the prompt more closely",
+                example="The score is 0.8 because the response addresses the request and meets "
+                "most requirements, but ignores the lowercase rule and skips one part.",
+                findings=lambda ctx: as_json(ctx.results.analyze_step_result),
+            )
         )
     )
 

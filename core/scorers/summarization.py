@@ -28,8 +28,8 @@ from core.scorers._judge_common import (
     assistant_message,
     build_options,
     call_maybe_async,
+    explain_step,
     judge_for,
-    reason_prompt,
     round_to_two_decimals,
     scale_option,
     tagged,
@@ -210,25 +210,13 @@ def _analyze_prompt(settings: SummarizationOptions) -> Any:
     return create_prompt
 
 
-def _reason_prompt(settings: SummarizationOptions) -> Any:
-    def create_prompt(ctx: StepContext) -> str:
-        findings = {
+def _findings(ctx: StepContext) -> str:
+    return as_json(
+        {
             "alignment": ctx.results.preprocess_step_result["alignment"],
             "coverage": ctx.results.analyze_step_result["coverage"],
         }
-        return reason_prompt(
-            metric="summarization",
-            score=ctx.score,
-            scale=settings.scale,
-            meaning="the lower of alignment (claims supported by the source) and coverage "
-            "(key questions the summary answers)",
-            findings=as_json(findings),
-            example="The score is 0.5 because, although every claim of the summary is "
-            "supported by the source, it answers only half of the key questions, leaving out "
-            "the cost and the opening date.",
-        )
-
-    return create_prompt
+    )
 
 
 def create_summarization_scorer(
@@ -277,7 +265,16 @@ def create_summarization_scorer(
         )
         .generate_score(generate_score)
         .generate_reason(
-            PromptStep(description="Explain the score", create_prompt=_reason_prompt(settings))
+            explain_step(
+                metric="summarization",
+                scale=settings.scale,
+                meaning="the lower of alignment (claims supported by the source) and coverage "
+                "(key questions the summary answers)",
+                example="The score is 0.5 because, although every claim of the summary is "
+                "supported by the source, it answers only half of the key questions, leaving "
+                "out the cost and the opening date.",
+                findings=_findings,
+            )
         )
     )
 

@@ -22,9 +22,9 @@ from core.scorers._judge_common import (
     MissingInputError,
     as_json,
     assistant_message,
+    explain_step,
     judge_for,
     messages_of,
-    reason_prompt,
     round_to_two_decimals,
     tagged,
     user_message,
@@ -200,18 +200,6 @@ def _analyze_prompt(tools: list[tuple[str, str]]) -> Any:
     return create_prompt
 
 
-def _reason_prompt(ctx: StepContext) -> str:
-    return reason_prompt(
-        metric="tool-call accuracy",
-        score=ctx.score,
-        scale=1,
-        meaning="higher means more of the tool calls were appropriate for the request",
-        findings=as_json(ctx.results.analyze_step_result),
-        example="The score is 0.5 because the weather tool was needed for the request, but "
-        "the calendar tool was called without being asked for.",
-    )
-
-
 def create_tool_call_accuracy_scorer_llm(
     model: str | JudgeConfig, available_tools: Sequence[Any]
 ) -> Scorer:
@@ -241,7 +229,16 @@ def create_tool_call_accuracy_scorer_llm(
             )
         )
         .generate_score(lambda ctx: tool_call_accuracy_score(ctx.results.analyze_step_result))
-        .generate_reason(PromptStep(description="Explain the score", create_prompt=_reason_prompt))
+        .generate_reason(
+            explain_step(
+                metric="tool-call accuracy",
+                scale=1,
+                meaning="higher means more of the tool calls were appropriate for the request",
+                example="The score is 0.5 because the weather tool was needed for the request, "
+                "but the calendar tool was called without being asked for.",
+                findings=lambda ctx: as_json(ctx.results.analyze_step_result),
+            )
+        )
     )
 
 

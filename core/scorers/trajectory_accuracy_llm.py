@@ -28,9 +28,9 @@ from pydantic import BaseModel, Field
 from core.judge import JudgeConfig, PromptStep
 from core.scorers._judge_common import (
     as_json,
+    explain_step,
     item_value,
     judge_for,
-    reason_prompt,
     round_to_two_decimals,
     tagged,
     user_message,
@@ -231,18 +231,6 @@ def _analyze_prompt(ctx: StepContext) -> str:
     return "\n\n".join(parts)
 
 
-def _reason_prompt(ctx: StepContext) -> str:
-    return reason_prompt(
-        metric="trajectory accuracy",
-        score=ctx.score,
-        scale=1,
-        meaning="higher means necessary steps in a sensible order; 0.9 is the best reachable",
-        findings=as_json(ctx.results.analyze_step_result),
-        example="The score is 0.42 because only one of the two steps was necessary and in "
-        "order, and the summarising step was missing.",
-    )
-
-
 def create_trajectory_accuracy_scorer_llm(
     model: str | JudgeConfig, expected_trajectory: Any = None
 ) -> Scorer:
@@ -266,7 +254,17 @@ def create_trajectory_accuracy_scorer_llm(
             )
         )
         .generate_score(lambda ctx: trajectory_accuracy_score(ctx.results.analyze_step_result))
-        .generate_reason(PromptStep(description="Explain the score", create_prompt=_reason_prompt))
+        .generate_reason(
+            explain_step(
+                metric="trajectory accuracy",
+                scale=1,
+                meaning="higher means necessary steps in a sensible order; 0.9 is the best "
+                "reachable",
+                example="The score is 0.42 because only one of the two steps was necessary and "
+                "in order, and the summarising step was missing.",
+                findings=lambda ctx: as_json(ctx.results.analyze_step_result),
+            )
+        )
     )
 
 
