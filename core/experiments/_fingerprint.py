@@ -1,0 +1,113 @@
+"""The content fingerprint of a dataset: BLAKE3 over a canonical form of its items, hashed in a
+worker thread when the table is large."""
+
+from __future__ import annotations
+
+import json
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+import blake3
+import numpy as np
+import pandas as pd
+
+from core.experiments._dataset_items import _ItemColumns
+from core.experiments._dataset_values import _arrow_text, _values
+
+
+def _start_fingerprint(columns: _ItemColumns, stop: threading.Event) -> Future[str]:
+    """`_fingerprint` of the columns, in a worker thread for a large table (a small one is
+    hashed at once: that is quicker than handing it over). Setting `stop` abandons the hash."""
+    if len(columns.ids) < _BACKGROUND_HASH_ROWS:
+        done: Future[str] = Future()
+        done.set_result(_fingerprint(columns))
+        return done
+    return _HASHING.submit(_fingerprint, columns, stop)
+
+
+_BACKGROUND_HASH_ROWS = 10_000
+"""Tables with fewer items are hashed in the calling thread."""
+
+
+_HASHING = ThreadPoolExecutor(max_workers=4, thread_name_prefix="dataset-fingerprint")
+"""Threads that hash large tables (started on first use; several uploads may hash at once)."""
+
+
+def _fingerprint(columns: _ItemColumns, stop: threading.Event | None = None) -> str:
+    """BLAKE3 over a canonical form of the items, column by column, so the same content gives
+    the same value whatever the file format (and `dataset_fingerprint` of the items agrees).
+
+    Each column is its JSON-quoted name, then either `S` + the UTF-8 byte length of every value
+    (int64 little-endian, -1 for None) + the values' UTF-8 bytes back to back, when it holds
+    only text and None; or `J` + its canonical JSON (sorted keys, no spaces).
+
+    Returns "" when `stop` is set before the end (the caller no longer wants the value).
+    """
+    # BLAKE3 rather than sha256: four times faster here (3.5 vs 13.5 ms for a 100k-row file),
+    # which is what keeps an import within twice a bare pandas read.
+    digest = blake3.blake3()
+    named = [
+        ("id", columns.ids),
+        ("input", columns.inputs),
+        ("output", columns.outputs),
+        ("groundTruth", columns.truths),
+        *sorted(columns.metadata.items()),
+    ]
+    for name, column in named:
+        if stop is not None and stop.is_set():
+            return ""
+        digest.update(json.dumps(name).encode() + b"\n")
+        if isinstance(column, pd.Series) and _hash_arrow_text(digest, column):
+            continue
+        _hash_values(digest, _values(column))
+    return digest.hexdigest()
+
+
+def _hash_values(digest: Any, values: list[Any]) -> None:
+    if all(v is None or type(v) is str for v in values):
+        texts = [v for v in values if v is not None]
+        joined = "".join(texts)
+        body = joined.encode("utf-8")
+        if len(body) == len(joined):  # ASCII: character and byte lengths agree
+            lengths = [-1 if v is None else len(v) for v in values]
+        else:
+            lengths = [-1 if v is None else len(v.encode("utf-8")) for v in values]
+        digest.update(b"S")
+        digest.update(np.asarray(lengths, dtype="<i8").tobytes())
+        digest.update(body)
+        return
+    digest.update(b"J")
+    text = json.dumps(
+        values, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str
+    )
+    digest.update(text.encode("utf-8"))
+
+
+def _hash_arrow_text(digest: Any, series: pd.Series) -> bool:
+    """The `S` form straight from pyarrow's buffers, without copying the text or making Python
+    strings; False when the column is not plain pyarrow text without nulls."""
+    import pyarrow as pa
+
+    chunked = _arrow_text(series)
+    if chunked is None:
+        return False
+    width = {pa.string(): np.int32, pa.large_string(): np.int64}.get(chunked.type)
+    if width is None:
+        return False
+    lengths: list[np.ndarray] = []
+    texts: list[memoryview] = []
+    for chunk in chunked.chunks:
+        if not len(chunk):
+            continue
+        # A chunk may be a slice of its buffers: its own offsets start at `chunk.offset`.
+        offsets = np.frombuffer(chunk.buffers()[1], dtype=width)
+        offsets = offsets[chunk.offset : chunk.offset + len(chunk) + 1]
+        lengths.append(np.diff(offsets).astype("<i8", copy=False))
+        start, end = int(offsets[0]), int(offsets[-1])
+        if end > start:  # a chunk of empty strings may have no data buffer at all
+            texts.append(memoryview(chunk.buffers()[2])[start:end])
+    digest.update(b"S")
+    for part in (*lengths, *texts):
+        digest.update(memoryview(part).cast("B"))  # BLAKE3 takes byte buffers only
+    return True
