@@ -9,7 +9,8 @@
 - `user_message`, `assistant_message`, `system_prompt`, ...: the LLM scorers' text rules, on
   plain strings as well as Mastra's message shapes.
 - `resolve_context` / `MissingInputError`: context from the options or from the item, and a
-  clear error naming what is missing and where to put it.
+  clear error naming what is missing and where to put it; `required_context`: the same for
+  the scorers with a `context_extractor`.
 - `tagged`, `as_json`, `reason_prompt`: small prompt-building helpers, so that every prompt
   delimits its inputs the same way; `explain_step`: the "Explain the score" reason step built
   on `reason_prompt`.
@@ -53,6 +54,7 @@ __all__ = [
     "explain_step",
     "extracted_context",
     "first_user_message",
+    "folded",
     "format_score",
     "item_value",
     "judge_for",
@@ -61,6 +63,7 @@ __all__ = [
     "numbered",
     "reason_prompt",
     "remembered_messages",
+    "required_context",
     "resolve_context",
     "round_to_two_decimals",
     "scale_option",
@@ -422,6 +425,30 @@ def missing_context(
     )
 
 
+async def required_context(
+    settings: ExtractedContextOptions,
+    run: Any,
+    scorer_name: str,
+    scorer_id: str,
+    factory: str,
+    *,
+    allow_empty: bool = False,
+) -> list[str]:
+    """`extracted_context` for a scorer that needs context: none at all fails saying where to
+    put it; an extractor that returns no piece fails too, unless `allow_empty`."""
+    context = await extracted_context(settings, run)
+    if context is None:
+        raise missing_context(scorer_name, scorer_id, factory, extractor=True)
+    if not context and not allow_empty:
+        raise MissingInputError(
+            "No context available for evaluation: the context_extractor returned no context "
+            "pieces for this item.",
+            scorer_id=scorer_id,
+            missing="context",
+        )
+    return context
+
+
 # --- prompt helpers ------------------------------------------------------------------------
 
 
@@ -511,6 +538,13 @@ class Verdicts(BaseModel):
     """A judge's answer: one verdict per item, in order."""
 
     verdicts: list[Verdict]
+
+
+def folded(value: Any) -> Any:
+    """A judge's label trimmed and lower-cased (anything but a string as is); the models of
+    the judge's answers use it as a `mode="before"` field validator, so that "High " is
+    read as "high"."""
+    return value.strip().lower() if isinstance(value, str) else value
 
 
 def claims_prompt(text: str, what: str = "response") -> str:

@@ -31,6 +31,7 @@ from core.scorers._judge_common import (
     assistant_message,
     build_options,
     explain_step,
+    folded,
     judge_for,
     round_to_two_decimals,
     scale_option,
@@ -99,10 +100,7 @@ class UnitMatch(BaseModel):
     matchType: Literal["exact", "semantic", "partial", "missing"]
     explanation: str
 
-    @field_validator("matchType", mode="before")
-    @classmethod
-    def _fold(cls, value: Any) -> Any:
-        return value.strip().lower() if isinstance(value, str) else value
+    _fold = field_validator("matchType", mode="before")(folded)
 
 
 class Contradiction(BaseModel):

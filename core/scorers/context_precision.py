@@ -20,15 +20,13 @@ from core.scorers._judge_common import (
     CONTEXT_EXTRACTOR_OPTION,
     CONTEXT_OPTION,
     ExtractedContextOptions,
-    MissingInputError,
     as_json,
     assistant_message,
     build_options,
     explain_step,
-    extracted_context,
     judge_for,
-    missing_context,
     numbered,
+    required_context,
     round_to_two_decimals,
     scale_option,
     tagged,
@@ -97,17 +95,7 @@ def context_precision_score(verdicts: Sequence[Mapping[str, Any]], scale: float 
 
 def _resolve_context(settings: ContextPrecisionOptions) -> Any:
     async def preprocess(ctx: StepContext) -> dict[str, Any]:
-        context = await extracted_context(settings, ctx.run)
-        if context is None:
-            raise missing_context(NAME, SCORER_ID, FACTORY, extractor=True)
-        if not context:
-            raise MissingInputError(
-                "No context available for evaluation: the context_extractor returned no "
-                "context pieces for this item.",
-                scorer_id=SCORER_ID,
-                missing="context",
-            )
-        return {"context": context}
+        return {"context": await required_context(settings, ctx.run, NAME, SCORER_ID, FACTORY)}
 
     preprocess.description = "Find the context pieces to judge"  # type: ignore[attr-defined]
     return preprocess

@@ -23,16 +23,14 @@ from core.scorers._judge_common import (
     CONTEXT_OPTION,
     Claims,
     ExtractedContextOptions,
-    MissingInputError,
     Verdicts,
     as_json,
     build_options,
     claims_prompt,
     explain_step,
-    extracted_context,
     judge_for,
-    missing_context,
     numbered,
+    required_context,
     round_to_two_decimals,
     scale_option,
     tagged,
@@ -89,17 +87,7 @@ def context_recall_score(
 
 
 async def _context(run: ScorerRun, settings: ContextRecallOptions) -> list[str]:
-    context = await extracted_context(settings, run)
-    if context is None:
-        raise missing_context(NAME, SCORER_ID, FACTORY, extractor=True)
-    if not context:
-        raise MissingInputError(
-            "No context available for evaluation: the context_extractor returned no context "
-            "pieces for this item.",
-            scorer_id=SCORER_ID,
-            missing="context",
-        )
-    return context
+    return await required_context(settings, run, NAME, SCORER_ID, FACTORY)
 
 
 def _preprocess_prompt(settings: ContextRecallOptions) -> Any:

@@ -33,10 +33,10 @@ from core.scorers._judge_common import (
     assistant_message,
     build_options,
     explain_step,
-    extracted_context,
+    folded,
     judge_for,
-    missing_context,
     numbered,
+    required_context,
     round_to_two_decimals,
     scale_option,
     tagged,
@@ -100,10 +100,7 @@ class PieceEvaluation(BaseModel):
     wasUsed: bool
     reasoning: str
 
-    @field_validator("relevanceLevel", mode="before")
-    @classmethod
-    def _fold(cls, value: Any) -> Any:
-        return value.strip().lower() if isinstance(value, str) else value
+    _fold = field_validator("relevanceLevel", mode="before")(folded)
 
 
 class RelevanceAnalysis(BaseModel):
@@ -142,9 +139,9 @@ def context_relevance_score(
 
 def _resolve_context(settings: ContextRelevanceOptions) -> Any:
     async def preprocess(ctx: StepContext) -> dict[str, Any]:
-        context = await extracted_context(settings, ctx.run)
-        if context is None:
-            raise missing_context(NAME, SCORER_ID, FACTORY, extractor=True)
+        context = await required_context(
+            settings, ctx.run, NAME, SCORER_ID, FACTORY, allow_empty=True
+        )
         return {"context": context}
 
     preprocess.description = "Find the context pieces to judge"  # type: ignore[attr-defined]

@@ -32,6 +32,7 @@ from core.scorers._judge_common import (
     assistant_message,
     build_options,
     explain_step,
+    folded,
     item_value,
     judge_for,
     round_to_two_decimals,
@@ -114,10 +115,7 @@ class DimensionImpact(BaseModel):
     specificChanges: str
     noiseInfluence: str
 
-    @field_validator("impactLevel", mode="before")
-    @classmethod
-    def _fold(cls, value: Any) -> Any:
-        return value.strip().lower() if isinstance(value, str) else value
+    _fold = field_validator("impactLevel", mode="before")(folded)
 
 
 class NoiseAnalysis(BaseModel):
