@@ -1,8 +1,7 @@
 """Records shared by dataset import, the experiment engine, storage, reporting and the service.
 
 They live below all of those layers (not in `core.experiments`) because the store must accept
-and return them while experiments and storage never import each other. `core.experiments.records`
-re-exports them under the name the dashboard and the CLI use.
+and return them while experiments and storage never import each other.
 """
 
 from __future__ import annotations

@@ -417,6 +417,13 @@ class Service:
         """Every experiment, newest first, with per-scorer means."""
         return self.store.list_experiments()
 
+    def running_experiments(self) -> list[str]:
+        """Ids of the experiments this process is running, oldest first (from memory: no
+        database read, so pages can ask on every rerun)."""
+        with self._lock:
+            jobs = list(self._jobs.values())
+        return [j.experiment_id for j in jobs if j.thread is not None and j.thread.is_alive()]
+
     def get_experiment(self, experiment_id: str) -> ExperimentInfo:
         """One experiment; raises NotFoundError."""
         return self.store.get_experiment(experiment_id)

@@ -472,3 +472,16 @@ def test_an_experiment_whose_process_died_shows_as_interrupted(
         assert detail.info.scores == {"slow": 1.0}
     finally:
         restarted.store.close()
+
+
+def test_running_experiments_lists_only_live_runs_of_this_process(service: Service) -> None:
+    dataset = service.import_dataset("one.csv", b"question,answer\nq,a\n")
+    assert service.running_experiments() == []
+    experiment_id = service.start_experiment(
+        ExperimentConfig(
+            dataset_id=dataset.id, scorers=[ScorerSpec(scorer_id="slow", options={"delay": 1.0})]
+        )
+    )
+    assert service.running_experiments() == [experiment_id]
+    assert service.wait(experiment_id, timeout=30).status == "completed"
+    assert service.running_experiments() == []

@@ -49,16 +49,17 @@ def running_experiments(service: Service) -> None:
     They are read from the service, not from this browser session, so a page switch or a
     reload shows the same runs, never new ones.
     """
-    if any(info.status in ("pending", "running") for info in service.list_experiments()):
+    if service.running_experiments():
         st.fragment(_progress_panel, run_every=1.0)(service)
 
 
 def _progress_panel(service: Service) -> None:
-    running = [i for i in service.list_experiments() if i.status in ("pending", "running")]
+    running = service.running_experiments()
     if not running:
         st.rerun(scope="app")  # the last one just finished: show its results
     st.subheader("Running")
-    for info in running:
+    for experiment_id in running:
+        info = service.get_experiment(experiment_id)
         progress = service.progress(info.id)
         eta = fmt.duration(progress.eta_s) if progress.eta_s is not None else "…"
         st.progress(
