@@ -214,9 +214,9 @@ def test_compare_two_imported_experiments(page: Any, compared: str) -> None:
     item.fill("c")  # the option list is virtual: filter it
     page.get_by_role("option", name="c", exact=True).click()
     wait_idle(page)
-    diff = page.locator(".word-diff").last
-    diff.locator("ins").first.wait_for()
-    assert "<b>dog</b>." in diff.locator("ins").first.inner_text()  # shown as text
+    # The rerun for item c may start after wait_idle saw the page idle: wait for its diff (the
+    # markup in the output is shown as text) rather than read whatever is on screen.
+    page.locator(".word-diff ins", has_text="<b>dog</b>.").first.wait_for(timeout=TIMEOUT)
     assert page.locator(".word-diff b").count() == 0
     assert page.locator('[data-testid="stException"]').count() == 0
     assert "item=c" in page.url  # the drill-down is in the link too
