@@ -1,7 +1,7 @@
 """Dataset import speed: `read_dataset` (parse + mapping + validation + fingerprint) of a
 100k-row CSV, next to a bare `pandas.read_csv` of the same file.
 
-    python bench/import_csv.py [--rows 100000] [--repeat 5]
+    python bench/import_csv.py [--rows 100000] [--repeat 15]
 
 Target: import + validation within 2x the bare read. Also shown: building the 100k items (done
 lazily, only when a dataset is stored) and the whole import into an SQLite store, and, to see
