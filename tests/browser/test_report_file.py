@@ -156,7 +156,11 @@ def wait_idle(page: Any) -> None:
 
 
 def import_file(page: Any, path: Path, name: str) -> None:
-    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(path))
+    uploader = page.locator('[data-testid="stFileUploader"]')
+    uploader.locator('input[type="file"]').set_input_files(str(path))
+    # Until the uploader lists the new file, "Import" would import the previous one: on a busy
+    # machine the upload can take longer than wait_idle's grace period.
+    uploader.get_by_text(path.name, exact=True).wait_for(timeout=TIMEOUT)
     wait_idle(page)
     page.get_by_role("button", name="Import", exact=True).click()
     page.get_by_text(f"Imported {name} (imported)").wait_for(timeout=TIMEOUT)
