@@ -16,7 +16,8 @@ import pytest
 from core.testing import FakeJudge, Reply
 from core.testing.fake_judge import answer_from_schema
 
-TIMEOUT = 60_000
+from ._streamlit import TIMEOUT, wait_idle
+
 MINI_CSV = (
     "id,question,answer,expected\n"
     "q1,What is Python?,Python is a programming language.,A programming language.\n"
@@ -36,12 +37,6 @@ def failing_on_marker(request: dict[str, Any]) -> Any:
 def judge() -> Iterator[FakeJudge]:
     with FakeJudge(failing_on_marker) as server:
         yield server
-
-
-def wait_idle(page: Any) -> None:
-    """Wait for Streamlit to finish the current script run."""
-    page.wait_for_timeout(300)
-    page.locator('[data-testid="stStatusWidget"]').wait_for(state="hidden", timeout=TIMEOUT)
 
 
 def no_exception(page: Any) -> None:

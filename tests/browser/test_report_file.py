@@ -21,7 +21,8 @@ from reporting._records import NOW, build_detail  # tests/ is on sys.path (rootd
 from core.records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
 from core.reporting import experiment_html, experiment_json_text
 
-TIMEOUT = 60_000
+from ._streamlit import TIMEOUT, wait_idle
+
 HOSTILE = "<img src=x onerror=alert(1)></script><script>alert(2)</script>"
 
 
@@ -148,11 +149,6 @@ def exported(experiment_id: str, name: str, outputs: dict[str, str], scores: dic
         info=info, items=items, results=results, failures=[], failures_in_memory=True
     )
     return experiment_json_text(detail).encode()
-
-
-def wait_idle(page: Any) -> None:
-    page.wait_for_timeout(300)
-    page.locator('[data-testid="stStatusWidget"]').wait_for(state="hidden", timeout=TIMEOUT)
 
 
 def import_file(page: Any, path: Path, name: str) -> None:
