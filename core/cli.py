@@ -2,7 +2,7 @@
 
     scorelab run DATA --scorer ID [--scorer ID ...] [--judge-model MODEL] [--api-base URL]
                  [--concurrency N] [--name NAME] [--json PATH] [--html PATH] [--csv PATH]
-                 [--threshold ID=MIN ...]
+                 [--threshold ID=MIN ...] [--label-column COLUMN]
     scorelab scorers
     scorelab serve [streamlit options]
 
@@ -112,6 +112,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="ID=MIN",
         help="fail (exit 1) when the scorer's mean is below MIN, in [0, 1] (repeatable)",
     )
+    run.add_argument(
+        "--label-column",
+        metavar="COLUMN",
+        help="column holding a human verdict per item (true/false, yes/no, 0/1 or a number in "
+        "[0, 1]): report how well each scorer's scores agree with it",
+    )
     run.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     run.set_defaults(handler=_run)
 
@@ -157,6 +163,8 @@ def _run(arguments: argparse.Namespace) -> int:
         )
     except DatasetImportError as error:
         raise CliError(_import_message(arguments.data, error)) from None
+    if arguments.label_column is not None:
+        _check_label_column(arguments, dataset, service.dataset_items(dataset.id))
     try:
         experiment_id = service.start_experiment(
             ExperimentConfig(
@@ -175,8 +183,11 @@ def _run(arguments: argparse.Namespace) -> int:
     progress = _follow(service, experiment_id, show=not arguments.no_progress)
     detail = service.load_experiment(experiment_id)
     results = _threshold_results(thresholds, detail.info.scores)
-    _write_outputs(arguments, detail, results)
+    agreement = _agreement(detail, arguments.label_column)
+    _write_outputs(arguments, detail, results, agreement)
     _print_summary(detail, results)
+    if agreement is not None:
+        _print_agreement(agreement)
     if progress.status == "error":
         raise CliError(f"the experiment stopped: {progress.error}")
     if progress.status == "cancelled":
@@ -209,6 +220,53 @@ def _mapping(arguments: argparse.Namespace, read_preview: Any) -> Any:
             )
     used = {value for value in roles.values() if value is not None}
     return ColumnMapping(**roles, metadata=[c for c in preview.columns if c not in used])
+
+
+def _check_label_column(arguments: argparse.Namespace, dataset: Any, items: list[Any]) -> None:
+    """Refuse, before anything runs, a label column that is not in the file, plays another
+    role, or holds a value that is not a label."""
+    from core.reporting import LabelError, label_values
+
+    column = arguments.label_column
+    where = f"{arguments.data}: --label-column {column!r}"
+    if column not in dataset.columns:
+        raise CliError(f"{where}: no such column (columns: {', '.join(dataset.columns)})")
+    mapping = dataset.mapping
+    for role, label in (
+        ("input", "input"),
+        ("output", "output"),
+        ("ground_truth", "ground-truth"),
+        ("id", "id"),
+    ):
+        if getattr(mapping, role) == column:
+            raise CliError(f"{where}: it is the {label} column; the labels must be another column")
+    try:
+        label_values(items, column)
+    except LabelError as error:
+        place = f"item {error.item_id!r} (row {error.row}): " if error.item_id else ""
+        raise CliError(f"{where}: {place}{error.problem}") from None
+
+
+def _agreement(detail: Any, column: str | None) -> Any:
+    if column is None:
+        return None
+    from core.reporting import LabelError, label_agreement
+
+    try:
+        return label_agreement(detail, column)
+    except LabelError as error:  # checked before the run; only a changed dataset gets here
+        raise CliError(f"--label-column {column!r}: {error}") from None
+
+
+def _print_agreement(agreement: Any) -> None:
+    from core.reporting import agreement_line
+
+    print(
+        f"  labels from column {agreement.label_column!r}: {agreement.labelled_items} items "
+        f"labelled, {agreement.unlabelled_items} without a label (left out)"
+    )
+    for entry in agreement.scorers:
+        print(f"  {entry.scorer_id}: {agreement_line(entry)}")
 
 
 def _follow(service: Any, experiment_id: str, *, show: bool) -> Any:
@@ -347,20 +405,24 @@ def _threshold_results(
     ]
 
 
-def _write_outputs(arguments: argparse.Namespace, detail: Any, thresholds: list[Any]) -> None:
+def _write_outputs(
+    arguments: argparse.Namespace, detail: Any, thresholds: list[Any], agreement: Any
+) -> None:
     from core.reporting import experiment_html, experiment_json, results_csv
 
     outputs = [
         (
             arguments.json,
             lambda: json.dumps(
-                experiment_json(detail, thresholds=thresholds if thresholds else None),
+                experiment_json(
+                    detail, thresholds=thresholds if thresholds else None, agreement=agreement
+                ),
                 ensure_ascii=False,
                 indent=2,
                 default=str,
             ),
         ),
-        (arguments.html, lambda: experiment_html(detail)),
+        (arguments.html, lambda: experiment_html(detail, agreement=agreement)),
         (arguments.csv, lambda: results_csv(detail)),
     ]
     for path, render in outputs:

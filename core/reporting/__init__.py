@@ -1,7 +1,19 @@
 """Pure shaping of experiment results: tables (pandas), figures (plotly), the paired comparison
-of experiments, and JSON, CSV and HTML exports and the JSON's re-import (no Streamlit, no
-database)."""
+of experiments, scorers' agreement with a label column, and JSON, CSV and HTML exports and the
+JSON's re-import (no Streamlit, no database)."""
 
+from core.reporting.agreement import (
+    Confusion,
+    LabelAgreement,
+    LabelError,
+    ScorerAgreement,
+    agreement_line,
+    label_agreement,
+    label_columns,
+    label_values,
+    parse_label,
+    suggested_label_column,
+)
 from core.reporting.compare import (
     Comparison,
     DiffSegment,
@@ -54,13 +66,18 @@ from core.reporting.tables import (
 
 __all__ = [
     "Comparison",
+    "Confusion",
     "DiffSegment",
     "ExperimentFileError",
     "ExportedExperiment",
     "ItemPair",
     "ItemPairing",
+    "LabelAgreement",
+    "LabelError",
+    "ScorerAgreement",
     "ScorerComparison",
     "StepView",
+    "agreement_line",
     "bootstrap_ci",
     "calls_and_attempts",
     "compare",
@@ -80,13 +97,18 @@ __all__ = [
     "item_outcomes",
     "item_pair",
     "judge_usage_frame",
+    "label_agreement",
+    "label_columns",
+    "label_values",
     "neutralise_cell",
+    "parse_label",
     "read_experiment_json",
     "result_rows",
     "results_csv",
     "score_histograms",
     "scorer_table",
     "step_views",
+    "suggested_label_column",
     "tokens_by_model",
     "tokens_by_scorer_step",
     "usage_side_by_side",

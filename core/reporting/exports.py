@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from core.records import ExperimentDetail, ScorerOutcome
+from core.reporting.agreement import LabelAgreement
 from core.results import json_ready
 
 __all__ = [
@@ -45,10 +46,19 @@ def failure_entry(outcome: ScorerOutcome) -> dict[str, Any]:
 
 
 def experiment_json(
-    detail: ExperimentDetail, *, thresholds: Sequence[dict[str, Any]] | None = None
+    detail: ExperimentDetail,
+    *,
+    thresholds: Sequence[dict[str, Any]] | None = None,
+    agreement: LabelAgreement | None = None,
 ) -> dict[str, Any]:
     """`{experimentId, name, scores, summary, items: [{id, input, output, groundTruth, metadata,
-    results: {scorerId: result or failure entry}}]}`."""
+    results: {scorerId: result or failure entry}}]}`.
+
+    With `agreement` (the scorers' agreement with a label column), a top-level
+    `labelAgreement: {scorerId: ScorerAgreement.to_json()}` and `summary.labelAgreement` (the
+    column, the counts and the bootstrap's settings: `LabelAgreement.method_json`) are added;
+    `read_experiment_json` ignores both.
+    """
     info = detail.info
     by_item = _outcomes_by_item(detail)
     summary: dict[str, Any] = {
@@ -71,6 +81,8 @@ def experiment_json(
     }
     if thresholds is not None:
         summary["thresholdResults"] = list(thresholds)
+    if agreement is not None:
+        summary["labelAgreement"] = agreement.method_json()
     items = [
         {
             "id": item.id,
@@ -85,22 +97,28 @@ def experiment_json(
         }
         for item in detail.items
     ]
-    return {
+    document = {
         "experimentId": info.id,
         "name": info.name,
         "scores": dict(info.scores),
         "summary": summary,
         "items": items,
     }
+    if agreement is not None:
+        document["labelAgreement"] = agreement.to_json()
+    return document
 
 
 def experiment_json_text(
-    detail: ExperimentDetail, *, thresholds: Sequence[dict[str, Any]] | None = None
+    detail: ExperimentDetail,
+    *,
+    thresholds: Sequence[dict[str, Any]] | None = None,
+    agreement: LabelAgreement | None = None,
 ) -> str:
     """`experiment_json` as indented, strict JSON text (what the dashboard's download gives,
     and what `Service.import_experiment_json` reads back): NaN and infinities, which JSON does
     not have, become null; values JSON cannot hold (dates, ...) become their text."""
-    document = experiment_json(detail, thresholds=thresholds)
+    document = experiment_json(detail, thresholds=thresholds, agreement=agreement)
     options: dict[str, Any] = {"ensure_ascii": False, "indent": 2, "default": str}
     try:
         return json.dumps(document, allow_nan=False, **options)

@@ -35,6 +35,7 @@ from plotly.offline import get_plotlyjs
 
 from core.records import ExperimentDetail, ScorerOutcome
 from core.reporting._report_assets import REPORT_SCRIPT, REPORT_STYLE
+from core.reporting.agreement import LabelAgreement, ScorerAgreement
 from core.reporting.exports import finite_values
 from core.reporting.figures import calls_and_attempts, score_histograms, tokens_by_scorer_step
 from core.reporting.tables import (
@@ -58,8 +59,13 @@ def experiment_html(
     *,
     generated_at: datetime | None = None,
     compress_over: int = COMPRESS_OVER,
+    agreement: LabelAgreement | None = None,
 ) -> str:
     """The report as one HTML string (UTF-8; see the module docstring for what it holds).
+
+    With `agreement`, an "Agreement with labels" section follows the summary: per scorer, n,
+    ROC AUC with its interval, Spearman, the Youden threshold, J, kappa and the confusion
+    matrix, or why they are not defined.
 
     When the embedded data is larger than `compress_over` bytes it is gzip-compressed and
     base64-encoded (the report's script inflates it in the browser): a 10,000-item report
@@ -80,8 +86,9 @@ def experiment_html(
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
             f"<title>{_e(detail.info.name)} · scorelab report</title>",
             f"<style>{REPORT_STYLE}</style></head><body><main>",
-            _header(detail, generated_at or datetime.now(UTC)),
+            _header(detail, generated_at or datetime.now(UTC), with_labels=agreement is not None),
             _summary(detail, frame),
+            _agreement_section(agreement) if agreement is not None else "",
             _charts_section(figures),
             _items_section(detail.info.scorer_ids),
             _failures_section(detail),
@@ -279,12 +286,13 @@ def _figure_json(figure: go.Figure) -> dict[str, Any]:
 # ---- sections ----
 
 
-def _header(detail: ExperimentDetail, generated_at: datetime) -> str:
+def _header(detail: ExperimentDetail, generated_at: datetime, *, with_labels: bool) -> str:
+    labels = '<a href="#labels">Agreement with labels</a>' if with_labels else ""
     return (
         f"<header><h1>{_e(detail.info.name)}</h1>"
         f'<p class="note">scorelab experiment report · generated {_e(generated_at.isoformat())}'
         " · a self-contained file: it works offline and loads nothing.</p>"
-        '<nav><a href="#summary">Summary</a><a href="#charts">Charts</a>'
+        f'<nav><a href="#summary">Summary</a>{labels}<a href="#charts">Charts</a>'
         '<a href="#items-section">Items</a><a href="#failures">Failures</a>'
         '<a href="#usage">Judge usage</a></nav></header>'
     )
@@ -334,6 +342,55 @@ def _means(scorer_ids: Sequence[str], frame: pd.DataFrame) -> str:
         "<th class=num>Items scored</th><th class=num>Failed runs</th></tr>"
         f"{''.join(rows)}</table>"
     )
+
+
+def _agreement_section(agreement: LabelAgreement) -> str:
+    level = f"{agreement.confidence_level:.0%}"
+    note = (
+        f"<p class=note>Labels from the column <strong>{_e(agreement.label_column)}</strong>: "
+        f"{agreement.labelled_items} items labelled, {agreement.unlabelled_items} without a "
+        "label (left out). Labels are binarised at &gt;= 0.5 for AUC, J, kappa and the "
+        f"confusion matrix; the AUC interval is a {level} percentile bootstrap "
+        f"({agreement.resamples} stratified resamples, seed {agreement.seed}). The threshold "
+        "maximises Youden's J (a score &gt;= threshold counts as positive). Items whose run "
+        "failed or was not scorable are left out of that scorer's n.</p>"
+    )
+    head = (
+        "<tr><th>Scorer</th><th class=num>n</th><th class=num>AUC</th>"
+        f"<th class=num>AUC {_e(level)} interval</th><th class=num>Spearman</th>"
+        "<th class=num>Threshold</th><th class=num>J</th><th class=num>Kappa</th>"
+        "<th class=num>TP</th><th class=num>FP</th><th class=num>TN</th><th class=num>FN</th>"
+        "<th>Left out</th></tr>"
+    )
+    rows = "".join(_agreement_row(entry) for entry in agreement.scorers)
+    return (
+        f'<section id="labels"><h2>Agreement with labels</h2>{note}'
+        f"<table>{head}{rows}</table></section>"
+    )
+
+
+def _agreement_row(entry: ScorerAgreement) -> str:
+    left_out = (
+        f"{entry.left_out_no_label} without a label, {entry.left_out_no_score} without a score"
+    )
+    start = f'<tr><td>{_e(entry.scorer_id)}</td><td class="num">{entry.n}</td>'
+    if not entry.defined or entry.confusion is None:
+        return (
+            f'{start}<td colspan="10" class="text">not defined: {_e(entry.reason)}</td>'
+            f"<td>{_e(left_out)}</td></tr>"
+        )
+    confusion = entry.confusion
+    cells = [
+        f"{entry.auc:.3f}",
+        f"[{entry.auc_low:.3f}, {entry.auc_high:.3f}]",
+        f"{entry.spearman:.3f}",
+        f"{entry.threshold:.4g}",
+        f"{entry.youden_j:.3f}",
+        f"{entry.kappa:.3f}",
+        *(str(count) for count in (confusion.tp, confusion.fp, confusion.tn, confusion.fn)),
+    ]
+    numbers = "".join(f'<td class="num">{_e(cell)}</td>' for cell in cells)
+    return f"{start}{numbers}<td>{_e(left_out)}</td></tr>"
 
 
 def _charts_section(figures: list[tuple[str, go.Figure]]) -> str:
