@@ -1,5 +1,6 @@
-"""Experiment detail: summary cards, score distributions, the per-item table with filters (kept
-in the URL), and the drill-down into one item's runs, step by step."""
+"""Experiment detail: summary cards, score distributions, each scorer's agreement with a label
+column (a human verdict), the per-item table with filters (kept in the URL), and the drill-down
+into one item's runs, step by step."""
 
 from __future__ import annotations
 
@@ -7,7 +8,15 @@ import pandas as pd
 import streamlit as st
 
 from core.records import ExperimentDetail, ExperimentInfo, ScorerOutcome
-from core.reporting import filter_items, item_outcomes, score_histograms, step_views
+from core.reporting import (
+    LabelAgreement,
+    agreement_frame,
+    filter_items,
+    item_outcomes,
+    score_histograms,
+    step_views,
+    suggested_label_column,
+)
 from pages.ui import fmt, nav
 from pages.ui.data import ExperimentView, experiment_view
 from pages.ui.downloads import render_downloads
@@ -15,7 +24,14 @@ from pages.ui.services import service
 from pages.ui.widgets import pick_experiment, running_experiments
 
 KEY = "experiment"
-PARAMS = {"scorers": "scorer", "low": "min", "high": "max", "failed": "failed", "search": "q"}
+PARAMS = {
+    "scorers": "scorer",
+    "low": "min",
+    "high": "max",
+    "failed": "failed",
+    "search": "q",
+    "label": "label",
+}
 TEXT_PREVIEW = 160
 
 
@@ -84,6 +100,74 @@ def render_filters(scorer_ids: list[str]) -> dict:
         "failed_only": failed_only,
         "search": search,
     }
+
+
+def pick_label_column(columns: list[str]) -> str | None:
+    """The label column, from the URL's `label` (empty: none; absent or unknown: the column
+    named like a label, if any), written back to it."""
+    key = f"{KEY}.label"
+    wanted = st.query_params.get(PARAMS["label"])
+    if wanted == "":
+        from_url = None
+    elif wanted in columns:
+        from_url = wanted
+    else:
+        from_url = suggested_label_column(columns)
+    options: list[str | None] = [None, *columns]
+    link_followed = wanted is not None and wanted != st.session_state.get(f"{key}.url")
+    if key not in st.session_state or st.session_state[key] not in options or link_followed:
+        st.session_state[key] = from_url
+    chosen = st.selectbox(
+        "Label column",
+        options,
+        key=key,
+        format_func=lambda column: "none" if column is None else column,
+        help="A metadata column holding a human verdict per item: true/false, yes/no, 0/1 or "
+        "a number from 0 to 1 (binarised at 0.5).",
+    )
+    written = chosen or ""
+    st.query_params[PARAMS["label"]] = written
+    st.session_state[f"{key}.url"] = written
+    return chosen
+
+
+def render_label_agreement(view: ExperimentView) -> LabelAgreement | None:
+    """The "Agreement with labels" panel; returns the agreement shown, if any."""
+    st.subheader("Agreement with labels")
+    columns = view.label_columns
+    if not columns:
+        st.caption(
+            "No metadata column of this dataset holds labels (true/false, yes/no, 0/1 or "
+            "numbers from 0 to 1 in every non-empty cell)."
+        )
+        return None
+    column = pick_label_column(columns)
+    if column is None:
+        return None
+    with st.spinner("Computing AUC intervals…"):
+        agreement = view.agreement(column)
+    # Column names come from the file: st.text shows them as they are, never as markdown.
+    st.text(
+        f"Labels from column {column}: {agreement.labelled_items:,} items labelled, "
+        f"{agreement.unlabelled_items:,} without a label (left out)."
+    )
+    st.dataframe(
+        agreement_frame(agreement),
+        hide_index=True,
+        column_config={
+            name: st.column_config.NumberColumn(name, format="%.3f")
+            for name in ("AUC", "Spearman", "J", "kappa")
+        },
+    )
+    st.caption(
+        "ROC AUC of each scorer's scores against the labels (0.5 is chance; below it the "
+        f"scorer ranks wrong answers higher), with a {agreement.confidence_level:.0%} "
+        f"percentile bootstrap interval ({agreement.resamples:,} resamples, seed "
+        f"{agreement.seed}); Spearman against the labels as given; at the score threshold "
+        "maximising Youden's J, Cohen's kappa and the confusion matrix (a score ≥ threshold "
+        "counts as positive). Runs that failed or were not scorable are left out of n."
+    )
+    return agreement
 
 
 def render_table(frame: pd.DataFrame, scorer_ids: list[str]) -> None:
@@ -180,11 +264,16 @@ def main() -> None:
     view = experiment_view(info)
     detail, frame = view.detail, view.items
     render_summary(info, view)
-    render_downloads(detail)
+    downloads = st.container()  # filled last: the files include the chosen label agreement
     if frame.empty:
+        with downloads:
+            render_downloads(detail)
         st.info("No result yet.")
         return
     st.plotly_chart(score_histograms(frame, info.scorer_ids), width="stretch")
+    agreement = render_label_agreement(view)
+    with downloads:
+        render_downloads(detail, agreement)
     filters = render_filters(info.scorer_ids)
     filtered = filter_items(frame, **filters)
     st.caption(f"{len(filtered):,} of {len(frame):,} items")

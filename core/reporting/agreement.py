@@ -43,6 +43,7 @@ __all__ = [
     "LabelAgreement",
     "LabelError",
     "ScorerAgreement",
+    "agreement_frame",
     "agreement_line",
     "label_agreement",
     "label_columns",
@@ -416,14 +417,29 @@ def _auc_interval(
     import numpy as np
     from scipy.stats import bootstrap, mannwhitneyu
 
-    def auc(positives: Any, negatives: Any, axis: int = -1) -> Any:
-        u = mannwhitneyu(positives, negatives, axis=axis, method="asymptotic").statistic
-        return u / (positives.shape[axis] * negatives.shape[axis])
+    def auc(positives: Any, negatives: Any) -> Any:
+        u = mannwhitneyu(positives, negatives, axis=-1, method="asymptotic").statistic
+        return u / (positives.shape[-1] * negatives.shape[-1])
+
+    # SciPy resamples only samples of two or more; a class of one item is the same in every
+    # resample anyway, so it is held fixed and only the other class is resampled.
+    classes = (np.asarray(positive_scores), np.asarray(negative_scores))
+    resampled = [k for k, scores in enumerate(classes) if len(scores) > 1]
+    if not resampled:
+        value = float(auc(*classes))
+        return value, value
+
+    def statistic(*samples: Any, axis: int = -1) -> Any:
+        batch_shape = np.moveaxis(samples[0], axis, -1).shape[:-1]
+        full = [np.broadcast_to(scores, (*batch_shape, len(scores))) for scores in classes]
+        for k, sample in zip(resampled, samples, strict=True):
+            full[k] = np.moveaxis(sample, axis, -1)
+        return auc(*full)
 
     n = len(positive_scores) + len(negative_scores)
     result = bootstrap(
-        (positive_scores, negative_scores),
-        auc,
+        tuple(classes[k] for k in resampled),
+        statistic,
         n_resamples=resamples,
         vectorized=True,
         method="percentile",
@@ -435,7 +451,48 @@ def _auc_interval(
     return float(interval.low), float(interval.high)
 
 
-# ---- text ----
+# ---- tables and text ----
+
+
+def agreement_frame(agreement: LabelAgreement) -> Any:
+    """One row per scorer (a pandas DataFrame): `scorer, n, AUC, AUC interval, Spearman,
+    threshold, J, kappa, tp, fp, tn, fn, left out, note`; a not-defined scorer has empty
+    statistics and `not defined: <reason>` as its note."""
+    import pandas as pd
+
+    level = f"{agreement.confidence_level:.0%}"
+    rows = []
+    for entry in agreement.scorers:
+        confusion = entry.confusion
+        defined = entry.defined and confusion is not None
+        rows.append(
+            {
+                "scorer": entry.scorer_id,
+                "n": entry.n,
+                "AUC": entry.auc,
+                f"AUC {level} interval": (
+                    f"[{entry.auc_low:.3f}, {entry.auc_high:.3f}]" if defined else None
+                ),
+                "Spearman": entry.spearman,
+                "threshold": entry.threshold,
+                "J": entry.youden_j,
+                "kappa": entry.kappa,
+                **{
+                    name: getattr(confusion, name) if confusion is not None else None
+                    for name in ("tp", "fp", "tn", "fn")
+                },
+                "left out": (
+                    f"{entry.left_out_no_label} without a label, "
+                    f"{entry.left_out_no_score} without a score"
+                ),
+                "note": None if defined else f"not defined: {entry.reason}",
+            }
+        )
+    frame = pd.DataFrame(rows)
+    for name in ("tp", "fp", "tn", "fn"):
+        if name in frame:
+            frame[name] = frame[name].astype("Int64")  # whole counts, empty when not defined
+    return frame
 
 
 def agreement_line(entry: ScorerAgreement) -> str:

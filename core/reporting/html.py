@@ -347,7 +347,7 @@ def _means(scorer_ids: Sequence[str], frame: pd.DataFrame) -> str:
 def _agreement_section(agreement: LabelAgreement) -> str:
     level = f"{agreement.confidence_level:.0%}"
     note = (
-        f"<p class=note>Labels from the column <strong>{_e(agreement.label_column)}</strong>: "
+        f"<p class=note>Labels from the column “{_e(agreement.label_column)}”: "
         f"{agreement.labelled_items} items labelled, {agreement.unlabelled_items} without a "
         "label (left out). Labels are binarised at &gt;= 0.5 for AUC, J, kappa and the "
         f"confusion matrix; the AUC interval is a {level} percentile bootstrap "

@@ -6,14 +6,21 @@ refreshes as it goes."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import pandas as pd
 import streamlit as st
 
 from core.records import ExperimentDetail, ExperimentInfo
-from core.reporting import item_frame, judge_usage_frame, usage_totals
+from core.reporting import (
+    LabelAgreement,
+    item_frame,
+    judge_usage_frame,
+    label_agreement,
+    label_columns,
+    usage_totals,
+)
 from pages.ui.services import service
 
 
@@ -22,6 +29,7 @@ class ExperimentView:
     """An experiment's detail and the tables the pages show, each built once."""
 
     detail: ExperimentDetail
+    _agreements: dict[str, LabelAgreement] = field(default_factory=dict, repr=False)
 
     @cached_property
     def items(self) -> pd.DataFrame:
@@ -37,6 +45,18 @@ class ExperimentView:
     def usage_totals(self) -> dict[str, float]:
         """Sums over `usage`."""
         return usage_totals(self.usage)
+
+    @cached_property
+    def label_columns(self) -> list[str]:
+        """The metadata columns whose every non-empty value is a label."""
+        return label_columns(self.detail.items)
+
+    def agreement(self, column: str) -> LabelAgreement:
+        """Each scorer's agreement with the labels in `column`, computed once per column (the
+        bootstrap takes a moment on large experiments)."""
+        if column not in self._agreements:
+            self._agreements[column] = label_agreement(self.detail, column)
+        return self._agreements[column]
 
 
 @st.cache_resource(max_entries=4, show_spinner="Loading results…")

@@ -12,7 +12,7 @@ import re
 import streamlit as st
 
 from core.records import ExperimentDetail
-from core.reporting import experiment_html, experiment_json_text, results_csv
+from core.reporting import LabelAgreement, experiment_html, experiment_json_text, results_csv
 
 KEY = "downloads"
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -24,13 +24,14 @@ def file_stem(name: str) -> str:
     return stem or "experiment"
 
 
-def render_downloads(detail: ExperimentDetail) -> None:
-    """Three download buttons: HTML report, JSON, CSV."""
+def render_downloads(detail: ExperimentDetail, agreement: LabelAgreement | None = None) -> None:
+    """Three download buttons: HTML report, JSON, CSV; the HTML and the JSON include the
+    scorers' agreement with a label column when `agreement` is given."""
     stem = file_stem(detail.info.name)
     html, json_file, csv_file = st.columns(3)
     html.download_button(
         "HTML report",
-        data=lambda: experiment_html(detail),
+        data=lambda: experiment_html(detail, agreement=agreement),
         file_name=f"{stem}.html",
         mime="text/html",
         icon=":material/description:",
@@ -41,7 +42,7 @@ def render_downloads(detail: ExperimentDetail) -> None:
     )
     json_file.download_button(
         "JSON (Mastra format)",
-        data=lambda: experiment_json_text(detail),
+        data=lambda: experiment_json_text(detail, agreement=agreement),
         file_name=f"{stem}.json",
         mime="application/json",
         icon=":material/data_object:",
