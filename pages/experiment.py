@@ -159,6 +159,10 @@ def render_label_agreement(view: ExperimentView) -> LabelAgreement | None:
             for name in ("AUC", "Spearman", "J", "kappa")
         },
     )
+    # The reason is the table's last column, often off screen: say it where it is seen too.
+    for entry in agreement.scorers:
+        if not entry.defined:
+            st.text(f"{entry.scorer_id}: not defined: {entry.reason}")
     st.caption(
         "ROC AUC of each scorer's scores against the labels (0.5 is chance; below it the "
         f"scorer ranks wrong answers higher), with a {agreement.confidence_level:.0%} "

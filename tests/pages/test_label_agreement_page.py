@@ -83,6 +83,7 @@ def test_a_label_column_is_preselected_and_each_scorer_has_a_row(
     assert any(
         "Labels from column Human verdict: 4 items labelled, 1 without a label" in t for t in texts
     )
+    assert "flat: " + flat["note"] in texts  # the reason also in plain sight under the table
 
 
 def test_the_choice_follows_the_url_and_goes_back_to_it(app: AppTest, labelled: str) -> None:
