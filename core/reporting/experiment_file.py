@@ -199,6 +199,13 @@ def _failure(item_id: str, scorer_id: str, entry: dict[str, Any], place: str) ->
                 f"{place}: `failedJudgeExecution` is not a failed judge execution: "
                 f"{_first(failure)}"
             ) from None
+    judge = _failure_judge(entry.get("judge"), place)
+    if judge is not None:
+        usage, calls, attempts = _judge_totals(judge)
+    else:  # an export from before `judge` was kept: the failed execution is all there is
+        usage = execution.usage if execution and execution.usage else JudgeUsage()
+        calls = execution.model_call_count if execution else 0
+        attempts = execution.attempt_count if execution else 0
     recovered = entry.get("score")
     return ScorerOutcome(
         item_id=item_id,
@@ -211,10 +218,23 @@ def _failure(item_id: str, scorer_id: str, entry: dict[str, Any], place: str) ->
         failed_step=_text(entry.get("failedStep"), f"{place}: failedStep"),
         completed_steps=steps,
         failed_execution=execution,
-        usage=(execution.usage if execution and execution.usage else JudgeUsage()),
-        judge_calls=execution.model_call_count if execution else 0,
-        judge_attempts=execution.attempt_count if execution else 0,
+        snapshot={"judge": judge.to_dict()["judge"]} if judge is not None else None,
+        usage=usage,
+        judge_calls=calls,
+        judge_attempts=attempts,
     )
+
+
+def _failure_judge(value: Any, place: str) -> ScorerRunResult | None:
+    """A failed run's judge record (every execution of every step), as a result snapshot."""
+    if value is None:
+        return None
+    try:
+        return ScorerRunResult.model_validate({"runId": "", "judge": value})
+    except ValidationError as error:
+        raise ExperimentFileError(
+            f"{place}: `judge` is not a judge record: {_first(error)}"
+        ) from None
 
 
 def _judge_totals(result: ScorerRunResult) -> tuple[JudgeUsage, int, int]:

@@ -28,7 +28,8 @@ _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 def failure_entry(outcome: ScorerOutcome) -> dict[str, Any]:
     """A failed run as Mastra's dataset experiments show it: `score`/`reason` are the recovered
     ones (None when nothing was recovered), with the error, the failed and completed steps and
-    the failed judge execution."""
+    the failed judge execution; `judge` keeps every judge execution of the run (the completed
+    steps' too), so an import counts the run's whole usage."""
     entry: dict[str, Any] = {
         "scorerId": outcome.scorer_id,
         "status": "failed",
@@ -41,6 +42,9 @@ def failure_entry(outcome: ScorerOutcome) -> dict[str, Any]:
     }
     if outcome.failed_execution is not None:
         entry["failedJudgeExecution"] = json_ready(outcome.failed_execution)
+    judge = (outcome.snapshot or {}).get("judge")
+    if judge:
+        entry["judge"] = judge
     return entry
 
 
