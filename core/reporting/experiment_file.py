@@ -15,7 +15,7 @@ from typing import Any, get_args
 
 from pydantic import ValidationError
 
-from core.records import DatasetItem, ExperimentStatus, ScorerOutcome
+from core.records import DatasetItem, ExperimentStatus, ScorerOutcome, ScorerSpec
 from core.results import JudgeExecutionFailure, JudgeUsage, ScorerRunResult
 
 __all__ = ["ExperimentFileError", "ExportedExperiment", "read_experiment_json"]
@@ -44,6 +44,9 @@ class ExportedExperiment:
     """The dataset's fingerprint as exported, if the file has it."""
     scorer_ids: list[str]
     """The scorer ids: `summary.scorerIds`, else the order they first appear in results."""
+    scorers: list[ScorerSpec]
+    """The catalog specs behind the scorer ids (`summary.scorers`, one per id, in order), so
+    what each scorer compared is known; empty in exports that did not record them."""
     judge_model: str | None
     """The judge model, if any."""
     items: list[DatasetItem]
@@ -83,7 +86,8 @@ def read_experiment_json(data: bytes) -> ExportedExperiment:
         status=_status(summary.get("status")),
         dataset_name=_text(summary.get("datasetName"), "summary.datasetName"),
         dataset_fingerprint=_text(summary.get("datasetFingerprint"), "summary.datasetFingerprint"),
-        scorer_ids=_scorer_ids(summary, results, failures),
+        scorer_ids=(scorer_ids := _scorer_ids(summary, results, failures)),
+        scorers=_scorer_specs(summary.get("scorers"), scorer_ids),
         judge_model=_text(summary.get("judgeModel"), "summary.judgeModel"),
         items=items,
         results=results,
@@ -290,6 +294,21 @@ def _scorer_ids(
     if isinstance(listed, list) and all(isinstance(s, str) for s in listed):
         return list(dict.fromkeys([*listed, *found]))
     return found
+
+
+def _scorer_specs(value: Any, scorer_ids: list[str]) -> list[ScorerSpec]:
+    """The specs listed in the file, when there is one per scorer id; else none."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ExperimentFileError(f"summary.scorers: must be an array, got {_kind(value)}")
+    specs = []
+    for index, raw in enumerate(value):
+        try:
+            specs.append(ScorerSpec.model_validate(raw))
+        except ValidationError as error:
+            raise ExperimentFileError(f"summary.scorers[{index}]: {_first(error)}") from None
+    return specs if len(specs) == len(scorer_ids) else []
 
 
 def _status(value: Any) -> ExperimentStatus:

@@ -65,6 +65,8 @@ def experiment_json(
         "datasetName": info.dataset_name,
         "datasetFingerprint": info.dataset_fingerprint,
         "scorerIds": list(info.scorer_ids),
+        "scorers": [spec.model_dump(mode="json", by_alias=True) for spec in info.scorers],
+        "comparisons": dict(info.comparisons),
         "judgeModel": info.judge_model,
         "judgeUsage": json_ready(info.usage),
         "judgeCalls": info.judge_calls,
