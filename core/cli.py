@@ -415,9 +415,7 @@ def _write_outputs(arguments: argparse.Namespace, detail: Any, thresholds: list[
         (
             arguments.json,
             lambda: json.dumps(
-                experiment_json(
-                    detail, thresholds=[json_ready(t) for t in thresholds] or None
-                ),
+                experiment_json(detail, thresholds=[json_ready(t) for t in thresholds] or None),
                 ensure_ascii=False,
                 indent=2,
                 default=str,
@@ -458,9 +456,7 @@ def _print_summary(detail: Any, gate: _Gate) -> None:
         mean = result.average_score
         shown = "no score" if mean is None else f"{mean:.4f}"
         failures = f", {result.failed_runs} failed runs" if result.failed_runs else ""
-        print(
-            f"  threshold {result.id} >= {result.threshold.min}: {verdict} ({shown}{failures})"
-        )
+        print(f"  threshold {result.id} >= {result.threshold.min}: {verdict} ({shown}{failures})")
     allowed = f"{gate.max_failure_rate:.0%}"
     for scorer_id in gate.too_many_failures:
         failed = gate.failed_by_scorer[scorer_id]

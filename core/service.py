@@ -338,6 +338,11 @@ class Service:
                     problems.append(_missing_data_message(entry, need, dataset))
         return problems
 
+    def comparison(self, spec: ScorerSpec) -> str | None:
+        """What a chosen scorer compares with its options, in words; None for an unknown id."""
+        entry = self.catalog.get(spec.scorer_id)
+        return entry.comparison(spec.options) if entry is not None else None
+
     def comparisons(self, info: ExperimentInfo) -> dict[str, str]:
         """What each scorer of an experiment compared, in words, by scorer id."""
         if len(info.scorers) != len(info.scorer_ids):
