@@ -2,11 +2,13 @@
 
     scorelab run DATA --scorer ID [--scorer ID ...] [--judge-model MODEL] [--api-base URL]
                  [--concurrency N] [--name NAME] [--json PATH] [--html PATH] [--csv PATH]
-                 [--threshold ID=MIN ...] [--label-column COLUMN]
+                 [--threshold ID=MIN ...] [--max-failure-rate SHARE]
+                 [--label-column COLUMN]
     scorelab scorers
     scorelab serve [streamlit options]
 
-Exit codes: 0 done, 1 a threshold failed, 2 bad input or usage (one line on stderr, never a
+Exit codes: 0 done, 1 a threshold failed or more scorer runs failed than --max-failure-rate
+allows (none by default), 2 bad input or usage (one line on stderr, never a
 traceback; set SCORELAB_DEBUG=1 to see one). Experiments go to the dashboard's database.
 """
 
@@ -19,7 +21,9 @@ import os
 import subprocess
 import sys
 import traceback
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
@@ -113,6 +117,14 @@ def _parser() -> argparse.ArgumentParser:
         help="fail (exit 1) when the scorer's mean is below MIN, in [0, 1] (repeatable)",
     )
     run.add_argument(
+        "--max-failure-rate",
+        type=_share,
+        default=0.0,
+        metavar="SHARE",
+        help="share of a scorer's runs allowed to fail, in [0, 1] (default 0: any failed run "
+        "exits 1, since means leave failed runs out)",
+    )
+    run.add_argument(
         "--label-column",
         metavar="COLUMN",
         help="column holding a human verdict per item (true/false, yes/no, 0/1 or a number in "
@@ -129,6 +141,20 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("streamlit_args", nargs=argparse.REMAINDER, help="passed to streamlit")
     serve.set_defaults(handler=_serve)
     return parser
+
+
+def _share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a share between 0 and 1 (0.05 for 5%), got {text!r}"
+        ) from None
+    if not math.isfinite(value) or not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(
+            f"expected a share between 0 and 1 (0.05 for 5%), got {text!r}"
+        )
+    return value
 
 
 def _positive_int(text: str) -> int:
@@ -182,17 +208,17 @@ def _run(arguments: argparse.Namespace) -> int:
     _check_threshold_ids(thresholds, service.get_experiment(experiment_id).scorer_ids)
     progress = _follow(service, experiment_id, show=not arguments.no_progress)
     detail = service.load_experiment(experiment_id)
-    results = _threshold_results(thresholds, detail.info.scores)
+    gate = _gate(detail, thresholds, arguments.max_failure_rate)
     agreement = _agreement(detail, arguments.label_column)
-    _write_outputs(arguments, detail, results, agreement)
-    _print_summary(detail, results)
+    _write_outputs(arguments, detail, gate.thresholds, agreement)
+    _print_summary(detail, gate)
     if agreement is not None:
         _print_agreement(agreement)
     if progress.status == "error":
         raise CliError(f"the experiment stopped: {progress.error}")
     if progress.status == "cancelled":
         return 130
-    return 1 if any(not r["passed"] for r in results) else 0
+    return 0 if gate.passed else 1
 
 
 def _mapping(arguments: argparse.Namespace, read_preview: Any) -> Any:
@@ -390,32 +416,70 @@ def _check_threshold_ids(thresholds: list[tuple[str, float]], scorer_ids: list[s
             )
 
 
-def _threshold_results(
-    thresholds: list[tuple[str, float]], scores: dict[str, float]
-) -> list[dict[str, Any]]:
-    """Pass when the mean exists and is at least the minimum (a scorer with no score fails)."""
-    return [
-        {
-            "id": scorer_id,
-            "threshold": minimum,
-            "averageScore": scores.get(scorer_id),
-            "passed": scores.get(scorer_id) is not None and scores[scorer_id] >= minimum,
-        }
-        for scorer_id, minimum in thresholds
-    ]
+@dataclass(frozen=True, slots=True)
+class _Gate:
+    """What decides the exit code: the thresholds, and the failed runs per scorer."""
+
+    thresholds: list[Any]
+    failed_by_scorer: dict[str, int]
+    runs_per_scorer: int
+    max_failure_rate: float
+
+    @property
+    def too_many_failures(self) -> list[str]:
+        from core.experiments.thresholds import failures_within
+
+        return [
+            scorer_id
+            for scorer_id, failed in self.failed_by_scorer.items()
+            if not failures_within(failed, self.runs_per_scorer, self.max_failure_rate)
+        ]
+
+    @property
+    def passed(self) -> bool:
+        return not self.too_many_failures and all(t.passed for t in self.thresholds)
+
+
+def _gate(detail: Any, thresholds: list[tuple[str, float]], max_failure_rate: float) -> _Gate:
+    """Thresholds checked by the same rule as `run_evals`: a mean leaves failed runs out, so a
+    scorer passes only when its failed runs are within the allowed share too."""
+    from core.experiments.thresholds import Threshold, check_threshold
+
+    info = detail.info
+    failed = Counter(outcome.scorer_id for outcome in detail.failures)
+    by_scorer = {scorer_id: failed[scorer_id] for scorer_id in info.scorer_ids}
+    return _Gate(
+        thresholds=[
+            check_threshold(
+                scorer_id,
+                Threshold(min=minimum),
+                info.scores.get(scorer_id),
+                failed_runs=by_scorer.get(scorer_id, 0),
+                total_runs=info.total_items,
+                max_failure_rate=max_failure_rate,
+            )
+            for scorer_id, minimum in thresholds
+        ],
+        failed_by_scorer=by_scorer,
+        runs_per_scorer=info.total_items,
+        max_failure_rate=max_failure_rate,
+    )
 
 
 def _write_outputs(
     arguments: argparse.Namespace, detail: Any, thresholds: list[Any], agreement: Any
 ) -> None:
     from core.reporting import experiment_html, experiment_json, results_csv
+    from core.results import json_ready
 
     outputs = [
         (
             arguments.json,
             lambda: json.dumps(
                 experiment_json(
-                    detail, thresholds=thresholds if thresholds else None, agreement=agreement
+                    detail,
+                    thresholds=[json_ready(t) for t in thresholds] or None,
+                    agreement=agreement,
                 ),
                 ensure_ascii=False,
                 indent=2,
@@ -434,7 +498,7 @@ def _write_outputs(
             raise CliError(f"{path}: cannot write it ({error.strerror or error})") from None
 
 
-def _print_summary(detail: Any, thresholds: list[dict[str, Any]]) -> None:
+def _print_summary(detail: Any, gate: _Gate) -> None:
     info = detail.info
     print(f"Experiment {info.id} ({info.name}): {info.status}")
     print(
@@ -443,18 +507,28 @@ def _print_summary(detail: Any, thresholds: list[dict[str, Any]]) -> None:
     )
     for scorer_id in info.scorer_ids:
         mean = info.scores.get(scorer_id)
-        print(f"  {scorer_id}: {'no score' if mean is None else f'{mean:.4f}'}")
+        failed = gate.failed_by_scorer.get(scorer_id, 0)
+        note = f" ({failed} of {info.total_items} runs failed, not in the mean)" if failed else ""
+        print(f"  {scorer_id}: {'no score' if mean is None else f'{mean:.4f}'}{note}")
     if info.judge_calls:
         usage = info.usage
         print(
             f"  judge: {info.judge_calls} calls, {usage.input_tokens or 0} input and "
             f"{usage.output_tokens or 0} output tokens"
         )
-    for result in thresholds:
-        verdict = "passed" if result["passed"] else "FAILED"
-        mean = result["averageScore"]
+    for result in gate.thresholds:
+        verdict = "passed" if result.passed else "FAILED"
+        mean = result.average_score
         shown = "no score" if mean is None else f"{mean:.4f}"
-        print(f"  threshold {result['id']} >= {result['threshold']}: {verdict} ({shown})")
+        failures = f", {result.failed_runs} failed runs" if result.failed_runs else ""
+        print(f"  threshold {result.id} >= {result.threshold.min}: {verdict} ({shown}{failures})")
+    allowed = f"{gate.max_failure_rate:.0%}"
+    for scorer_id in gate.too_many_failures:
+        failed = gate.failed_by_scorer[scorer_id]
+        print(
+            f"  FAILED: {failed} of {info.total_items} runs of {scorer_id} failed "
+            f"(allowed: {allowed}; see --max-failure-rate)"
+        )
     if detail.failures:
         first = detail.failures[0]
         print(

@@ -188,6 +188,8 @@ class ScorerOptionInfo(Record):
     """Its default value."""
     required: bool = False
     """Whether it must be given."""
+    choices: list[str] | None = None
+    """The only values allowed, when the option is a choice."""
 
 
 class ScorerStepInfo(Record):
@@ -212,6 +214,8 @@ class ScorerCatalogEntry(Record):
     """What it measures."""
     calls_judge: bool
     """Whether a run calls an LLM judge."""
+    compares: str = "output vs input"
+    """What the score compares with the default options, in words ("output vs input")."""
     options: list[ScorerOptionInfo] = Field(default_factory=list)
     """Its options."""
     steps: list[ScorerStepInfo] = Field(default_factory=list)
@@ -396,6 +400,9 @@ class ExperimentInfo(Record):
     """Judge attempts over every run."""
     scores: dict[str, float] = Field(default_factory=dict)
     """Mean stored score per scorer id."""
+    comparisons: dict[str, str] = Field(default_factory=dict)
+    """What each scorer compared, in words ("output vs ground truth"), by scorer id; a scorer
+    whose options are unknown (an imported experiment from an older export) is left out."""
     error: str | None = None
     """Why the experiment broke (status `error`)."""
     created_at: datetime

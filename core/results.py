@@ -230,25 +230,37 @@ class ScorerRunResult(Record):
     """Set when a step returned `not_scorable(...)`; then `score` is None."""
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready camelCase dict; keys whose value is None are left out at every level."""
+        """JSON-ready camelCase dict: the record's own None fields are left out, a `null` inside
+        a step result, a judge output or the run's data stays (see `json_ready`)."""
         return json_ready(self)
 
 
 def json_ready(value: Any) -> Any:
-    """Turn records, sets and tuples into plain JSON-ready values, dropping None-valued keys.
+    """Turn records, sets and tuples into plain JSON-ready values.
 
-    Like `JSON.stringify` on Mastra's objects: a key whose value is None disappears, at every
-    level; sets become sorted lists so the output is stable.
+    Like `JSON.stringify` on Mastra's objects, which drops `undefined` but never `null`: a
+    record's own field that is None is absent and left out (at any depth, a nested record
+    included), while a None inside data (a step result, a judge output, the run's input) is a
+    real `null` and stays. Sets become sorted lists so the output is stable.
     """
     if isinstance(value, BaseModel):
-        return json_ready(value.model_dump(by_alias=True))
+        return _record_ready(value)
     if isinstance(value, Mapping):
-        return {str(k): json_ready(v) for k, v in value.items() if v is not None}
+        return {str(k): json_ready(v) for k, v in value.items()}
     if isinstance(value, set | frozenset):
         return sorted((json_ready(v) for v in value), key=_sort_key)
     if isinstance(value, list | tuple):
         return [json_ready(v) for v in value]
     return value
+
+
+def _record_ready(record: BaseModel) -> dict[str, Any]:
+    fields = type(record).model_fields
+    return {
+        (info.serialization_alias or info.alias or name): json_ready(value)
+        for name, info in fields.items()
+        if (value := getattr(record, name)) is not None
+    }
 
 
 def _sort_key(value: Any) -> tuple[str, str]:

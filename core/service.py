@@ -48,7 +48,7 @@ from core.reporting.experiment_file import (
     read_experiment_json,
 )
 from core.results import ScorerRunResult
-from core.scorers import PREBUILT, PrebuiltScorer
+from core.scorers import PREBUILT, DataNeed, PrebuiltScorer
 from core.scoring import Scorer
 from core.storage import NotFoundError, StorageError, Store
 
@@ -324,6 +324,39 @@ class Service:
             input=input, output=output, ground_truth=ground_truth, request_context=request_context
         )
 
+    def data_problems(self, dataset: DatasetInfo, specs: Sequence[ScorerSpec]) -> list[str]:
+        """What stops the chosen scorers from running on this dataset: a field they need that
+        the dataset does not map (ground truth, a context column, ...), one sentence each,
+        written for the person choosing the scorers."""
+        problems = []
+        for spec in specs:
+            entry = self.catalog.get(spec.scorer_id)
+            if entry is None:
+                continue  # build_scorer says so
+            for need in entry.data_needs(spec.options):
+                if not _dataset_has(dataset, need):
+                    problems.append(_missing_data_message(entry, need, dataset))
+        return problems
+
+    def comparison(self, spec: ScorerSpec) -> str | None:
+        """What a chosen scorer compares with its options, in words; None for an unknown id."""
+        entry = self.catalog.get(spec.scorer_id)
+        return entry.comparison(spec.options) if entry is not None else None
+
+    def comparisons(self, info: ExperimentInfo) -> dict[str, str]:
+        """What each scorer of an experiment compared, in words, by scorer id."""
+        if len(info.scorers) != len(info.scorer_ids):
+            return {}  # an import whose file did not list the scorers behind the ids
+        found = {}
+        for spec, scorer_id in zip(info.scorers, info.scorer_ids, strict=True):
+            entry = self.catalog.get(spec.scorer_id)
+            if entry is not None:
+                found[scorer_id] = entry.comparison(spec.options)
+        return found
+
+    def _described(self, info: ExperimentInfo) -> ExperimentInfo:
+        return info.model_copy(update={"comparisons": self.comparisons(info)})
+
     def estimate_judge_calls(self, dataset_id: str, scorers: Sequence[str | ScorerSpec]) -> int:
         """Judge calls an experiment will make at least: items × prompt steps (the
         structured-output fallback and retries can add more)."""
@@ -352,6 +385,9 @@ class Service:
         """
         dataset = self.store.get_dataset(config.dataset_id)
         scorers = self._scorers_for(config)
+        problems = self.data_problems(dataset, config.scorers)
+        if problems:
+            raise ExperimentConfigError(" ".join(problems))
         items = self.store.dataset_items(dataset.id)
         name = (config.name or "").strip() or (
             f"{dataset.name} · {datetime.now(UTC):%Y-%m-%d %H:%M:%S}"
@@ -415,7 +451,7 @@ class Service:
 
     def list_experiments(self) -> list[ExperimentInfo]:
         """Every experiment, newest first, with per-scorer means."""
-        return self.store.list_experiments()
+        return [self._described(info) for info in self.store.list_experiments()]
 
     def running_experiments(self) -> list[str]:
         """Ids of the experiments this process is running, oldest first (from memory: no
@@ -426,11 +462,11 @@ class Service:
 
     def get_experiment(self, experiment_id: str) -> ExperimentInfo:
         """One experiment; raises NotFoundError."""
-        return self.store.get_experiment(experiment_id)
+        return self._described(self.store.get_experiment(experiment_id))
 
     def load_experiment(self, experiment_id: str) -> ExperimentDetail:
         """An experiment with its items, stored results and in-memory failures."""
-        info = self.store.get_experiment(experiment_id)
+        info = self.get_experiment(experiment_id)
         job = self._jobs.get(experiment_id)
         return ExperimentDetail(
             info=info,
@@ -477,7 +513,7 @@ class Service:
             info = self.store.create_experiment(
                 name=(name or "").strip() or f"{exported.name} (imported)",
                 dataset_id=dataset.id,
-                scorers=[],  # the export records scorer ids, not the catalog specs behind them
+                scorers=exported.scorers,  # empty for exports that did not record them
                 scorer_ids=exported.scorer_ids,
                 judge_model=exported.judge_model,
                 api_base=None,
@@ -653,6 +689,33 @@ def _judge_config(config: ExperimentConfig) -> JudgeConfig:
         raise ExperimentConfigError(f"Invalid judge settings: {error}") from error
 
 
+def _dataset_has(dataset: DatasetInfo, need: DataNeed) -> bool:
+    if need.column == "ground_truth":
+        return dataset.mapping.ground_truth is not None
+    return need.column in dataset.mapping.metadata
+
+
+def _missing_data_message(entry: PrebuiltScorer, need: DataNeed, dataset: DatasetInfo) -> str:
+    columns = ", ".join(repr(c) for c in dataset.columns) or "none"
+    if need.column == "ground_truth":
+        fix = (
+            "Import the file again with its ground-truth column mapped (the Datasets page, or "
+            "--ground-truth-column in the CLI)"
+        )
+        if any(option.name == "reference" for option in entry.options):
+            fix += ", or set the scorer's reference option to input"
+        return (
+            f"{entry.name} needs {need.what}, but dataset {dataset.name!r} maps no "
+            f"ground-truth column (its columns: {columns}). {fix}."
+        )
+    instead = f", or give the scorer's {need.option!r} option" if need.option else ""
+    return (
+        f"{entry.name} needs {need.what} from a column named {need.column!r}, but dataset "
+        f"{dataset.name!r} has no such column (its columns: {columns}). Add a "
+        f"{need.column!r} column to the file and import it again{instead}."
+    )
+
+
 def _provider_key_in_environment(config: ExperimentConfig) -> bool:
     provider = (config.judge_model or "").split("/", 1)[0].upper().replace("-", "_")
     return bool(os.environ.get(f"{provider}_API_KEY"))
@@ -725,6 +788,7 @@ def _catalog_entry(entry: PrebuiltScorer) -> ScorerCatalogEntry:
         name=entry.name,
         description=entry.description,
         calls_judge=entry.calls_judge,
+        compares=entry.comparison(),
         options=[
             ScorerOptionInfo(
                 name=o.name,
@@ -732,6 +796,7 @@ def _catalog_entry(entry: PrebuiltScorer) -> ScorerCatalogEntry:
                 description=o.description,
                 default=o.default,
                 required=o.required,
+                choices=list(o.choices) if o.choices else None,
             )
             for o in entry.options
         ],

@@ -5,8 +5,6 @@ choices live in the URL, so a link reproduces the view. Also imports an exported
 
 from __future__ import annotations
 
-import re
-
 import streamlit as st
 
 from core.records import ExperimentInfo
@@ -14,9 +12,11 @@ from core.reporting import (
     Comparison,
     ExperimentFileError,
     compare_experiments,
+    comparison_words,
     diff_html,
     item_changes,
     item_pair,
+    mismatched_comparisons,
     scorer_table,
     usage_side_by_side,
 )
@@ -36,13 +36,7 @@ PARAMS = {
 }
 ITEMS_LISTED = 2_000
 TEXT_PREVIEW = 120
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:])")
-
-
-def _md(text: object) -> str:
-    """Text from a file, a scorer or a judge, shown through Streamlit's markdown as plain text:
-    no link, image, maths or icon can come out of it."""
-    return _MARKDOWN.sub(r"\\\1", str(text))
+_md = fmt.md_text
 
 
 def _version(info: ExperimentInfo) -> tuple[str, str, int, int]:
@@ -151,12 +145,19 @@ def render_pairing(comparison: Comparison) -> None:
 
 
 def render_scorers(comparison: Comparison) -> None:
+    for scorer_id in mismatched_comparisons(comparison):
+        st.warning(
+            f"{_md(scorer_id)} compared different things on the two sides "
+            f"({_md(comparison_words(comparison, scorer_id))}): its change is not a change of "
+            "the system under test."
+        )
     number = st.column_config.NumberColumn
     st.dataframe(
         scorer_table(comparison),
         hide_index=True,
         column_config={
             "scorer_id": "Scorer",
+            "compares": "Compares",
             "baseline_mean": number("Baseline mean", format="%.3f"),
             "candidate_mean": number("Candidate mean", format="%.3f"),
             "mean_change": number("Δ (paired)", format="%+.3f"),

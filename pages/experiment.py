@@ -14,6 +14,7 @@ from core.reporting import (
     filter_items,
     item_outcomes,
     score_histograms,
+    scored_label,
     step_views,
     suggested_label_column,
 )
@@ -60,6 +61,7 @@ def render_summary(info: ExperimentInfo, view: ExperimentView) -> None:
     means = st.columns(max(len(info.scorer_ids), 1))
     for column, scorer_id in zip(means, info.scorer_ids, strict=False):
         column.metric(f"mean · {scorer_id}", fmt.score(info.scores.get(scorer_id)))
+        column.caption(fmt.md_text(info.comparisons.get(scorer_id, "")))
     st.caption(
         f"Status **{info.status}** · dataset {info.dataset_name or info.dataset_id} "
         f"(`{info.dataset_fingerprint[:12]}`) · judge {info.judge_model or 'none'}"
@@ -174,7 +176,7 @@ def render_label_agreement(view: ExperimentView) -> LabelAgreement | None:
     return agreement
 
 
-def render_table(frame: pd.DataFrame, scorer_ids: list[str]) -> None:
+def render_table(frame: pd.DataFrame, info: ExperimentInfo) -> None:
     shown = frame.drop(columns=["search_text"]).copy()
     for column in ("input", "output", "ground_truth"):
         shown[column] = shown[column].str.slice(0, TEXT_PREVIEW)
@@ -183,7 +185,10 @@ def render_table(frame: pd.DataFrame, scorer_ids: list[str]) -> None:
         hide_index=True,
         height=420,
         column_config={
-            **{s: st.column_config.NumberColumn(s, format="%.3f") for s in scorer_ids},
+            **{
+                s: st.column_config.NumberColumn(scored_label(info, s), format="%.3f")
+                for s in info.scorer_ids
+            },
             "judge_tokens": st.column_config.NumberColumn("judge tokens", format="%d"),
         },
     )
@@ -253,7 +258,8 @@ def render_drilldown(detail: ExperimentDetail, filtered: pd.DataFrame) -> None:
     if not outcomes:
         st.info("No scorer result for this item yet.")
         return
-    for tab, outcome in zip(st.tabs(list(outcomes)), outcomes.values(), strict=True):
+    labels = [scored_label(detail.info, scorer_id) for scorer_id in outcomes]
+    for tab, outcome in zip(st.tabs(labels), outcomes.values(), strict=True):
         with tab:
             render_outcome(outcome)
 
@@ -281,7 +287,7 @@ def main() -> None:
     filters = render_filters(info.scorer_ids)
     filtered = filter_items(frame, **filters)
     st.caption(f"{len(filtered):,} of {len(frame):,} items")
-    render_table(filtered, info.scorer_ids)
+    render_table(filtered, info)
     render_drilldown(detail, filtered)
     if detail.failures:
         st.page_link(

@@ -8,7 +8,7 @@ import streamlit as st
 
 from core.records import DatasetInfo, ExperimentConfig, ScorerCatalogEntry, ScorerSpec
 from core.service import ExperimentConfigError, NotFoundError
-from pages.ui import nav
+from pages.ui import fmt, nav
 from pages.ui.options import option_inputs
 from pages.ui.services import service
 from pages.ui.widgets import running_experiments
@@ -39,8 +39,17 @@ def pick_dataset(datasets: list[DatasetInfo]) -> DatasetInfo | None:
     return by_id[chosen]
 
 
-def pick_scorers(catalog: list[ScorerCatalogEntry]) -> tuple[list[ScorerSpec], list[str], bool]:
-    """Scorer choice and options; returns (specs, problems, whether a judge is needed)."""
+def pick_scorers(
+    catalog: list[ScorerCatalogEntry], dataset: DatasetInfo
+) -> tuple[list[ScorerSpec], list[str], bool]:
+    """Scorer choice and options; returns (specs, problems, whether a judge is needed).
+
+    When the dataset maps a ground truth, the scorers that can compare the output with it
+    (a `reference` option) start on it: scoring against the input would ignore the answers
+    the user uploaded.
+    """
+    has_truth = dataset.mapping.ground_truth is not None
+    preset = {"reference": "ground_truth"} if has_truth else {}
     by_id = {entry.id: entry for entry in catalog}
     chosen = st.multiselect(
         "Scorers",
@@ -56,9 +65,15 @@ def pick_scorers(catalog: list[ScorerCatalogEntry]) -> tuple[list[ScorerSpec], l
         options: dict = {}
         if any(option.type != "callable" for option in entry.options):
             with st.expander(f"Options of {entry.name}"):
-                options, found = option_inputs(entry, KEY)
+                # A key per preset: another dataset's preset must not stick to the widget.
+                options, found = option_inputs(entry, f"{KEY}.{has_truth:d}", preset)
                 problems.extend(found)
         specs.append(ScorerSpec(scorer_id=scorer_id, options=options))
+    if specs:
+        st.caption(
+            "Compares: "
+            + " · ".join(f"{by_id[s.scorer_id].name}: {service().comparison(s)}" for s in specs)
+        )
     return specs, problems, any(by_id[s].calls_judge for s in chosen)
 
 
@@ -94,7 +109,7 @@ def start(config: ExperimentConfig) -> None:
     try:
         experiment_id = service().start_experiment(config)
     except (ExperimentConfigError, NotFoundError) as error:
-        st.error(str(error))
+        st.error(fmt.md_text(error))
         return
     st.session_state[LAST_STARTED] = experiment_id
     st.query_params[nav.EXPERIMENT_PARAM] = experiment_id
@@ -126,7 +141,8 @@ def main() -> None:
     dataset = pick_dataset(shared.list_datasets())
     if dataset is None:
         return
-    specs, problems, needs_judge = pick_scorers(shared.scorer_catalog())
+    specs, problems, needs_judge = pick_scorers(shared.scorer_catalog(), dataset)
+    problems.extend(shared.data_problems(dataset, specs))
     model = api_base = None
     settings: dict = {}
     if needs_judge:
@@ -145,7 +161,7 @@ def main() -> None:
     else:
         problems.append("Choose at least one scorer.")
     for problem in problems:
-        st.warning(problem)
+        st.warning(fmt.md_text(problem))
     if st.button("Start experiment", type="primary", disabled=bool(problems)):
         start(
             ExperimentConfig(

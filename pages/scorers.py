@@ -20,6 +20,7 @@ def render_entry(entry: ScorerCatalogEntry) -> None:
     judge = "calls an LLM judge" if entry.calls_judge else "code only, no judge"
     with st.expander(f"**{entry.name}** · `{entry.id}` · {judge}"):
         st.write(entry.description)
+        st.caption(f"Compares: {entry.compares}")
         if entry.steps:
             st.markdown(
                 "**Steps:** "
@@ -35,6 +36,7 @@ def render_entry(entry: ScorerCatalogEntry) -> None:
                         "option": [o.name for o in entry.options],
                         "type": [o.type for o in entry.options],
                         "default": [fmt.as_text(o.default) for o in entry.options],
+                        "choices": [", ".join(o.choices or []) for o in entry.options],
                         "required": [o.required for o in entry.options],
                         "what it does": [o.description for o in entry.options],
                     }

@@ -129,7 +129,8 @@ def test_failed_runs_are_reported_and_kept_in_the_json(env: dict[str, str], tmp_
     data = tmp_path / "mixed.jsonl"
     data.write_text('{"input": "q", "output": 42}\n{"input": "q2", "output": "fine"}\n')
     completed = scorelab(env, "run", data, "--scorer", "tone-scorer", "--json", tmp_path / "r.json")
-    assert completed.returncode == 0
+    assert completed.returncode == 1  # a failed run fails the run unless allowed
+    assert "FAILED: 1 of 2 runs of tone-scorer failed (allowed: 0%" in completed.stdout
     assert (
         "warning: 1 scorer run(s) failed" in completed.stderr
         and "Traceback" not in completed.stderr
@@ -138,6 +139,53 @@ def test_failed_runs_are_reported_and_kept_in_the_json(env: dict[str, str], tmp_
     assert entry["status"] == "failed" and entry["score"] is None
     assert entry["failedStep"] == "preprocess" and entry["completedSteps"] == []
     assert "output must be a string" in entry["error"]
+
+
+def test_a_threshold_fails_when_half_the_runs_failed(env: dict[str, str], tmp_path: Path) -> None:
+    """The mean of the surviving runs is high; the gate must still see the failures."""
+    data = tmp_path / "half.jsonl"
+    lines = [
+        json.dumps(
+            {
+                "id": f"i{n}",
+                "input": "Say something kind",
+                "output": 42 if n % 2 else "What a lovely, wonderful day!",
+            }
+        )
+        for n in range(12)
+    ]
+    data.write_text("\n".join(lines) + "\n")
+    run = ("run", data, "--scorer", "tone-scorer", "--threshold", "tone-scorer=0.1")
+    failed = scorelab(env, *run, "--json", tmp_path / "r.json")
+    assert failed.returncode == 1, failed.stderr
+    assert "6 runs succeeded, 6 failed" in failed.stdout
+    assert "threshold tone-scorer >= 0.1: FAILED" in failed.stdout
+    assert "6 failed runs" in failed.stdout
+    summary = json.loads((tmp_path / "r.json").read_text())["summary"]
+    assert summary["thresholdResults"] == [
+        {
+            "id": "tone-scorer",
+            "passed": False,
+            "averageScore": pytest.approx(summary["thresholdResults"][0]["averageScore"]),
+            "threshold": {"min": 0.1},
+            "failedRuns": 6,
+            "totalRuns": 12,
+        }
+    ]
+    assert scorelab(env, *run, "--max-failure-rate", "0.49").returncode == 1
+    allowed = scorelab(env, *run, "--max-failure-rate", "0.5")
+    assert allowed.returncode == 0, allowed.stdout
+    assert "threshold tone-scorer >= 0.1: passed" in allowed.stdout
+
+
+def test_a_run_where_every_scorer_run_failed_does_not_exit_0(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    data = tmp_path / "broken.jsonl"
+    data.write_text('{"input": "q", "output": 42}\n{"input": "q2", "output": 43}\n')
+    completed = scorelab(env, "run", data, "--scorer", "tone-scorer")
+    assert completed.returncode == 1
+    assert "0 runs succeeded, 2 failed" in completed.stdout
 
 
 def test_columns_can_be_mapped_by_hand(env: dict[str, str], tmp_path: Path) -> None:
@@ -229,6 +277,12 @@ def test_bad_input_and_usage_exit_2_with_one_line(
     assert_one_line_error(
         scorelab(env, "run", data_file, "--scorer", "checks.includes={oops"), "not valid JSON"
     )
+    for share in ("1.5", "-0.1", "5%", "nan"):
+        assert_one_line_error(
+            scorelab(env, "run", data_file, "--scorer", "tone-scorer", "--max-failure-rate", share),
+            "--max-failure-rate",
+            "between 0 and 1",
+        )
     assert_one_line_error(
         scorelab(env, "run", data_file, "--scorer", "tone-scorer", "--concurrency", "0"),
         "positive integer",

@@ -335,7 +335,7 @@ def test_progress_while_running(service: Service) -> None:
         (
             [ScorerSpec(scorer_id="tone-scorer", options={"loud": True})],
             {},
-            "Scorer 'tone-scorer' has no option 'loud' (its options: reference_tone)",
+            "Scorer 'tone-scorer' has no option 'loud' (its options: reference, reference_tone)",
         ),
         ([ScorerSpec(scorer_id="checks.includes")], {}, "Cannot build scorer 'checks.includes'"),
         (

@@ -28,7 +28,15 @@ from core.experiments._validation import (
     validate_options,
     validate_scorers,
 )
-from core.experiments.thresholds import GateResult, ThresholdResult, Verdict, verdict
+from core.experiments.thresholds import (
+    GateResult,
+    ThresholdResult,
+    Verdict,
+    check_threshold,
+    failures_within,
+    parse_max_failure_rate,
+    verdict,
+)
 from core.results import ErrorSummary, ScorerRunResult
 from core.scoring import Scorer
 from core.types import Record
@@ -83,8 +91,8 @@ class RunEvalsResult(Record):
     summary: RunEvalsSummary
     """Item counts."""
     verdict: Verdict | None = None
-    """`failed` (a gate failed) > `scored` (a threshold failed) > `passed`; None when there are
-    neither gates nor thresholds."""
+    """`failed` (a gate failed, or more items failed than `max_failure_rate` allows) > `scored`
+    (a threshold failed) > `passed`; None when there are neither gates nor thresholds."""
     threshold_results: list[ThresholdResult] | None = None
     """One per scorer with a threshold; None when none had one."""
     gate_results: list[GateResult] | None = None
@@ -117,12 +125,19 @@ async def run_evals(
     concurrency: int = 1,
     gates: Sequence[Scorer] | None = None,
     on_error: OnError = "raise",
+    max_failure_rate: float = 0.0,
 ) -> RunEvalsResult:
-    """Run every scorer (and gate) on every item, `concurrency` items at a time."""
+    """Run every scorer (and gate) on every item, `concurrency` items at a time.
+
+    With `on_error="record"`, a failed item leaves every scorer's mean; thresholds and the
+    verdict then fail unless at most `max_failure_rate` of the items failed (0 by default: any
+    failure fails them, since a mean over the survivors can hide half the runs failing).
+    """
     items = validate_data(data, needs_output=target is None)
     entries = validate_scorers(scorers, gates)
     gate_list = list(gates or [])
     validate_options(concurrency, on_error, target, on_item_complete)
+    allowed = parse_max_failure_rate(max_failure_rate)
     records: list[_ItemRecord | None] = [None] * len(items)
 
     async def process(index: int) -> None:
@@ -131,7 +146,7 @@ async def run_evals(
         )
 
     await _for_each(range(len(items)), process, concurrency)
-    return _summarise([r for r in records if r is not None], entries, gate_list, on_error)
+    return _summarise([r for r in records if r is not None], entries, gate_list, on_error, allowed)
 
 
 def run_evals_sync(
@@ -143,6 +158,7 @@ def run_evals_sync(
     concurrency: int = 1,
     gates: Sequence[Scorer] | None = None,
     on_error: OnError = "raise",
+    max_failure_rate: float = 0.0,
 ) -> RunEvalsResult:
     """`run_evals`, blocking (works inside Jupyter or Streamlit too)."""
     return run_coroutine_sync(
@@ -154,6 +170,7 @@ def run_evals_sync(
             concurrency=concurrency,
             gates=gates,
             on_error=on_error,
+            max_failure_rate=max_failure_rate,
         )
     )
 
@@ -302,9 +319,16 @@ def _mean(values: list[float]) -> float | None:
 
 
 def _summarise(
-    records: list[_ItemRecord], entries: list[ScorerEntry], gates: list[Scorer], on_error: OnError
+    records: list[_ItemRecord],
+    entries: list[ScorerEntry],
+    gates: list[Scorer],
+    on_error: OnError,
+    max_failure_rate: float,
 ) -> RunEvalsResult:
     succeeded = [r for r in records if r.outcome is not None and r.outcome.status == "success"]
+    # A failed item loses every scorer's result (its finished scorers' too): each scorer
+    # counts it as a failed run.
+    failed = len(records) - len(succeeded)
     scores: dict[str, float] = {}
     for entry in entries:
         mean = _mean(
@@ -317,11 +341,13 @@ def _summarise(
         if mean is not None:
             scores[entry.scorer.id] = mean
     threshold_results = [
-        ThresholdResult(
-            id=entry.scorer.id,
-            passed=entry.threshold.passes(scores.get(entry.scorer.id)),
-            average_score=scores.get(entry.scorer.id),
-            threshold=entry.threshold,
+        check_threshold(
+            entry.scorer.id,
+            entry.threshold,
+            scores.get(entry.scorer.id),
+            failed_runs=failed,
+            total_runs=len(records),
+            max_failure_rate=max_failure_rate,
         )
         for entry in entries
         if entry.threshold is not None
@@ -333,12 +359,13 @@ def _summarise(
         )
         gate_results.append(GateResult(id=gate.id, passed=average >= 1.0, score=average))
     judged = bool(gate_results or threshold_results)
+    failures_ok = failures_within(failed, len(records), max_failure_rate)
     return RunEvalsResult(
         scores=scores,
-        summary=RunEvalsSummary(
-            total_items=len(succeeded), failed_items=len(records) - len(succeeded)
-        ),
-        verdict=verdict(gate_results, threshold_results) if judged else None,
+        summary=RunEvalsSummary(total_items=len(succeeded), failed_items=failed),
+        verdict=verdict(gate_results, threshold_results, failures_ok=failures_ok)
+        if judged
+        else None,
         threshold_results=threshold_results or None,
         gate_results=gate_results or None,
         items=[r.outcome for r in records if r.outcome is not None]

@@ -8,7 +8,17 @@ from typing import Any, Literal
 from core.errors import MastraError
 from core.types import Record
 
-__all__ = ["GateResult", "Threshold", "ThresholdResult", "Verdict", "parse_threshold", "verdict"]
+__all__ = [
+    "GateResult",
+    "Threshold",
+    "ThresholdResult",
+    "Verdict",
+    "check_threshold",
+    "failures_within",
+    "parse_max_failure_rate",
+    "parse_threshold",
+    "verdict",
+]
 
 Verdict = Literal["passed", "scored", "failed"]
 
@@ -31,16 +41,63 @@ class Threshold(Record):
 
 
 class ThresholdResult(Record):
-    """How a scorer's mean compared with its threshold."""
+    """How a scorer's mean compared with its threshold, and how many of its runs failed."""
 
     id: str
     """The scorer id."""
     passed: bool
-    """Whether the mean is within the threshold."""
+    """Whether the mean is within the threshold and the failed runs within the allowed rate:
+    a mean leaves failed runs out, so it alone cannot pass a scorer whose runs failed."""
     average_score: float | None
     """The mean over numeric scores, or None when there were none."""
     threshold: Threshold
     """The threshold checked."""
+    failed_runs: int = 0
+    """Runs of this scorer that failed (they are not in the mean)."""
+    total_runs: int = 0
+    """Runs of this scorer planned (one per item)."""
+
+
+def failures_within(failed: int, total: int, max_failure_rate: float) -> bool:
+    """Whether `failed` of `total` runs is at most the allowed share (0: no failure at all)."""
+    return failed == 0 or (total > 0 and failed <= max_failure_rate * total + 1e-9)
+
+
+def check_threshold(
+    scorer_id: str,
+    threshold: Threshold,
+    average: float | None,
+    *,
+    failed_runs: int = 0,
+    total_runs: int = 0,
+    max_failure_rate: float = 0.0,
+) -> ThresholdResult:
+    """The one pass/fail rule of thresholds, shared by `run_evals` and `scorelab run`."""
+    return ThresholdResult(
+        id=scorer_id,
+        passed=threshold.passes(average)
+        and failures_within(failed_runs, total_runs, max_failure_rate),
+        average_score=average,
+        threshold=threshold,
+        failed_runs=failed_runs,
+        total_runs=total_runs,
+    )
+
+
+def parse_max_failure_rate(value: Any) -> float:
+    """The allowed share of failed runs, a number in [0, 1]; raises `INVALID_MAX_FAILURE_RATE`."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or not 0 <= value <= 1
+    ):
+        raise MastraError(
+            id="INVALID_MAX_FAILURE_RATE",
+            message=f"max_failure_rate must be a number between 0 and 1 (a share of the runs, "
+            f"0.05 for 5%), got {value!r}",
+        )
+    return float(value)
 
 
 class GateResult(Record):
@@ -94,9 +151,12 @@ def _invalid(scorer_id: str, problem: str) -> None:
     )
 
 
-def verdict(gates: list[GateResult], thresholds: list[ThresholdResult]) -> Verdict:
-    """`failed` if a gate failed, else `scored` if a threshold failed, else `passed`."""
-    if any(not gate.passed for gate in gates):
+def verdict(
+    gates: list[GateResult], thresholds: list[ThresholdResult], *, failures_ok: bool = True
+) -> Verdict:
+    """`failed` if a gate failed or more runs failed than allowed, else `scored` if a threshold
+    failed, else `passed`."""
+    if not failures_ok or any(not gate.passed for gate in gates):
         return "failed"
     if any(not threshold.passed for threshold in thresholds):
         return "scored"

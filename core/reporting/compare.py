@@ -38,9 +38,11 @@ __all__ = [
     "bootstrap_ci",
     "compare",
     "compare_experiments",
+    "comparison_words",
     "diff_html",
     "item_changes",
     "item_pair",
+    "mismatched_comparisons",
     "scorer_table",
     "usage_side_by_side",
     "word_diff",
@@ -390,14 +392,41 @@ def _compare(baseline: _Side, candidate: _Side, seed: int) -> Comparison:
 
 
 def scorer_table(comparison: Comparison) -> pd.DataFrame:
-    """One row per scorer (`SCORER_COMPARISON_COLUMNS`)."""
+    """One row per scorer (`SCORER_COMPARISON_COLUMNS`), then `compares`: what the scorer
+    compared, in words, both sides' when they differ ("baseline: output vs input · candidate:
+    output vs ground truth"), empty when unknown."""
     rows = [[getattr(s, name) for name in SCORER_COMPARISON_COLUMNS] for s in comparison.scorers]
     frame = pd.DataFrame(rows, columns=list(SCORER_COMPARISON_COLUMNS))
+    frame["compares"] = [comparison_words(comparison, s.scorer_id) for s in comparison.scorers]
     counts = ["improved", "regressed", "unchanged", "baseline_n", "candidate_n", "paired_n"]
     floats = ["baseline_mean", "candidate_mean", "mean_change", "ci_low", "ci_high"]
     return frame.astype(
         dict.fromkeys(counts, "int64") | dict.fromkeys(floats, "float64") | {"scorer_id": "str"}
     )
+
+
+def comparison_words(comparison: Comparison, scorer_id: str) -> str:
+    """What a scorer compared on each side, in words (see `scorer_table`)."""
+    base = comparison.baseline.comparisons.get(scorer_id, "")
+    cand = comparison.candidate.comparisons.get(scorer_id, "")
+    if base == cand or not cand:
+        return base
+    if not base:
+        return cand
+    return f"baseline: {base} · candidate: {cand}"
+
+
+def mismatched_comparisons(comparison: Comparison) -> list[str]:
+    """Scorers that compared different things on the two sides: their change is not a change
+    of the system under test."""
+    return [
+        s.scorer_id
+        for s in comparison.scorers
+        if comparison.baseline.comparisons.get(s.scorer_id)
+        and comparison.candidate.comparisons.get(s.scorer_id)
+        and comparison.baseline.comparisons[s.scorer_id]
+        != comparison.candidate.comparisons[s.scorer_id]
+    ]
 
 
 def item_changes(comparison: Comparison, scorer_id: str) -> pd.DataFrame:

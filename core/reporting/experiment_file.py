@@ -15,7 +15,7 @@ from typing import Any, get_args
 
 from pydantic import ValidationError
 
-from core.records import DatasetItem, ExperimentStatus, ScorerOutcome
+from core.records import DatasetItem, ExperimentStatus, ScorerOutcome, ScorerSpec
 from core.results import JudgeExecutionFailure, JudgeUsage, ScorerRunResult
 
 __all__ = ["ExperimentFileError", "ExportedExperiment", "read_experiment_json"]
@@ -44,6 +44,9 @@ class ExportedExperiment:
     """The dataset's fingerprint as exported, if the file has it."""
     scorer_ids: list[str]
     """The scorer ids: `summary.scorerIds`, else the order they first appear in results."""
+    scorers: list[ScorerSpec]
+    """The catalog specs behind the scorer ids (`summary.scorers`, one per id, in order), so
+    what each scorer compared is known; empty in exports that did not record them."""
     judge_model: str | None
     """The judge model, if any."""
     items: list[DatasetItem]
@@ -83,7 +86,8 @@ def read_experiment_json(data: bytes) -> ExportedExperiment:
         status=_status(summary.get("status")),
         dataset_name=_text(summary.get("datasetName"), "summary.datasetName"),
         dataset_fingerprint=_text(summary.get("datasetFingerprint"), "summary.datasetFingerprint"),
-        scorer_ids=_scorer_ids(summary, results, failures),
+        scorer_ids=(scorer_ids := _scorer_ids(summary, results, failures)),
+        scorers=_scorer_specs(summary.get("scorers"), scorer_ids),
         judge_model=_text(summary.get("judgeModel"), "summary.judgeModel"),
         items=items,
         results=results,
@@ -199,6 +203,13 @@ def _failure(item_id: str, scorer_id: str, entry: dict[str, Any], place: str) ->
                 f"{place}: `failedJudgeExecution` is not a failed judge execution: "
                 f"{_first(failure)}"
             ) from None
+    judge = _failure_judge(entry.get("judge"), place)
+    if judge is not None:
+        usage, calls, attempts = _judge_totals(judge)
+    else:  # an export from before `judge` was kept: the failed execution is all there is
+        usage = execution.usage if execution and execution.usage else JudgeUsage()
+        calls = execution.model_call_count if execution else 0
+        attempts = execution.attempt_count if execution else 0
     recovered = entry.get("score")
     return ScorerOutcome(
         item_id=item_id,
@@ -211,10 +222,23 @@ def _failure(item_id: str, scorer_id: str, entry: dict[str, Any], place: str) ->
         failed_step=_text(entry.get("failedStep"), f"{place}: failedStep"),
         completed_steps=steps,
         failed_execution=execution,
-        usage=(execution.usage if execution and execution.usage else JudgeUsage()),
-        judge_calls=execution.model_call_count if execution else 0,
-        judge_attempts=execution.attempt_count if execution else 0,
+        snapshot={"judge": judge.to_dict()["judge"]} if judge is not None else None,
+        usage=usage,
+        judge_calls=calls,
+        judge_attempts=attempts,
     )
+
+
+def _failure_judge(value: Any, place: str) -> ScorerRunResult | None:
+    """A failed run's judge record (every execution of every step), as a result snapshot."""
+    if value is None:
+        return None
+    try:
+        return ScorerRunResult.model_validate({"runId": "", "judge": value})
+    except ValidationError as error:
+        raise ExperimentFileError(
+            f"{place}: `judge` is not a judge record: {_first(error)}"
+        ) from None
 
 
 def _judge_totals(result: ScorerRunResult) -> tuple[JudgeUsage, int, int]:
@@ -270,6 +294,21 @@ def _scorer_ids(
     if isinstance(listed, list) and all(isinstance(s, str) for s in listed):
         return list(dict.fromkeys([*listed, *found]))
     return found
+
+
+def _scorer_specs(value: Any, scorer_ids: list[str]) -> list[ScorerSpec]:
+    """The specs listed in the file, when there is one per scorer id; else none."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ExperimentFileError(f"summary.scorers: must be an array, got {_kind(value)}")
+    specs = []
+    for index, raw in enumerate(value):
+        try:
+            specs.append(ScorerSpec.model_validate(raw))
+        except ValidationError as error:
+            raise ExperimentFileError(f"summary.scorers[{index}]: {_first(error)}") from None
+    return specs if len(specs) == len(scorer_ids) else []
 
 
 def _status(value: Any) -> ExperimentStatus:

@@ -29,7 +29,8 @@ _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 def failure_entry(outcome: ScorerOutcome) -> dict[str, Any]:
     """A failed run as Mastra's dataset experiments show it: `score`/`reason` are the recovered
     ones (None when nothing was recovered), with the error, the failed and completed steps and
-    the failed judge execution."""
+    the failed judge execution; `judge` keeps every judge execution of the run (the completed
+    steps' too), so an import counts the run's whole usage."""
     entry: dict[str, Any] = {
         "scorerId": outcome.scorer_id,
         "status": "failed",
@@ -42,6 +43,9 @@ def failure_entry(outcome: ScorerOutcome) -> dict[str, Any]:
     }
     if outcome.failed_execution is not None:
         entry["failedJudgeExecution"] = json_ready(outcome.failed_execution)
+    judge = (outcome.snapshot or {}).get("judge")
+    if judge:
+        entry["judge"] = judge
     return entry
 
 
@@ -71,6 +75,8 @@ def experiment_json(
         "datasetName": info.dataset_name,
         "datasetFingerprint": info.dataset_fingerprint,
         "scorerIds": list(info.scorer_ids),
+        "scorers": [spec.model_dump(mode="json", by_alias=True) for spec in info.scorers],
+        "comparisons": dict(info.comparisons),
         "judgeModel": info.judge_model,
         "judgeUsage": json_ready(info.usage),
         "judgeCalls": info.judge_calls,

@@ -39,6 +39,7 @@ __all__ = [
     "item_frame",
     "item_outcomes",
     "judge_usage_frame",
+    "scored_label",
     "step_views",
     "usage_totals",
 ]
@@ -142,8 +143,11 @@ def _model_candidates(model: str, provider: str | None) -> tuple[str, ...]:
 
 
 def experiments_frame(experiments: Sequence[ExperimentInfo]) -> pd.DataFrame:
-    """One row per experiment (`EXPERIMENT_COLUMNS`), then a float column `mean · <scorer id>`
-    per scorer id found in any experiment (NaN where that experiment has no mean for it).
+    """One row per experiment (`EXPERIMENT_COLUMNS`), then a float column `mean · <scorer>`
+    per scorer found in any experiment (NaN where that experiment has no mean for it), where
+    `<scorer>` is the id and, when known, what it compared: `keyword-coverage-scorer (output vs
+    ground truth)`. The same scorer against another reference is another column, never one
+    mixed mean.
 
     `dataset` is the dataset's name (its id when it has none), `runs` the planned scorer runs,
     `failed` the failed ones, `judge_tokens` the total judge tokens, `est_cost_usd` the estimated
@@ -164,15 +168,26 @@ def experiments_frame(experiments: Sequence[ExperimentInfo]) -> pd.DataFrame:
         }
     )
     frame["created_at"] = pd.to_datetime(frame["created_at"], utc=True)
+    labelled = [
+        {scored_label(info, scorer_id): mean for scorer_id, mean in info.scores.items()}
+        for info in experiments
+    ]
     means = {
-        MEAN_PREFIX + scorer_id: np.array(
-            [info.scores.get(scorer_id, math.nan) for info in experiments], dtype=float
-        )
-        for scorer_id in _ordered_unique(
-            chain.from_iterable([*info.scorer_ids, *info.scores] for info in experiments)
+        MEAN_PREFIX + label: np.array([row.get(label, math.nan) for row in labelled], dtype=float)
+        for label in _ordered_unique(
+            chain.from_iterable(
+                [*(scored_label(info, s) for s in info.scorer_ids), *row]
+                for info, row in zip(experiments, labelled, strict=True)
+            )
         )
     }
     return pd.concat([frame, pd.DataFrame(means, index=frame.index)], axis=1)
+
+
+def scored_label(info: ExperimentInfo, scorer_id: str) -> str:
+    """A scorer's id with what it compared, when known: `tone-scorer (output only)`."""
+    comparison = info.comparisons.get(scorer_id)
+    return f"{scorer_id} ({comparison})" if comparison else scorer_id
 
 
 def _experiment_row(info: ExperimentInfo) -> dict[str, Any]:

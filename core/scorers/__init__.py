@@ -14,9 +14,20 @@ entries to `_ENTRIES` below.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from core.scorers import checks
 from core.scorers._llm_catalog import LLM_SCORERS
-from core.scorers._registry import PrebuiltScorer, ScorerOption, build_catalog
+from core.scorers._registry import (
+    DataNeed,
+    PrebuiltScorer,
+    ScorerOption,
+    build_catalog,
+    reference_comparison,
+    reference_needs,
+    reference_option,
+)
 from core.scorers._text import ScorerInputError
 from core.scorers.answer_relevancy import create_answer_relevancy_scorer
 from core.scorers.answer_similarity import create_answer_similarity_scorer
@@ -47,6 +58,7 @@ from core.scorers.trajectory_accuracy_llm import create_trajectory_accuracy_scor
 
 __all__ = [
     "PREBUILT",
+    "DataNeed",
     "PrebuiltScorer",
     "ScorerInputError",
     "ScorerOption",
@@ -84,6 +96,14 @@ def _target(description: str) -> ScorerOption:
     return ScorerOption("value", "str", description, required=True)
 
 
+def _tone_comparison(options: Mapping[str, Any]) -> str:
+    if options.get("reference_tone"):
+        return "output tone vs the given reference tone"
+    if options.get("reference") == "ground_truth":
+        return "output tone vs ground truth tone"
+    return "output tone stability (output only)"
+
+
 _CODE_SCORERS = [
     PrebuiltScorer(
         "keyword-coverage-scorer",
@@ -91,6 +111,9 @@ _CODE_SCORERS = [
         _KEYWORD_COVERAGE,
         create_keyword_coverage_scorer,
         calls_judge=False,
+        compares=reference_comparison,
+        needs=reference_needs,
+        options=(reference_option(),),
     ),
     PrebuiltScorer(
         "completeness-scorer",
@@ -98,6 +121,9 @@ _CODE_SCORERS = [
         _COMPLETENESS,
         create_completeness_scorer,
         calls_judge=False,
+        compares=reference_comparison,
+        needs=reference_needs,
+        options=(reference_option(),),
     ),
     PrebuiltScorer(
         "content-similarity-scorer",
@@ -105,7 +131,10 @@ _CODE_SCORERS = [
         _CONTENT_SIMILARITY,
         create_content_similarity_scorer,
         calls_judge=False,
+        compares=reference_comparison,
+        needs=reference_needs,
         options=(
+            reference_option(),
             _IGNORE_CASE,
             ScorerOption(
                 "ignore_whitespace",
@@ -121,6 +150,9 @@ _CODE_SCORERS = [
         _TEXTUAL_DIFFERENCE,
         create_textual_difference_scorer,
         calls_judge=False,
+        compares=reference_comparison,
+        needs=reference_needs,
+        options=(reference_option(),),
     ),
     PrebuiltScorer(
         "tone-scorer",
@@ -128,7 +160,10 @@ _CODE_SCORERS = [
         _TONE,
         create_tone_scorer,
         calls_judge=False,
+        compares=_tone_comparison,
+        needs=reference_needs,
         options=(
+            reference_option(),
             ScorerOption(
                 "reference_tone",
                 "str",
@@ -147,6 +182,7 @@ _CHECKS = [
         "1 when the output contains the text, else 0.",
         checks.includes,
         calls_judge=False,
+        compares="output vs the given text",
         options=(_target("Text the output must contain."), _IGNORE_CASE, _CHECK_ID),
     ),
     PrebuiltScorer(
@@ -155,6 +191,7 @@ _CHECKS = [
         "1 when the output does not contain the text, else 0.",
         checks.excludes,
         calls_judge=False,
+        compares="output vs the given text",
         options=(_target("Text the output must not contain."), _IGNORE_CASE, _CHECK_ID),
     ),
     PrebuiltScorer(
@@ -163,6 +200,7 @@ _CHECKS = [
         "1 when the assistant's answer equals the text, else 0.",
         checks.equals,
         calls_judge=False,
+        compares="output vs the given text",
         options=(_target("The exact expected answer."), _IGNORE_CASE, _CHECK_ID),
     ),
     PrebuiltScorer(
@@ -171,6 +209,7 @@ _CHECKS = [
         "1 when the assistant's answer matches the regular expression, else 0.",
         checks.matches,
         calls_judge=False,
+        compares="output vs the given pattern",
         options=(
             ScorerOption("pattern", "regex", "A Python regular expression.", required=True),
             ScorerOption("exact", "bool", "The whole answer must match.", default=False),
@@ -184,6 +223,7 @@ _CHECKS = [
         " threshold.",
         checks.similarity,
         calls_judge=False,
+        compares="output vs the given text",
         options=(
             _target("The text to compare with."),
             _IGNORE_CASE,
@@ -199,6 +239,7 @@ _CHECKS = [
         "1 when the tool was called at least the given number of times, else 0.",
         checks.called_tool,
         calls_judge=False,
+        compares="the output's tool calls",
         options=(
             ScorerOption("name", "str", "The tool name.", required=True),
             ScorerOption("times", "int", "Minimum number of calls.", default=1),
@@ -211,6 +252,7 @@ _CHECKS = [
         "1 when the tool was never called, else 0.",
         checks.did_not_call,
         calls_judge=False,
+        compares="the output's tool calls",
         options=(ScorerOption("name", "str", "The tool name.", required=True), _CHECK_ID),
     ),
     PrebuiltScorer(
@@ -219,6 +261,7 @@ _CHECKS = [
         "1 when the tools were called in the given order (others may come between), else 0.",
         checks.tool_order,
         calls_judge=False,
+        compares="the output's tool calls",
         options=(
             ScorerOption("names", "list[str]", "Tool names in expected order.", required=True),
             _CHECK_ID,
@@ -230,6 +273,7 @@ _CHECKS = [
         "1 when there were at most the given number of tool calls, else 0.",
         checks.max_tool_calls,
         calls_judge=False,
+        compares="the output's tool calls",
         options=(
             ScorerOption("limit", "int", "Maximum number of tool calls.", required=True),
             _CHECK_ID,
@@ -241,6 +285,7 @@ _CHECKS = [
         "1 when no tool was called, else 0.",
         checks.used_no_tools,
         calls_judge=False,
+        compares="the output's tool calls",
         options=(_CHECK_ID,),
     ),
     PrebuiltScorer(
@@ -249,6 +294,7 @@ _CHECKS = [
         "1 when no tool invocation failed, else 0.",
         checks.no_tool_errors,
         calls_judge=False,
+        compares="the output's tool calls",
         options=(_CHECK_ID,),
     ),
 ]

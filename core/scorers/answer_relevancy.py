@@ -217,6 +217,7 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_answer_relevancy_scorer,
     calls_judge=True,
+    compares="output vs input",
     options=(
         ScorerOption(
             "uncertainty_weight", "float", 'What an "unsure" verdict counts for.', default=0.3

@@ -37,7 +37,7 @@ from core.scorers._judge_common import (
     scale_option,
     tagged,
 )
-from core.scorers._registry import PrebuiltScorer, ScorerOption
+from core.scorers._registry import DataNeed, PrebuiltScorer, ScorerOption, ground_truth_needs
 from core.scoring import Scorer, StepContext, create_scorer
 
 __all__ = [
@@ -281,12 +281,21 @@ def create_answer_similarity_scorer(
     )
 
 
+def _needs(options: Mapping[str, Any]) -> tuple[DataNeed, ...]:
+    """Without a ground truth every item fails, unless `require_ground_truth` is off."""
+    if options.get("require_ground_truth", True) is False:
+        return ()
+    return ground_truth_needs(options)
+
+
 CATALOG_ENTRY = PrebuiltScorer(
     SCORER_ID,
     "Answer Similarity",
     DESCRIPTION,
     create_answer_similarity_scorer,
     calls_judge=True,
+    compares="output vs ground truth",
+    needs=_needs,
     options=(
         ScorerOption(
             "require_ground_truth",

@@ -185,5 +185,6 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_bias_scorer,
     calls_judge=True,
+    compares="output only",
     options=(scale_option(),),
 )

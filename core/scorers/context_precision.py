@@ -32,7 +32,7 @@ from core.scorers._judge_common import (
     tagged,
     user_message,
 )
-from core.scorers._registry import PrebuiltScorer
+from core.scorers._registry import PrebuiltScorer, context_needs
 from core.scorers._text import js_trim
 from core.scoring import Scorer, StepContext, create_scorer
 
@@ -186,5 +186,7 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_context_precision_scorer,
     calls_judge=True,
+    compares="context vs input and output",
+    needs=context_needs,
     options=(CONTEXT_OPTION, CONTEXT_EXTRACTOR_OPTION, scale_option()),
 )

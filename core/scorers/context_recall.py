@@ -35,7 +35,7 @@ from core.scorers._judge_common import (
     scale_option,
     tagged,
 )
-from core.scorers._registry import PrebuiltScorer
+from core.scorers._registry import DataNeed, PrebuiltScorer, context_needs, ground_truth_needs
 from core.scorers._text import js_trim
 from core.scoring import Scorer, ScorerRun, StepContext, create_scorer
 
@@ -201,11 +201,19 @@ def create_context_recall_scorer(
     )
 
 
+def _needs(options: Mapping[str, Any]) -> tuple[DataNeed, ...]:
+    """The context, and the ground truth whose claims it must cover (without one, every item
+    would score 0)."""
+    return (*context_needs(options), *ground_truth_needs(options))
+
+
 CATALOG_ENTRY = PrebuiltScorer(
     SCORER_ID,
     "Context Recall",
     DESCRIPTION,
     create_context_recall_scorer,
     calls_judge=True,
+    compares="ground truth vs context",
+    needs=_needs,
     options=(CONTEXT_OPTION, CONTEXT_EXTRACTOR_OPTION, scale_option()),
 )

@@ -42,7 +42,7 @@ from core.scorers._judge_common import (
     tagged,
     user_message,
 )
-from core.scorers._registry import PrebuiltScorer, ScorerOption
+from core.scorers._registry import PrebuiltScorer, ScorerOption, context_needs
 from core.scoring import Scorer, StepContext, create_scorer
 
 __all__ = [
@@ -265,6 +265,8 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_context_relevance_scorer_llm,
     calls_judge=True,
+    compares="context vs input",
+    needs=context_needs,
     options=(
         CONTEXT_OPTION,
         CONTEXT_EXTRACTOR_OPTION,

@@ -36,7 +36,7 @@ from core.scorers._judge_common import (
     tagged,
     tool_result_context,
 )
-from core.scorers._registry import PrebuiltScorer
+from core.scorers._registry import PrebuiltScorer, context_needs
 from core.scoring import Scorer, ScorerRun, StepContext, create_scorer
 
 __all__ = [
@@ -191,5 +191,7 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_faithfulness_scorer,
     calls_judge=True,
+    compares="output vs context",
+    needs=context_needs,
     options=(CONTEXT_OPTION, scale_option()),
 )

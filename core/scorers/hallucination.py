@@ -39,7 +39,7 @@ from core.scorers._judge_common import (
     scale_option,
     tagged,
 )
-from core.scorers._registry import PrebuiltScorer, ScorerOption
+from core.scorers._registry import PrebuiltScorer, ScorerOption, context_needs
 from core.scoring import Scorer, StepContext, create_scorer
 
 __all__ = [
@@ -228,6 +228,8 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_hallucination_scorer,
     calls_judge=True,
+    compares="output vs context",
+    needs=context_needs,
     options=(
         CONTEXT_OPTION,
         ScorerOption(

@@ -153,6 +153,7 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_multi_turn_judge_scorer,
     calls_judge=True,
+    compares="assistant turns vs criterion",
     options=(
         ScorerOption("criterion", "str", "What the assistant's turns must achieve.", required=True),
         scale_option(),

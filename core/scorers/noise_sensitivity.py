@@ -39,7 +39,7 @@ from core.scorers._judge_common import (
     tagged,
     user_message,
 )
-from core.scorers._registry import PrebuiltScorer, ScorerOption
+from core.scorers._registry import DataNeed, PrebuiltScorer, ScorerOption
 from core.scoring import Scorer, StepContext, create_scorer
 
 __all__ = [
@@ -259,12 +259,26 @@ def create_noise_sensitivity_scorer_llm(
     )
 
 
+def _needs(options: Mapping[str, Any]) -> tuple[DataNeed, ...]:
+    """The baseline response and the noisy query, per item unless given as options."""
+    needs = []
+    if not options.get("baseline_response"):
+        needs.append(
+            DataNeed("baselineResponse", "the response to the clean query", "baseline_response")
+        )
+    if not options.get("noisy_query"):
+        needs.append(DataNeed("noisyQuery", "the query with noise added", "noisy_query"))
+    return tuple(needs)
+
+
 CATALOG_ENTRY = PrebuiltScorer(
     SCORER_ID,
     "Noise Sensitivity",
     DESCRIPTION,
     create_noise_sensitivity_scorer_llm,
     calls_judge=True,
+    compares="output vs baseline response on a noisy query",
+    needs=_needs,
     options=(
         ScorerOption(
             "baseline_response",

@@ -324,6 +324,7 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_prompt_alignment_scorer_llm,
     calls_judge=True,
+    compares="output vs prompt",
     options=(
         ScorerOption(
             "evaluation_mode",

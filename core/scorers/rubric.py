@@ -260,6 +260,7 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_rubric_scorer,
     calls_judge=True,
+    compares="output vs rubric",
     options=(
         ScorerOption(
             "criteria",

@@ -285,6 +285,7 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_summarization_scorer,
     calls_judge=True,
+    compares="summary (output) vs source (input)",
     options=(
         ScorerOption(
             "source", "str", "The source text for every item; else each item's input.", None

@@ -248,6 +248,7 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_tool_call_accuracy_scorer_llm,
     calls_judge=True,
+    compares="tool calls vs input",
     options=(
         ScorerOption(
             "available_tools",

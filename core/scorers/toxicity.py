@@ -149,5 +149,6 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_toxicity_scorer,
     calls_judge=True,
+    compares="output only",
     options=(scale_option(),),
 )

@@ -274,6 +274,7 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_trajectory_accuracy_scorer_llm,
     calls_judge=True,
+    compares="trajectory vs expected trajectory",
     options=(
         ScorerOption(
             "expected_trajectory",

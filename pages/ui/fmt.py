@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
+
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:])")
+
+
+def md_text(text: object) -> str:
+    """Text from a file, a scorer or a judge, made safe to pass to Streamlit's markdown
+    elements (st.markdown, st.warning, captions): every markup character is escaped, so no
+    link, image, maths, colour or icon can come out of it."""
+    return _MARKDOWN.sub(r"\\\1", str(text))
 
 
 def duration(seconds: float | None) -> str:

@@ -14,17 +14,23 @@ from core.records import ScorerCatalogEntry, ScorerOptionInfo
 _CODE_ONLY_TYPES = ("callable",)
 
 
-def option_inputs(entry: ScorerCatalogEntry, key: str) -> tuple[dict[str, Any], list[str]]:
-    """Widgets for `entry`'s options; returns (options set by the user, problems)."""
+def option_inputs(
+    entry: ScorerCatalogEntry, key: str, preset: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], list[str]]:
+    """Widgets for `entry`'s options, starting from `preset` values where given (else the
+    defaults); returns (options that differ from the defaults, problems)."""
     options: dict[str, Any] = {}
     problems: list[str] = []
     for option in entry.options:
         if option.type in _CODE_ONLY_TYPES:
             continue
-        value, problem = _option_input(option, f"{key}.{entry.id}.{option.name}")
+        start = (preset or {}).get(option.name, option.default)
+        value, problem = _option_input(
+            option.model_copy(update={"default": start}), f"{key}.{entry.id}.{option.name}"
+        )
         if problem:
             problems.append(f"{entry.name} · {option.name}: {problem}")
-        elif value is not None and value != option.default:
+        elif value is not None and value != option.default:  # the catalog's own default
             options[option.name] = value
         if option.required and value in (None, "", []) and not problem:
             problems.append(f"{entry.name} · {option.name} is required")
@@ -34,6 +40,9 @@ def option_inputs(entry: ScorerCatalogEntry, key: str) -> tuple[dict[str, Any], 
 def _option_input(option: ScorerOptionInfo, key: str) -> tuple[Any, str | None]:
     label = option.name + (" *" if option.required else "")
     help_text = option.description
+    if option.choices:
+        index = option.choices.index(option.default) if option.default in option.choices else 0
+        return st.selectbox(label, option.choices, index=index, key=key, help=help_text), None
     if option.type == "bool":
         return st.checkbox(label, value=bool(option.default), key=key, help=help_text), None
     if option.type in ("float", "int"):

@@ -139,7 +139,14 @@ async def test_gate_passing_with_a_failing_threshold_gives_scored() -> None:
     assert (first.id, first.passed, first.average_score) == ("quality", False, 0.3)
     assert first.threshold == Threshold(min=0.7)
     assert result.to_dict()["thresholdResults"] == [
-        {"id": "quality", "passed": False, "averageScore": 0.3, "threshold": {"min": 0.7}}
+        {
+            "id": "quality",
+            "passed": False,
+            "averageScore": 0.3,
+            "threshold": {"min": 0.7},
+            "failedRuns": 0,
+            "totalRuns": 1,
+        }
     ]
 
 
@@ -313,3 +320,86 @@ async def test_boundary_thresholds_are_valid(threshold: Any) -> None:
     )
     assert result.threshold_results is not None
     assert len(result.threshold_results) == 1
+
+
+# ---- failures (a mean leaves failed runs out, so the gate must see them) --------------------
+
+HALF_FAILING = [{"input": f"q{i}", "output": "a"} for i in range(12)]
+
+
+def failing_on_odd_items(scorer_id: str) -> Scorer:
+    def score(ctx: Any) -> float:
+        if int(ctx.run.input[1:]) % 2:
+            raise RuntimeError("judge down")
+        return 1.0
+
+    return create_scorer(id=scorer_id, description="fails on odd items").generate_score(score)
+
+
+async def test_threshold_fails_when_half_the_runs_failed_even_with_a_perfect_mean() -> None:
+    result = await run_evals(
+        data=HALF_FAILING,
+        scorers=[{"scorer": failing_on_odd_items("s"), "threshold": 0.9}],
+        on_error="record",
+    )
+    assert result.scores == {"s": 1.0}  # the survivors' mean looks perfect
+    assert result.summary.failed_items == 6
+    assert result.threshold_results is not None
+    threshold = result.threshold_results[0]
+    assert (threshold.passed, threshold.failed_runs, threshold.total_runs) == (False, 6, 12)
+    assert result.verdict == "failed"
+
+
+async def test_one_failure_fails_the_verdict_by_default() -> None:
+    data = [*[{"input": f"q{i}", "output": "a"} for i in range(0, 40, 2)], {"input": "q1"}]
+    data[-1]["output"] = "a"
+    result = await run_evals(
+        data=data,
+        scorers=[{"scorer": failing_on_odd_items("s"), "threshold": 0.5}],
+        on_error="record",
+    )
+    assert result.summary.failed_items == 1
+    assert result.verdict == "failed"
+
+
+@pytest.mark.parametrize(
+    ("allowed", "expected"), [(0.5, "passed"), (0.49, "failed"), (1, "passed")]
+)
+async def test_max_failure_rate_allows_a_share_of_failed_runs(
+    allowed: float, expected: str
+) -> None:
+    result = await run_evals(
+        data=HALF_FAILING,
+        scorers=[{"scorer": failing_on_odd_items("s"), "threshold": 0.9}],
+        on_error="record",
+        max_failure_rate=allowed,
+    )
+    assert result.verdict == expected
+    assert result.threshold_results is not None
+    assert result.threshold_results[0].passed is (expected == "passed")
+
+
+async def test_failures_fail_the_verdict_of_gates_too() -> None:
+    result = await run_evals(
+        data=HALF_FAILING,
+        scorers=[failing_on_odd_items("s")],
+        gates=[constant("g", 1.0)],
+        on_error="record",
+    )
+    assert result.gate_results is not None and result.gate_results[0].passed
+    assert result.verdict == "failed"
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5, math.nan, "5%", True, None])
+async def test_invalid_max_failure_rate_is_rejected_before_any_item_runs(bad: Any) -> None:
+    ran: list[str] = []
+
+    def score(ctx: Any) -> float:
+        ran.append(ctx.run.input)
+        return 1.0
+
+    scorer = create_scorer(id="s", description="d").generate_score(score)
+    with pytest.raises(MastraError) as raised:
+        await run_evals(data=ONE_ITEM, scorers=[scorer], max_failure_rate=bad)
+    assert raised.value.id == "INVALID_MAX_FAILURE_RATE"
+    assert ran == []

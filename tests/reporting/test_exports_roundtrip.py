@@ -22,6 +22,7 @@ from core.reporting import (
     read_experiment_json,
     results_csv,
 )
+from core.results import JudgeUsage
 from core.service import Service, StorageError
 
 from ._records import build_detail
@@ -214,3 +215,36 @@ def test_the_csv_neutralises_every_text_column() -> None:
     for row in rows:
         for name, value in row.items():
             assert not value.startswith(tuple(FORMULA_STARTS)), (name, value)
+
+
+def test_a_failed_run_keeps_every_judge_execution_through_export_and_import(
+    service: Service,
+) -> None:
+    """The failed run's completed steps called the judge too: their usage must survive."""
+    detail = build_detail()
+    original = next(o for o in detail.failures if o.scorer_id == "relevancy")
+    document = json.loads(experiment_json_text(detail))
+    entry = document["items"][1]["results"]["relevancy"]
+    assert set(entry["judge"]) == {"analyze", "generateReason"}  # not only the failed one
+    for key in ("judgeUsage", "judgeCalls", "judgeAttempts"):  # totals from the runs alone
+        document["summary"].pop(key)
+    imported_id = service.import_experiment_json(json.dumps(document).encode())
+    failure = next(o for o in service.failures(imported_id) if o.scorer_id == "relevancy")
+    assert (failure.usage, failure.judge_calls, failure.judge_attempts) == (
+        original.usage,
+        original.judge_calls,
+        original.judge_attempts,
+    )
+    assert failure.snapshot is not None and set(failure.snapshot["judge"]) == {
+        "analyze",
+        "generateReason",
+    }
+    assert service.store.result_count(imported_id) == 5  # the failure is still not stored
+    info = service.load_experiment(imported_id).info
+    expected = JudgeUsage()
+    for outcome in [*detail.results, *detail.failures]:
+        expected = expected + outcome.usage
+    assert info.usage == expected and not expected.is_empty()
+    # and exported again, the failure keeps them
+    again = json.loads(experiment_json_text(service.load_experiment(imported_id)))
+    assert again["items"][1]["results"]["relevancy"]["judge"] == entry["judge"]

@@ -311,7 +311,49 @@ def test_result_round_trips_through_json() -> None:
         "groundTruth": "g",
         "requestContext": {"k": 1},
         "score": 0,
-        "preprocessStepResult": {"keywords": ["a", "b"]},
+        "preprocessStepResult": {"keywords": ["a", "b"], "empty": None},
     }
     again = type(result).model_validate(as_dict)
     assert again.to_dict() == as_dict
+
+
+def test_to_dict_keeps_nulls_inside_data_and_drops_absent_fields() -> None:
+    """Mastra's JSON.stringify drops `undefined` (our None fields), never a `null` in data."""
+    scorer = (
+        create_scorer(id="s", description="d")
+        .preprocess(lambda ctx: {"outputUnit": None, "nested": [None, {"k": None}]})
+        .analyze(lambda ctx: None)
+        .generate_score(lambda ctx: 1)
+    )
+    as_dict = scorer.run_sync(output="a", input={"question": None}).to_dict()
+    assert as_dict["preprocessStepResult"] == {"outputUnit": None, "nested": [None, {"k": None}]}
+    assert as_dict["input"] == {"question": None}
+    # The record's own fields that were never set are absent, not null.
+    assert "groundTruth" not in as_dict and "reason" not in as_dict
+    assert "analyzeStepResult" not in as_dict  # a step that returned None: undefined in Mastra
+
+
+async def test_to_dict_keeps_nulls_in_a_judge_output(judge_config: Any, judge_server: Any) -> None:
+    from pydantic import BaseModel
+
+    from core import PromptStep
+
+    class Measure(BaseModel):
+        value: float
+        unit: str | None
+
+    judge_server.script('{"value": 3, "unit": null}', '{"score": 0.5}')
+    scorer = (
+        create_scorer(id="s", description="d", judge=judge_config)
+        .preprocess(
+            PromptStep(description="m", create_prompt=lambda ctx: "p", output_schema=Measure)
+        )
+        .generate_score(lambda ctx: 1)
+    )
+    result = await scorer.run(output="a")
+    as_dict = result.to_dict()
+    assert as_dict["preprocessStepResult"] == {"value": 3.0, "unit": None}
+    output = as_dict["judge"]["preprocess"]["executions"][0]["output"]
+    assert output == {"value": 3.0, "unit": None}
+    assert "cost" not in as_dict["judge"]["preprocess"]["executions"][0]  # unset record field
+    assert type(result).model_validate(as_dict).to_dict() == as_dict
