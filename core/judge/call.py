@@ -25,7 +25,7 @@ from core.results import (
     JudgeUsage,
 )
 
-__all__ = ["JudgeStepFailed", "PromptStepOutcome", "run_prompt_step"]
+__all__ = ["JudgeStepFailed", "PromptStepOutcome", "run_prompt_step", "warm_up"]
 
 logger = logging.getLogger(__name__)
 
@@ -33,6 +33,16 @@ StepKind = Literal["object", "score", "text"]
 """What the judge answers: JSON matching a schema, `{"score": n}`, or free text."""
 
 MISSING_MODEL_ID = "MASTR_SCORER_FAILED_TO_RUN_MISSING_MODEL_OR_INSTRUCTIONS"
+
+
+def warm_up() -> None:
+    """Import litellm now, once per process (seconds the first time), so that the pipeline can
+    do it before a prompt step's clock starts. A failing import is left to the step itself,
+    which then records it as the step's error."""
+    try:
+        _litellm.litellm()
+    except Exception:
+        logger.debug("litellm import failed; the judge step will report it", exc_info=True)
 
 
 @dataclass(frozen=True, slots=True)
