@@ -74,6 +74,8 @@ def retry_budget(settings: Mapping[str, Any] | None) -> int:
 def is_retryable(error: BaseException) -> bool:
     """True for errors a later identical request may not hit: 408, 429, 5xx, timeouts and
     connection errors."""
+    if not isinstance(error, Exception):  # cancellation, interrupts: never retried
+        return False
     status = _status(error)
     if status is not None:
         return status in (408, 429) or status >= 500

@@ -8,6 +8,7 @@ instead of slept (fixture `retry_waits`).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 import urllib.request
@@ -400,6 +401,7 @@ def test_what_is_retryable() -> None:
     assert retry.is_retryable(TimeoutError())
     assert retry.is_retryable(ConnectionRefusedError())
     assert not retry.is_retryable(ValueError("a bug, not a transport error"))
+    assert not retry.is_retryable(asyncio.CancelledError())
 
 
 def test_retry_budget() -> None:
