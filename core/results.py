@@ -137,9 +137,15 @@ class _JudgeExecutionBase(Record):
     judge_provider: str | None = None
     """The provider litellm routed the call to."""
     attempt_count: int
-    """Judge calls started, including the structured-output fallback."""
+    """Requests sent to the judge: the first call, each transport retry (`num_retries`) and the
+    structured-output fallback with its own retries. One per request the provider received."""
     model_call_count: int
     """Judge calls that returned a response."""
+    attempt_errors: tuple[ErrorSummary, ...] | None = None
+    """Why each attempt before the last failed (a transport error that was retried, or the
+    malformed answer that took the fallback), in order; None when the first attempt was the
+    only one. The last attempt's outcome is `output` or `error`, so there are always
+    `attempt_count - 1` of these."""
     duration_ms: int
     """Milliseconds for the whole prompt step, prompt building included."""
 

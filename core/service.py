@@ -71,8 +71,8 @@ JUDGE_API_KEY_ENV = "SCORELAB_JUDGE_API_KEY"
 """Optional key for the judge server (else litellm reads the provider's usual variable)."""
 
 DEFAULT_JUDGE_SETTINGS: dict[str, Any] = {"num_retries": 2}
-"""litellm retries (with backoff) rate-limited and failed judge calls; settings given per
-experiment override these."""
+"""The judge retries (with backoff, each retry a recorded attempt) rate-limited and failed
+judge requests; settings given per experiment override these."""
 
 SAMPLES_DIR = Path(__file__).resolve().parents[1] / "data" / "samples"
 

@@ -48,7 +48,7 @@ def judge_server(fake_judge: FakeJudge) -> Iterator[FakeJudge]:
 @pytest.fixture
 def judge_config(judge_server: FakeJudge) -> JudgeConfig:
     """A scorer-level judge pointed at the fake server. `num_retries: 0` because, without an
-    explicit value, the OpenAI client retries failed calls on its own."""
+    explicit value, the judge retries transport errors twice (with real waits)."""
     return JudgeConfig(
         model=JUDGE_MODEL,
         instructions=JUDGE_INSTRUCTIONS,
@@ -56,6 +56,19 @@ def judge_config(judge_server: FakeJudge) -> JudgeConfig:
         api_key=JUDGE_API_KEY,
         model_settings={"num_retries": 0},
     )
+
+
+@pytest.fixture
+def retry_waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The judge's waits between transport retries, recorded instead of slept (from any
+    thread: the service runs its experiments in a worker thread)."""
+    waits: list[float] = []
+
+    async def record(seconds: float) -> None:
+        waits.append(seconds)
+
+    monkeypatch.setattr("core.judge.retry.sleep", record)
+    return waits
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -9,9 +9,13 @@ import json
 import os
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
+
+from core.testing import FakeJudge, Fault
+from core.testing.fake_judge import answer_from_schema
 
 SCRIPT = Path(sys.executable).with_name("scorelab")
 ROWS = (
@@ -22,10 +26,17 @@ ROWS = (
 )
 
 
+ROOT = Path(__file__).resolve().parents[1]
+
+
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
+    # The console script would import `core` from wherever the package was installed
+    # (editable: possibly another checkout); PYTHONPATH makes it run this checkout's code.
+    python_path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     return {
         **os.environ,
+        "PYTHONPATH": python_path,
         "SCORELAB_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}",
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
     }
@@ -99,6 +110,44 @@ def test_run_writes_json_csv_and_html(env: dict[str, str], data_file: Path, tmp_
     assert "<script>alert(1)</script>" not in html
     assert "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e" in html  # escaped report data
     assert "default-src 'none'" in html and 'src="http' not in html  # nothing loaded
+
+
+def test_judge_attempts_match_the_judge_servers_own_count(
+    env: dict[str, str], data_file: Path, tmp_path: Path, judge_server: FakeJudge
+) -> None:
+    judge_server.responder = answer_from_schema
+    # Two retried transport faults (Retry-After: 0 keeps the real waits short) and a malformed
+    # answer (the fallback), all met by the first run's first step.
+    judge_server.script(
+        Fault(429, "slow down", retry_after="0"), Fault(503, retry_after="0"), "not JSON"
+    )
+    out = tmp_path / "r.json"
+    completed = scorelab(
+        env,
+        "run",
+        data_file,
+        "--scorer",
+        "toxicity-scorer",
+        "--judge-model",
+        "openai/fake-judge",
+        "--api-base",
+        judge_server.url,
+        "--concurrency",
+        "1",
+        "--no-progress",
+        "--json",
+        out,
+    )
+    assert completed.returncode == 0, completed.stderr
+
+    summary = json.loads(out.read_text())["summary"]
+    # As a test with the judge in another process would: the counter over HTTP.
+    with urllib.request.urlopen(f"{judge_server.url}/__stats", timeout=10) as response:
+        stats = json.loads(response.read())
+    assert summary["failedRuns"] == 0
+    assert summary["judgeAttempts"] == stats["requests"] > summary["judgeCalls"]
+    assert summary["judgeCalls"] == stats["byStatus"]["200"]
+    assert stats["byStatus"]["429"] == stats["byStatus"]["503"] == 1
 
 
 def test_the_experiment_is_in_the_dashboard_database(env: dict[str, str], data_file: Path) -> None:

@@ -4,6 +4,7 @@ database, failures in memory only; cancel keeps finished rows; no key is ever st
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -273,6 +274,77 @@ def test_judge_failure_keeps_recovered_score_in_memory_only(
     assert "0.25" not in stored  # the recovered score is never written
     requests = judge_server.requests
     assert requests and requests[0]["messages"][0]["content"] == "You are a strict grader."
+
+
+def test_judge_attempts_equal_the_requests_the_judge_server_received(
+    service: Service,
+    judge_server: FakeJudge,
+    retry_waits: list[float],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("SCORELAB_JUDGE_API_KEY", SECRET)
+    rows = b"question,answer\n" + b"".join(b"q%d,a%d\n" % (n, n) for n in range(6))
+    dataset = service.import_dataset("faults.csv", rows)
+    # Whatever run meets them: transport faults (retried: the service's default num_retries is
+    # 2), malformed answers (the fallback), a client error (not retried) and three 500s in a row
+    # (one call out of retries, if one run gets them all). Then the default answer.
+    judge_server.script(
+        Fault(500),
+        Fault(429, "slow down", retry_after="1"),
+        "not JSON",
+        Fault(503),
+        '{"score": NaN}',
+        Fault(400, "bad request"),
+        Fault(500),
+        Fault(500),
+        Fault(500),
+        '{"score": "high"}',
+    )
+    experiment_id = run(
+        service,
+        dataset.id,
+        ScorerSpec(scorer_id="judged"),
+        judge_model="openai/fake-judge",
+        api_base=judge_server.url,
+        concurrency=2,
+    )
+
+    info = service.get_experiment(experiment_id)
+    stats = judge_server.stats()
+    assert info.judge_attempts == stats["requests"] == judge_server.call_count
+    assert info.judge_calls == stats["byStatus"]["200"]  # calls that returned a response
+    assert stats["requests"] > 12  # 6 runs x 2 steps, plus the faults' extra requests
+    assert retry_waits  # the transport faults were retried
+
+
+def test_a_judge_answering_nan_stores_only_finite_scores(
+    service: Service, judge_server: FakeJudge, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SCORELAB_JUDGE_API_KEY", SECRET)
+    dataset = service.import_dataset("qa.csv", DATA)
+    judge_server.script(
+        '{"score": 0.75}', "Fine.", '{"score": NaN}', '{"score": Infinity}', '{"score": 1}', "Good."
+    )
+    experiment_id = run(
+        service,
+        dataset.id,
+        ScorerSpec(scorer_id="judged"),
+        judge_model="openai/fake-judge",
+        api_base=judge_server.url,
+        concurrency=1,
+        judge_settings={"num_retries": 0},
+    )
+
+    detail = service.load_experiment(experiment_id)
+    assert sorted(r.score for r in detail.results) == [0.75, 1.0]
+    assert detail.info.scores == {"judged": 0.875}
+    [failure] = detail.failures
+    assert failure.failed_step == "generateScore" and failure.recovered_score is None
+    assert failure.failed_execution is not None
+    assert failure.failed_execution.error.code == "JUDGE_OUTPUT_INVALID_JSON"
+    for outcome in [*detail.results, *detail.failures]:
+        json.dumps(outcome.model_dump(mode="json", by_alias=True), allow_nan=False)
+    json.dumps(detail.info.model_dump(mode="json"), allow_nan=False)
 
 
 def test_cancel_mid_run_keeps_finished_rows(service: Service) -> None:

@@ -1,5 +1,5 @@
-"""Running one prompt step against its judge: the litellm call(s), the structured-output
-fallback, and the judge execution record."""
+"""Running one prompt step against its judge: the litellm call(s) with their transport retries,
+the structured-output fallback, and the judge execution record (one attempt per request)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import SecretStr
 
 from core.errors import MastraError, error_code
-from core.judge import _litellm
+from core.judge import _litellm, retry
 from core.judge.config import JudgeConfig
 from core.judge.prompt_step import PromptStep
 from core.judge.schema import JudgeOutputError, OutputSchema, parse_judge_json, score_schema
@@ -25,7 +25,7 @@ from core.results import (
     JudgeUsage,
 )
 
-__all__ = ["JudgeStepFailed", "PromptStepOutcome", "run_prompt_step"]
+__all__ = ["JudgeStepFailed", "PromptStepOutcome", "run_prompt_step", "warm_up"]
 
 logger = logging.getLogger(__name__)
 
@@ -33,6 +33,16 @@ StepKind = Literal["object", "score", "text"]
 """What the judge answers: JSON matching a schema, `{"score": n}`, or free text."""
 
 MISSING_MODEL_ID = "MASTR_SCORER_FAILED_TO_RUN_MISSING_MODEL_OR_INSTRUCTIONS"
+
+
+def warm_up() -> None:
+    """Import litellm now, once per process (seconds the first time), so that the pipeline can
+    do it before a prompt step's clock starts. A failing import is left to the step itself,
+    which then records it as the step's error."""
+    try:
+        _litellm.litellm()
+    except Exception:
+        logger.debug("litellm import failed; the judge step will report it", exc_info=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +75,8 @@ class _Attempts:
     usage: JudgeUsage = field(default_factory=JudgeUsage)
     raw_output: str | None = None
     finish_reason: str | None = None
+    failures: list[BaseException] = field(default_factory=list)
+    """The error of every attempt that failed, in order."""
 
     def record_response(self, response: Any) -> str:
         """Count a call that returned, and give back its text."""
@@ -82,6 +94,18 @@ class _Attempts:
         # "error" marks a call with no response, but never hides a real finish reason.
         if self.finish_reason is None:
             self.finish_reason = "error"
+
+    def earlier_errors(
+        self, api_key: SecretStr | None, final: BaseException | None = None
+    ) -> tuple[ErrorSummary, ...] | None:
+        """Summaries of the failed attempts, minus the one that ended the step (`final`), which
+        the record keeps as its `error`; secrets masked."""
+        failures = self.failures
+        if final is not None and failures and failures[-1] is final:
+            failures = failures[:-1]
+        for error in failures:
+            _mask_secret(error, api_key)
+        return tuple(error_summary(error) for error in failures) or None
 
 
 async def run_prompt_step(
@@ -123,7 +147,8 @@ async def run_prompt_step(
             value = await _structured(judge, prompt, attempts, schema, kind)
     except Exception as error:
         _mask_secret(error, judge.api_key)
-        failed = _failed_execution(prompt, attempts, error_summary(error), started)
+        earlier = attempts.earlier_errors(judge.api_key, final=error)
+        failed = _failed_execution(prompt, attempts, error_summary(error), earlier, started)
         raise JudgeStepFailed(error, failed) from error
     execution = JudgeExecutionSuccess(
         prompt=prompt,
@@ -131,6 +156,7 @@ async def run_prompt_step(
         judge_provider=attempts.provider or None,
         attempt_count=max(attempts.attempt_count, 1),
         model_call_count=max(attempts.model_call_count, 1),
+        attempt_errors=attempts.earlier_errors(judge.api_key),
         duration_ms=_elapsed_ms(started),
         output=value,
         usage=attempts.usage,
@@ -141,7 +167,8 @@ async def run_prompt_step(
 async def _structured(
     judge: JudgeConfig, prompt: str, attempts: _Attempts, schema: OutputSchema, kind: StepKind
 ) -> Any:
-    """One call, and exactly one more with the schema in the prompt if the answer is malformed."""
+    """One call, and exactly one more with the schema in the prompt if the answer is malformed
+    (each call with its own transport retries)."""
     inject = _first_injection(judge, attempts)
     try:
         return await _call(judge, prompt, attempts, schema=schema, inject=inject, kind=kind)
@@ -168,19 +195,31 @@ async def _call(
     inject: bool,
     kind: StepKind = "text",
 ) -> Any:
-    """One litellm call (one attempt); returns the validated value."""
+    """One call: a request, retried on transport errors (each request one attempt); returns
+    the validated value."""
     arguments = _call_arguments(judge, prompt, schema, inject)
+    budget = retry.retry_budget(judge.model_settings)
+    response = await retry.with_retries(budget, _request, arguments, attempts)
+    try:
+        text = attempts.record_response(response)
+        if schema is None:
+            return text
+        value = schema.validate(parse_judge_json(text))
+    except Exception as error:
+        attempts.failures.append(error)
+        raise
+    return value["score"] if kind == "score" else value
+
+
+async def _request(arguments: dict[str, Any], attempts: _Attempts) -> Any:
+    """One request to the provider: one attempt."""
     attempts.attempt_count += 1
     try:
-        response = await _litellm.litellm().acompletion(**arguments)
-    except Exception:
+        return await _litellm.litellm().acompletion(**arguments)
+    except Exception as error:
         attempts.record_error()
+        attempts.failures.append(error)
         raise
-    text = attempts.record_response(response)
-    if schema is None:
-        return text
-    value = schema.validate(parse_judge_json(text))
-    return value["score"] if kind == "score" else value
 
 
 def _call_arguments(
@@ -204,7 +243,13 @@ def _call_arguments(
         arguments["api_base"] = judge.api_base
     if judge.api_key is not None:
         arguments["api_key"] = judge.api_key.get_secret_value()
-    arguments.update(judge.model_settings or {})
+    settings = dict(judge.model_settings or {})
+    for key in ("num_retries", "max_retries"):
+        settings.pop(key, None)  # our retry loop's budget (see `retry.retry_budget`)
+    arguments.update(settings)
+    # No hidden retries: neither litellm's wrapper nor the OpenAI client may resend a request.
+    arguments["num_retries"] = 0
+    arguments["max_retries"] = 0
     return arguments
 
 
@@ -248,7 +293,11 @@ def _field(source: Any, name: str) -> Any:
 
 
 def _failed_execution(
-    prompt: str, attempts: _Attempts, error: ErrorSummary, started: float
+    prompt: str,
+    attempts: _Attempts,
+    error: ErrorSummary,
+    earlier: tuple[ErrorSummary, ...] | None,
+    started: float,
 ) -> JudgeExecutionFailure | None:
     if attempts.attempt_count == 0:
         return None
@@ -258,6 +307,7 @@ def _failed_execution(
         judge_provider=attempts.provider or None,
         attempt_count=attempts.attempt_count,
         model_call_count=attempts.model_call_count,
+        attempt_errors=earlier,
         duration_ms=_elapsed_ms(started),
         error=error,
         raw_output=attempts.raw_output,

@@ -17,7 +17,11 @@ _RESERVED_SETTINGS = {
     "api_base": "JudgeConfig.api_base",
     "base_url": "JudgeConfig.api_base",
     "api_key": "JudgeConfig.api_key",
+    # These would make litellm send requests the judge record cannot see or count.
+    "retry_policy": "num_retries (every retry is then a recorded attempt)",
+    "fallbacks": "a step-level JudgeConfig(model=...) (each model call is a recorded attempt)",
 }
+_RETRY_SETTINGS = ("num_retries", "max_retries")
 
 
 class JudgeConfig(BaseModel):
@@ -43,7 +47,11 @@ class JudgeConfig(BaseModel):
     """Unset or `"auto"`: provider structured output where litellm says it is supported, else the
     schema goes into the prompt; True: always in the prompt; False: never in the prompt."""
     model_settings: dict[str, Any] | None = None
-    """litellm call settings (temperature, max_tokens, timeout, num_retries, ...), as given."""
+    """litellm call settings (temperature, max_tokens, timeout, ...), passed as given, except
+    `num_retries` (or its synonym `max_retries`): how many times a request failing with a
+    timeout, a connection error, HTTP 408, 429 or 5xx is retried (default 2). The judge runs
+    those retries itself, each one a recorded attempt, rather than litellm or the OpenAI
+    client."""
     api_base: str | None = None
     """Base URL of an OpenAI-compatible server (vLLM, Ollama, a proxy)."""
     api_key: SecretStr | None = None
@@ -52,10 +60,16 @@ class JudgeConfig(BaseModel):
     @field_validator("model_settings")
     @classmethod
     def _no_reserved_settings(cls, settings: dict[str, Any] | None) -> dict[str, Any] | None:
-        for key in settings or {}:
+        for key, value in (settings or {}).items():
             if key in _RESERVED_SETTINGS:
                 raise ValueError(
                     f"model_settings may not set {key!r}: use {_RESERVED_SETTINGS[key]} instead"
+                )
+            retries_ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+            if key in _RETRY_SETTINGS and value is not None and not retries_ok:
+                raise ValueError(
+                    f"model_settings[{key!r}] must be a whole number of retries (0 or more), "
+                    f"not {value!r}"
                 )
         return settings
 

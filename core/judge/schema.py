@@ -1,9 +1,16 @@
 """Output schemas of prompt steps: the JSON schema sent to the judge and the validation of
-its answer."""
+its answer.
+
+Validation is as strict as Mastra's (zod on `JSON.parse`): NaN, Infinity and number literals
+that overflow a double are not JSON, and a pydantic schema never coerces (`"10"` is not an int,
+`"yes"` is not a bool). Every rejection is a `JudgeOutputError`, which takes the step's one
+structured-output fallback.
+"""
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -73,8 +80,12 @@ class OutputSchema:
             )
         if self._validator is None:
             model: type[BaseModel] = self.source  # type: ignore[assignment]
+            # Strict JSON mode, on the answer as JSON text: no string->number or "yes"->bool
+            # coercion, yet arrays still fill tuple fields and ISO strings date fields (strict
+            # Python mode would refuse those).
+            text = json.dumps(_js_numbers(value), allow_nan=False)
             try:
-                return model.model_validate(value).model_dump(mode="json")
+                return model.model_validate_json(text, strict=True).model_dump(mode="json")
             except ValidationError as error:
                 raise _mismatch(_pydantic_problems(error)) from None
         problems = sorted(self._validator.iter_errors(value), key=lambda e: list(e.path))
@@ -106,13 +117,57 @@ def parse_judge_json(text: str) -> Any:
     if not stripped:
         raise JudgeOutputError(id="JUDGE_OUTPUT_EMPTY", message="The judge returned no text")
     try:
-        return json.loads(stripped)
+        return json.loads(
+            stripped,
+            parse_constant=_refuse_constant,
+            parse_float=_finite_float,
+            parse_int=_finite_int,
+        )
     except json.JSONDecodeError as error:
-        raise JudgeOutputError(
-            id="JUDGE_OUTPUT_INVALID_JSON",
-            message=f"The judge's answer is not valid JSON ({error.msg} at line {error.lineno}, "
-            f"column {error.colno})",
-        ) from None
+        raise _invalid_json(f"{error.msg} at line {error.lineno}, column {error.colno}") from None
+
+
+def _invalid_json(problem: str) -> JudgeOutputError:
+    return JudgeOutputError(
+        id="JUDGE_OUTPUT_INVALID_JSON",
+        message=f"The judge's answer is not valid JSON ({problem})",
+    )
+
+
+def _refuse_constant(name: str) -> Any:
+    # Python's json accepts NaN, Infinity and -Infinity; JSON (and JSON.parse) does not.
+    raise _invalid_json(f"{name} is not a JSON value")
+
+
+def _finite_float(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):  # 1e400 parses to inf, where JSON.parse gives Infinity
+        raise _invalid_json("a number overflows a double")
+    return value
+
+
+def _finite_int(literal: str) -> int:
+    value = int(literal)
+    try:
+        float(value)
+    except OverflowError:  # a 400-digit integer is Infinity for JSON.parse, and breaks means
+        raise _invalid_json("a number overflows a double") from None
+    return value
+
+
+_EXACT_INT = 2**53
+
+
+def _js_numbers(value: Any) -> Any:
+    """`value` with integral floats as ints, as `JSON.parse` sees them (`10.0` is `10`), so that
+    strict validation still accepts `10.0` for an int field, like zod's `z.number().int()`."""
+    if isinstance(value, float) and value.is_integer() and abs(value) <= _EXACT_INT:
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _js_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_js_numbers(item) for item in value]
+    return value
 
 
 def _mismatch(problems: str) -> JudgeOutputError:

@@ -14,7 +14,13 @@ from typing import Any, Literal
 
 from core._sync import run_coroutine_sync
 from core.errors import ScorerConfigError, ScorerRunError
-from core.judge.call import JudgeStepFailed, PromptStepOutcome, StepKind, run_prompt_step
+from core.judge.call import (
+    JudgeStepFailed,
+    PromptStepOutcome,
+    StepKind,
+    run_prompt_step,
+    warm_up,
+)
 from core.judge.config import JudgeConfig
 from core.judge.prompt_step import PromptStep
 from core.results import (
@@ -229,6 +235,8 @@ class Scorer:
             run = run.model_copy(update={"run_id": str(uuid.uuid4())})
         state = _RunState()
         for step in self._steps:
+            if step.is_prompt:
+                warm_up()  # litellm's first import takes seconds: keep it off the step's clock
             started = time.perf_counter()
             context = StepContext(
                 run,

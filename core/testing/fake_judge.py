@@ -7,6 +7,10 @@ through the real litellm path (HTTP, parsing, usage, errors) with no network. St
     with FakeJudge() as judge:
         judge.script('{"score": 1}', Fault(status=500), Reply("not JSON", delay=0.5))
         ...   # each call takes the next scripted answer, then the default one
+        judge.stats()   # {"requests": 3, "byStatus": {"200": 2, "500": 1}}
+
+`GET <url>/__stats` (or `GET http://127.0.0.1:<port>/__stats`) returns the same JSON, for tests
+that run the judge's client in another process.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import contextlib
 import json
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -49,6 +53,8 @@ class Fault:
     status: int = 500
     message: str = "fake judge fault"
     delay: float = 0.0
+    retry_after: str | None = None
+    """The `Retry-After` header to send: seconds (`"2"`) or an HTTP date; None sends none."""
 
 
 Answer = str | Reply | Fault
@@ -120,6 +126,7 @@ class FakeJudge:
         self.requests: list[dict[str, Any]] = []
         """The JSON body of every chat-completion request received, in order."""
         self._script: deque[Answer] = deque()
+        self._statuses: Counter[int] = Counter()
         self._lock = threading.Lock()
         self._ids = count(1)
         self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(self))
@@ -137,6 +144,16 @@ class FakeJudge:
         with self._lock:
             return len(self.requests)
 
+    def stats(self) -> dict[str, Any]:
+        """`{"requests": n, "byStatus": {"200": k, ...}}`: chat-completion requests received and
+        the HTTP status each was answered with (decided on arrival: a request the client gave up
+        on, e.g. after its timeout, counts with the status the server meant to send)."""
+        with self._lock:
+            return {
+                "requests": len(self.requests),
+                "byStatus": {str(status): n for status, n in sorted(self._statuses.items())},
+            }
+
     def script(self, *answers: Answer) -> FakeJudge:
         """Queue answers for the next calls, in order."""
         with self._lock:
@@ -144,10 +161,11 @@ class FakeJudge:
         return self
 
     def reset(self) -> None:
-        """Forget the script and the recorded requests."""
+        """Forget the script, the recorded requests and the stats."""
         with self._lock:
             self._script.clear()
             self.requests.clear()
+            self._statuses.clear()
 
     def prompts(self) -> list[str]:
         """The user message of every request, in order."""
@@ -172,12 +190,16 @@ class FakeJudge:
     def __exit__(self, *_exc: object) -> None:
         self.stop()
 
-    def _next_answer(self, request: dict[str, Any]) -> Answer:
+    def _next_answer(self, request: dict[str, Any]) -> Reply | Fault:
         with self._lock:
             self.requests.append(request)
-            if self._script:
-                return self._script.popleft()
-        return self.responder(request)
+            scripted = self._script.popleft() if self._script else None
+        answer = scripted if scripted is not None else self.responder(request)
+        if isinstance(answer, str):
+            answer = Reply(answer)
+        with self._lock:
+            self._statuses[answer.status if isinstance(answer, Fault) else 200] += 1
+        return answer
 
     def _completion(self, reply: Reply) -> dict[str, Any]:
         usage: dict[str, Any] = {
@@ -212,6 +234,12 @@ def _handler_for(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
         # Without this, Nagle's algorithm holds each small reply back ~40 ms.
         disable_nagle_algorithm = True
 
+        def do_GET(self) -> None:
+            if self.path.rstrip("/").endswith("/__stats"):
+                self._send(200, judge.stats())
+            else:
+                self._send(404, {"error": {"message": f"no route {self.path}"}})
+
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             if not self.path.rstrip("/").endswith("/chat/completions"):
@@ -223,23 +251,26 @@ def _handler_for(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
                 self._send(400, {"error": {"message": "request body is not JSON"}})
                 return
             answer = judge._next_answer(request)
-            if isinstance(answer, str):
-                answer = Reply(answer)
             if answer.delay:
                 time.sleep(answer.delay)
             if isinstance(answer, Fault):
                 error = {"message": answer.message, "type": "fake_error", "code": None}
-                self._send(answer.status, {"error": error})
+                headers = {"Retry-After": answer.retry_after} if answer.retry_after else {}
+                self._send(answer.status, {"error": error}, headers)
             else:
                 self._send(200, judge._completion(answer))
 
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
+        def _send(
+            self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
+        ) -> None:
             data = json.dumps(payload).encode()
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.send_header("x-request-id", "fake-request-id")
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(data)
             except (BrokenPipeError, ConnectionResetError):

@@ -4,6 +4,8 @@ cancellation and bounded concurrency."""
 from __future__ import annotations
 
 import asyncio
+import json
+import math
 import threading
 import time
 
@@ -208,7 +210,7 @@ async def test_concurrency_is_bounded() -> None:
 
 
 async def test_rate_limited_judge_is_retried_through_judge_settings(
-    judge_server: FakeJudge, judge_config: JudgeConfig
+    judge_server: FakeJudge, judge_config: JudgeConfig, retry_waits: list[float]
 ) -> None:
     retrying = judge_config.model_copy(update={"model_settings": {"num_retries": 2}})
     scorer = create_scorer(id="judged", description="d", judge=retrying).generate_score(
@@ -217,7 +219,8 @@ async def test_rate_limited_judge_is_retried_through_judge_settings(
     judge_server.script(Fault(status=429, message="slow down"), '{"score": 1}')
     _, [outcome], _ = await collect(items=items(1), scorers=[scorer], concurrency=1)
     assert outcome.status == "success" and outcome.score == 1
-    assert judge_server.call_count == 2
+    assert judge_server.call_count == 2 == outcome.judge_attempts
+    assert len(retry_waits) == 1
 
 
 async def test_a_failing_callback_stops_the_experiment() -> None:
@@ -252,3 +255,42 @@ async def test_bad_arguments() -> None:
             on_progress=None,
             cancel=None,
         )
+
+
+@pytest.mark.parametrize("bad", ["NaN", "Infinity", "-Infinity", "1e400"])
+async def test_a_judge_answering_non_finite_scores_never_makes_a_non_finite_mean(
+    judge_server: FakeJudge, judge_config: JudgeConfig, bad: str
+) -> None:
+    # Items 1 and 3 get a non-finite score (twice: the answer and its fallback); 0 and 2 get 0.5.
+    def answer(request: dict) -> str:  # type: ignore[type-arg]
+        prompt = request["messages"][-1]["content"]
+        score = bad if "question 1" in prompt or "question 3" in prompt else "0.5"
+        return f'{{"score": {score}}}'
+
+    judge_server.responder = answer
+    scorer = create_scorer(id="judged", description="d", judge=judge_config).generate_score(
+        PromptStep(description="Score", create_prompt=lambda ctx: f"score {ctx.run.input}")
+    )
+
+    summary, outcomes, progress = await collect(items=items(4), scorers=[scorer], concurrency=2)
+
+    assert summary.scores == {"judged": 0.5}
+    by_item = {o.item_id: o for o in outcomes}
+    assert [by_item[i].status for i in ("i0", "i1", "i2", "i3")] == [
+        "success",
+        "failed",
+        "success",
+        "failed",
+    ]
+    for outcome in outcomes:
+        assert outcome.score is None or math.isfinite(outcome.score)
+        assert outcome.recovered_score is None
+        for payload in (outcome.result, outcome.snapshot):
+            json.dumps(payload, allow_nan=False)  # strict JSON: raises on NaN or Infinity
+        json.dumps(outcome.model_dump(mode="json", by_alias=True), allow_nan=False)
+    failed = by_item["i1"]
+    assert failed.failed_execution is not None
+    assert failed.failed_execution.error.code == "JUDGE_OUTPUT_INVALID_JSON"
+    assert (failed.judge_attempts, failed.judge_calls) == (2, 2)
+    assert summary.judge_attempts == judge_server.call_count == 6
+    json.dumps(progress[-1].model_dump(mode="json"), allow_nan=False)

@@ -628,6 +628,15 @@ async def test_invalid_json_then_valid_json_records_two_attempts_and_summed_usag
         "usage": {"inputTokens": 20, "outputTokens": 40, "totalTokens": 60},
         "attemptCount": 2,
         "modelCallCount": 2,
+        # Not in Mastra's record: why the first attempt did not count (issue 10).
+        "attemptErrors": [
+            {
+                "name": "JudgeOutputError",
+                "message": "The judge's answer is not valid JSON (Expecting value at line 1, "
+                "column 1)",
+                "code": "JUDGE_OUTPUT_INVALID_JSON",
+            }
+        ],
     }
     assert "raw" not in data["usage"]
     assert "providerMetadata" not in data

@@ -1,10 +1,11 @@
 """Provider errors and `ScorerRunError` on the real litellm path (scorer-core.md §7 cases 22
-and 24-30, adapted), timeouts and litellm's own transport retries.
+and 24-30, adapted), timeouts and the judge's transport retries (`num_retries`; the fault
+matrix is in test_retries.py).
 
 Adaptations: the mock judge of Mastra's tests reports `mock-model-id`/`mock-provider`; here a
 call with no response keeps litellm's resolution of the model string (`fake-judge`/`openai`) and
 a call that got a response takes the response's model (`fake-judge-model`). Error processors do
-not exist: transport retries are litellm's `num_retries` (second half of case 22 below). Case 26
+not exist: transport retries are `num_retries` (second half of case 22 below). Case 26
 (observability emission) has no Python counterpart.
 """
 
@@ -299,23 +300,26 @@ async def test_slow_judge_times_out_and_the_error_leaks_nothing(
     assert error.to_dict()["cause"]["name"] == "Timeout"
 
 
-# ---- litellm's transport retries (num_retries) ---------------------------------------------
+# ---- transport retries (num_retries) -------------------------------------------------------
 
 
-async def test_num_retries_retries_a_429_invisibly_to_attempt_count(
-    judge_server: FakeJudge, judge_config: JudgeConfig
+async def test_num_retries_retries_a_429_as_a_second_attempt(
+    judge_server: FakeJudge, judge_config: JudgeConfig, retry_waits: list[float]
 ) -> None:
     judge_server.script(Fault(429, "slow down"), '{"score": 1}')
 
     result = await score_scorer(with_settings(judge_config, num_retries=1)).run(output="o")
 
     assert result.score == 1
-    assert judge_server.call_count == 2  # litellm retried the 429 itself
+    assert judge_server.call_count == 2
     assert result.judge is not None
     (execution,) = result.judge["generateScore"].executions
     assert execution.status == "success"
-    assert execution.attempt_count == 1
+    # Before issue 10 litellm retried invisibly and this record said 1 attempt for 2 requests.
+    assert execution.attempt_count == 2
     assert execution.model_call_count == 1
+    assert [error.code for error in execution.attempt_errors or ()] == ["429"]
+    assert len(retry_waits) == 1
 
 
 async def test_without_retries_a_429_is_not_retried(
