@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from core.errors import ScorerRunError
+from core.experiments._means import finite_mean
 from core.records import (
     DatasetItem,
     ExperimentProgress,
@@ -322,7 +323,7 @@ def _summary(
         failed=tally.failed,
         skipped=tally.total - tally.done,
         completed_with_errors=tally.failed > 0,
-        scores={k: math.fsum(v) / len(v) for k, v in tally.score_sums.items() if v},
+        scores={k: finite_mean(v) for k, v in tally.score_sums.items() if v},
         usage=tally.usage,
         judge_calls=tally.judge_calls,
         judge_attempts=tally.judge_attempts,

@@ -21,6 +21,7 @@ from pydantic import Field
 
 from core._sync import run_coroutine_sync
 from core.errors import MastraError, error_code
+from core.experiments._means import finite_mean
 from core.experiments._validation import (
     DataItem,
     ScorerEntry,
@@ -314,8 +315,7 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _mean(values: list[float]) -> float | None:
-    return math.fsum(values) / len(values) if values else None
+_mean = finite_mean
 
 
 def _summarise(

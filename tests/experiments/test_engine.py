@@ -294,3 +294,8 @@ async def test_a_judge_answering_non_finite_scores_never_makes_a_non_finite_mean
     assert (failed.judge_attempts, failed.judge_calls) == (2, 2)
     assert summary.judge_attempts == judge_server.call_count == 6
     json.dumps(progress[-1].model_dump(mode="json"), allow_nan=False)
+
+
+async def test_the_mean_of_huge_finite_scores_stays_finite() -> None:
+    summary = await run_experiment(items=items(3), scorers=[constant("s", 1.5e308)])
+    assert summary.scores["s"] == pytest.approx(1.5e308) and math.isfinite(summary.scores["s"])

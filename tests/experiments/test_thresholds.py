@@ -403,3 +403,12 @@ async def test_invalid_max_failure_rate_is_rejected_before_any_item_runs(bad: An
         await run_evals(data=ONE_ITEM, scorers=[scorer], max_failure_rate=bad)
     assert raised.value.id == "INVALID_MAX_FAILURE_RATE"
     assert ran == []
+
+
+async def test_the_mean_of_huge_finite_scores_stays_finite() -> None:
+    huge = 1.5e308
+    result = await run_evals(
+        data=[{"input": "a", "output": "x"}, {"input": "b", "output": "x"}],
+        scorers=[{"scorer": by_input("s", {"a": huge, "b": huge}), "threshold": 0.5}],
+    )
+    assert result.scores["s"] == pytest.approx(huge) and math.isfinite(result.scores["s"])
