@@ -154,7 +154,7 @@ def render_label_agreement(view: ExperimentView) -> LabelAgreement | None:
         f"{agreement.unlabelled_items:,} without a label (left out)."
     )
     st.dataframe(
-        agreement_frame(agreement),
+        agreement_frame(agreement, view.detail.info.comparisons),
         hide_index=True,
         column_config={
             name: st.column_config.NumberColumn(name, format="%.3f")

@@ -454,9 +454,12 @@ def _auc_interval(
 # ---- tables and text ----
 
 
-def agreement_frame(agreement: LabelAgreement) -> Any:
-    """One row per scorer (a pandas DataFrame): `scorer, n, AUC, AUC interval, Spearman,
-    threshold, J, kappa, tp, fp, tn, fn, left out, note`; a not-defined scorer has empty
+def agreement_frame(
+    agreement: LabelAgreement, comparisons: Mapping[str, str] | None = None
+) -> Any:
+    """One row per scorer (a pandas DataFrame): `scorer, compares, n, AUC, AUC interval,
+    Spearman, threshold, J, kappa, tp, fp, tn, fn, left out, note`; `compares` says what the
+    scorer compared, from `comparisons` (empty when unknown); a not-defined scorer has empty
     statistics and `not defined: <reason>` as its note."""
     import pandas as pd
 
@@ -468,6 +471,7 @@ def agreement_frame(agreement: LabelAgreement) -> Any:
         rows.append(
             {
                 "scorer": entry.scorer_id,
+                "compares": (comparisons or {}).get(entry.scorer_id, ""),
                 "n": entry.n,
                 "AUC": entry.auc,
                 f"AUC {level} interval": (

@@ -382,8 +382,9 @@ def test_the_line_and_the_table() -> None:
     line = agreement_line(agreement.scorers[0])
     assert line.startswith("label agreement (n=4): AUC 0.88 [")
     assert "· at threshold 0.8 (J 0.50): kappa 0.50, tp/fp/tn/fn 1/0/2/1" in line
-    frame = agreement_frame(agreement)
+    frame = agreement_frame(agreement, {"s": "output vs ground truth"})
     assert list(frame["scorer"]) == ["s", "flat"]
+    assert list(frame["compares"]) == ["output vs ground truth", ""]
     assert frame.loc[0, "AUC"] == pytest.approx(0.875) and frame.loc[0, "tp"] == 1
     assert pd.isna(frame.loc[0, "note"])
     assert frame.loc[1, "note"].startswith("not defined: the scorer gave every item")
