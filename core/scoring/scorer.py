@@ -213,6 +213,10 @@ class Scorer:
                 details={"scorerId": self._id, "steps": ", ".join(s.name for s in self._steps)},
             )
         # Validated construction: for pydantic-core it is cheaper than model_construct.
+        # The fresh id is given at construction when no prepare_run can set one: a later
+        # model_copy would cost as much as the run of a fast code scorer's step.
+        if not run_id and self._prepare_run is None:
+            run_id = str(uuid.uuid4())
         run = ScorerRun(
             run_id=run_id or "",
             input=input,
