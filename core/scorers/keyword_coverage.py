@@ -32,12 +32,13 @@ letter or digit at all (a lone "-"). Matching is case-insensitive. On top of tha
   ("ran" -> {ran, run}, "mice" -> {mice, mouse}, "testing" -> {testing, test}). A word unknown
   to the dictionary gets a regular plural rule ("apis" -> api) and, for "-ing"/"-ed", the
   dictionary's rule-based verb lemma ("preprocessing" -> preprocess). Two keywords are the same
-  when their form sets share a member; each side keeps the first of several keywords that are
-  the same ("model models" is one keyword). Being lemmas of real words, forms never merge
-  unrelated words the way Porter2 stems do (experiment/experience, universe/university,
-  general/generous all stay apart); homographs do share a form ("saw" the tool and "saw" of
-  "see"), which is the price of not knowing the part of speech. In a hyphenated word only the
-  last part is lemmatised ("pre-trained" = "pre-training", through "pre-train").
+  when their form sets share a member; on each side a keyword that shares a form with an
+  earlier one is left out ("model models" is one keyword). Being lemmas of real words, forms
+  never merge unrelated words the way Porter2 stems do (experiment/experience,
+  universe/university, general/generous all stay apart); homographs do share a form ("saw"
+  the tool and "saw" of "see"), which is the price of not knowing the part of speech. In a
+  hyphenated word only the last part is lemmatised ("pre-trained" = "pre-training", through
+  "pre-train").
 - **Compound terms are one keyword**, found two ways, curated terms first:
   1. the curated list `data/technical-terms-en.txt` ("machine learning", "type inference",
      "convolutional neural network", ...), matched on word forms, longest first; a hyphenated
@@ -432,12 +433,14 @@ def _make_word(piece: str) -> _Word | None:
 
 
 def _word(piece: str) -> _Word | None:
-    """The analysed word for a cleaned token piece (cached per piece)."""
+    """The analysed word for a cleaned token piece (cached per lower-cased piece, so that
+    "Fox" and "fox" are one object and de-duplicate by identity)."""
+    key = piece.lower()
     try:
-        return _WORDS[piece]
+        return _WORDS[key]
     except KeyError:
-        word = _make_word(piece)
-        _remember(_WORDS, piece, word)
+        word = _make_word(key)
+        _remember(_WORDS, key, word)
         if word is not None and word.is_keyword:
             _remember(_KEYWORDS, word.surface, word)
         return word
@@ -619,11 +622,14 @@ def _span_at(items: list[_Word | None], position: int, word: _Word) -> tuple[_Wo
 # --- keywords -------------------------------------------------------------------------------
 
 
-def _keywords(text: str) -> dict[str, _Word]:
-    """Surface -> keyword, in order, keeping the first of keywords that share a form."""
+def _keywords(text: str) -> tuple[dict[str, _Word], set[str]]:
+    """The keywords of a text (surface -> keyword, in order; a keyword sharing a form with an
+    earlier one is left out) and its matchable pool: every form of every keyword, with the
+    words inside its compounds."""
     items = _items(text)
     kept: dict[str, _Word] = {}
     seen: set[str] = set()
+    parts: list[frozenset[str]] = []
     skip_before = 0
     for position, word in enumerate(items):
         if word is None or position < skip_before:
@@ -641,6 +647,7 @@ def _keywords(text: str) -> dict[str, _Word]:
             if span is not None:
                 word, length = span
                 skip_before = position + length
+                parts.append(word.pool)
             elif not word.is_keyword:
                 continue
         surface = word.surface
@@ -648,14 +655,14 @@ def _keywords(text: str) -> dict[str, _Word]:
             forms = word.forms
             if forms.isdisjoint(seen):
                 kept[surface] = word
-                seen.update(forms)
-    return kept
+            seen.update(forms)
+    return kept, seen.union(*parts) if parts else seen
 
 
 def extract_keywords(text: str) -> dict[str, frozenset[str]]:
     """The keywords of a text: lower-cased surface form -> the forms it is compared on, in
     order of first appearance, one per group of keywords sharing a form."""
-    return {surface: word.forms for surface, word in _keywords(text).items()}
+    return {surface: word.forms for surface, word in _keywords(text)[0].items()}
 
 
 def _keyword(surface: str) -> _Word:
@@ -716,8 +723,8 @@ def _score(total: int, matched: int, reference_blank: bool, output_blank: bool) 
 
 def keyword_coverage(reference: str, response: str) -> KeywordCoverage:
     """Compare two plain texts (the pure function behind the scorer)."""
-    reference_kw = set(_keywords(reference))
-    response_kw = set(_keywords(response))
+    reference_kw = set(_keywords(reference)[0])
+    response_kw = set(_keywords(response)[0])
     total, matched = _counts(reference_kw, response_kw)
     score = _score(total, matched, not reference.strip(), not response.strip())
     return KeywordCoverage(reference_kw, response_kw, total, matched, score)
@@ -744,12 +751,14 @@ class _KeywordSet(set):  # type: ignore[type-arg]
         return repr(set(self))
 
     @classmethod
-    def reference(cls, keywords: dict[str, _Word]) -> _KeywordSet:
+    def reference(cls, text: str) -> _KeywordSet:
+        keywords, _ = _keywords(text)
         return cls(keywords, forms=[word.forms for word in keywords.values()])
 
     @classmethod
-    def response(cls, keywords: dict[str, _Word]) -> _KeywordSet:
-        return cls(keywords, pool=set().union(*[word.pool for word in keywords.values()]))
+    def response(cls, text: str) -> _KeywordSet:
+        keywords, pool = _keywords(text)
+        return cls(keywords, pool=pool)
 
 
 def _analyze(ctx: StepContext) -> dict[str, int]:
@@ -783,10 +792,8 @@ def create_keyword_coverage_scorer(reference: Reference = "input") -> Scorer:
         if isinstance(text, NotScorable):
             return text
         return {
-            "referenceKeywords": _KeywordSet.reference(_keywords(text)),
-            "responseKeywords": _KeywordSet.response(
-                _keywords(join_texts(ctx.run.output, "output"))
-            ),
+            "referenceKeywords": _KeywordSet.reference(text),
+            "responseKeywords": _KeywordSet.response(join_texts(ctx.run.output, "output")),
         }
 
     def generate_score(ctx: StepContext) -> float:

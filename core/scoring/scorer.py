@@ -42,6 +42,12 @@ _STEP_SPECS: dict[StepName, tuple[str, StepKind]] = {
 }
 
 
+# What plain step functions return; none of these types can be awaited.
+_NEVER_AWAITABLE = frozenset(
+    {dict, float, int, str, bool, list, tuple, set, type(None), NotScorable}
+)
+
+
 @dataclass(frozen=True, slots=True)
 class StepInfo:
     """A step as the catalog shows it."""
@@ -233,14 +239,15 @@ class Scorer:
             run = run.model_copy(update={"run_id": str(uuid.uuid4())})
         state = _RunState()
         for step in self._steps:
-            started = time.perf_counter()
+            is_prompt = step.is_prompt
+            started = time.perf_counter() if is_prompt else 0.0
             context = StepContext(
                 run,
                 StepResults(state.values),
                 state.values.get("generateScore") if step.name == "generateReason" else None,
             )
             try:
-                if step.is_prompt:
+                if is_prompt:
                     kind = _STEP_SPECS[step.name][1]
                     outcome: PromptStepOutcome = yield run_prompt_step(
                         step.definition, kind, context, self._judge, started
@@ -248,7 +255,8 @@ class Scorer:
                     value = outcome.value
                 else:
                     value = step.definition(context)
-                    if inspect.isawaitable(value):
+                    # The exact-type test spares the (slow) awaitable check for plain results.
+                    if type(value) not in _NEVER_AWAITABLE and inspect.isawaitable(value):
                         value = yield value
                     if step.name == "generateScore" and not isinstance(value, NotScorable):
                         _check_score(value)
@@ -259,7 +267,7 @@ class Scorer:
                 raise self._run_error(run, state, step.name, cause, None) from cause
             if isinstance(value, NotScorable):
                 return state.result(run, NotScorableInfo(step=step.name, reason=value.reason))
-            state.complete(step.name, value, outcome if step.is_prompt else None)
+            state.complete(step.name, value, outcome if is_prompt else None)
         return state.result(run)
 
     def _run_error(
