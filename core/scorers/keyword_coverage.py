@@ -137,7 +137,7 @@ _OBJECT_CUES = frozenset(
      "your", "his", "her", "my", "me", "him", "us", "some", "all", "every", "each", "any"}
 )  # fmt: skip
 # Suffix of a nominalised verb -> what to put back to get the verb ("migration" -> migrate).
-# Longer suffixes first: the first suffix that fits is the only one tried.
+# Every suffix that fits is tried ("compression" is compress + ion, not compres + sion).
 _NOMINAL_SUFFIXES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ication", ("y",)),
     ("ation", ("", "e", "ate", "ize", "ise")),
@@ -152,6 +152,7 @@ _NOMINAL_SUFFIXES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ance", ("", "e", "ate")),
     ("ence", ("", "e")),
     ("ysis", ("yse", "yze")),
+    ("esis", ("esize", "esise")),
     ("al", ("e", "")),
     ("age", ("e", "")),
     ("ure", ("", "e")),
@@ -354,14 +355,12 @@ def _is_verb(candidate: str) -> bool:
 
 def _is_derived_from_verb(noun: str) -> bool:
     for suffix, endings in _NOMINAL_SUFFIXES:
-        if noun.endswith(suffix):
+        if noun.endswith(suffix) and len(noun) - len(suffix) >= 2:
             stem = noun[: -len(suffix)]
-            if len(stem) < 2:
-                return False
-            return any(
-                _is_verb(stem + ending) or (stem + ending).endswith(_VERB_FORMING)
-                for ending in endings
-            )
+            for ending in endings:
+                verb = stem + ending
+                if _is_verb(verb) or verb.endswith(_VERB_FORMING):
+                    return True
     return False
 
 

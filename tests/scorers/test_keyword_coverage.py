@@ -481,6 +481,9 @@ def test_compound_rule_is_not_the_curated_list() -> None:
         ("A dependency injection container", "dependency injection"),
         ("Sentiment analysis of reviews", "sentiment analysis"),  # -ysis
         ("Model tokenization matters", "model tokenization"),  # verb unknown: -ize base
+        ("Model compression helps", "model compression"),  # compress+ion, not compres+sion
+        ("Add user authentication", "user authentication"),  # authenticate, not -ication
+        ("Speech synthesis works", "speech synthesis"),  # -esis
     ],
 )
 def test_compound_rule(text: str, compound: str) -> None:
