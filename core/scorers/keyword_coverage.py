@@ -176,7 +176,9 @@ _MARKUP = "*_~`"
 
 _NOUN_MODIFIER_EXCLUDED_ENDINGS = ("ing", "ed", "ly")
 _ING, _NOMINAL = 2, 1  # head kinds
-_CACHE_LIMIT = 200_000  # entries per cache; a cache is emptied when it grows past this
+# Entries per cache (a distinct word costs about 1 kB across the three): a cache that grows
+# past this is emptied, and the words in use come back at once.
+_CACHE_LIMIT = 50_000
 
 
 # --- word forms -----------------------------------------------------------------------------

@@ -573,3 +573,18 @@ def test_invalid_reference_is_refused_at_construction(bad: Any) -> None:
 def test_ground_truth_of_the_wrong_shape_is_a_clear_error() -> None:
     with pytest.raises(ScorerRunError, match="ground_truth must be a string"):
         GT_SCORER.run_sync(input="q", output="a", ground_truth={"answer": "x"})
+
+
+def test_scores_do_not_depend_on_the_word_caches() -> None:
+    """The caches are per word (never per text) and may be emptied at any time."""
+    from core.scorers import keyword_coverage as module
+
+    reference = "Data preprocessing grew 50% at https://example.com/Docs for the children"
+    response = "The child saw data preprocessing grow 50 percent: see https://EXAMPLE.com/Docs"
+    first = keyword_coverage(reference, response)
+    run = SCORER.run_sync(input=reference, output=response)
+    for cache in (module._WORDS, module._TOKENS, module._KEYWORDS):
+        cache.clear()
+    again = keyword_coverage(reference, response)
+    assert (again.total, again.matched) == (first.total, first.matched) == (5, 5)
+    assert run.analyze_step_result == {"totalKeywords": 5, "matchedKeywords": 5}
