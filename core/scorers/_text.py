@@ -23,6 +23,7 @@ __all__ = [
     "join_texts",
     "js_trim",
     "message_text",
+    "remove_js_whitespace",
     "side_texts",
     "tool_invocations",
     "utf16_units",
@@ -52,10 +53,22 @@ _SPLIT_DIFFERS = re.compile("[\x1c-\x1f\x85\ufeff]")
 
 def collapse_js_whitespace(text: str, separator: str = " ") -> str:
     r"""JavaScript's `text.replace(/\s+/g, separator).trim()`, computed with `str.split` (in C,
-    several times faster than the regex) whenever the two whitespace sets agree on the text."""
-    if _SPLIT_DIFFERS.search(text) is None:
+    several times faster than the regex) whenever the two whitespace sets agree on the text.
+
+    A printable text (`str.isprintable`: no character of the Unicode "Other" or "Separator"
+    categories but the ASCII space) has no whitespace but spaces, on which they agree."""
+    if text.isprintable() or _SPLIT_DIFFERS.search(text) is None:
         return separator.join(text.split())
     return js_trim(JS_WHITESPACE_RUN.sub(separator, text))
+
+
+def remove_js_whitespace(text: str) -> str:
+    r"""JavaScript's `text.replace(/\s+/g, "")`: a plain `replace` when spaces are the only
+    whitespace (a printable text once they are gone)."""
+    without_spaces = text.replace(" ", "")
+    if without_spaces.isprintable():
+        return without_spaces
+    return collapse_js_whitespace(text, "")
 
 
 class ScorerInputError(TypeError):

@@ -26,7 +26,7 @@ from core.scorers._reference import (
     scorer_name,
     with_ground_truth_reason,
 )
-from core.scorers._text import collapse_js_whitespace, join_texts
+from core.scorers._text import collapse_js_whitespace, join_texts, remove_js_whitespace
 from core.scoring import NotScorable, Scorer, StepContext, create_scorer
 
 __all__ = ["DESCRIPTION", "SCORER_ID", "create_content_similarity_scorer", "dice_similarity"]
@@ -63,8 +63,8 @@ def _shared_bigrams(first: np.ndarray, second: np.ndarray) -> int:
 
 def dice_similarity(first: str, second: str) -> float:
     """Dice coefficient of character bigrams, whitespace ignored (string-similarity's rules)."""
-    first = collapse_js_whitespace(first, "")
-    second = collapse_js_whitespace(second, "")
+    first = remove_js_whitespace(first)
+    second = remove_js_whitespace(second)
     if first == second:
         return 1.0
     data_a = first.encode("utf-16-le", "surrogatepass")

@@ -623,6 +623,9 @@ def _span_at(items: list[_Word | None], position: int, word: _Word) -> tuple[_Wo
 # --- keywords -------------------------------------------------------------------------------
 
 
+_NONES: list[None] = [None] * 16  # longer than any curated term
+
+
 def _keywords(text: str) -> tuple[dict[str, _Word], set[str]]:
     """The keywords of a text (surface -> keyword, in order; a keyword sharing a form with an
     earlier one is left out) and its matchable pool: every form of every keyword, with the
@@ -631,9 +634,8 @@ def _keywords(text: str) -> tuple[dict[str, _Word], set[str]]:
     kept: dict[str, _Word] = {}
     seen: set[str] = set()
     parts: list[frozenset[str]] = []
-    skip_before = 0
     for position, word in enumerate(items):
-        if word is None or position < skip_before:
+        if word is None:
             continue
         role = word.role
         if role != 1:
@@ -647,7 +649,8 @@ def _keywords(text: str) -> tuple[dict[str, _Word], set[str]]:
             )
             if span is not None:
                 word, length = span
-                skip_before = position + length
+                # The span's other words are consumed (items is this call's own list).
+                items[position + 1 : position + length] = _NONES[: length - 1]
                 parts.append(word.pool)
             elif not word.is_keyword:
                 continue
@@ -736,17 +739,9 @@ class _KeywordSet(set):  # type: ignore[type-arg]
     step compares (each keyword's forms, the response's matchable pool) so that it need not
     look every keyword up again. A plain set of surfaces works too, only slower."""
 
+    # Set only by the constructors below (set's own __init__ stays, so copies and pickles of
+    # the step result rebuild as usual); read with getattr(..., None).
     __slots__ = ("forms", "pool")
-
-    def __init__(
-        self,
-        surfaces: Iterable[str] = (),
-        forms: list[frozenset[str]] | None = None,
-        pool: set[str] | None = None,
-    ) -> None:
-        super().__init__(surfaces)
-        self.forms = forms
-        self.pool = pool
 
     def __repr__(self) -> str:  # shown like the plain set it stands for
         return repr(set(self))
@@ -754,12 +749,16 @@ class _KeywordSet(set):  # type: ignore[type-arg]
     @classmethod
     def reference(cls, text: str) -> _KeywordSet:
         keywords, _ = _keywords(text)
-        return cls(keywords, forms=[word.forms for word in keywords.values()])
+        made = cls(keywords)
+        made.forms = [word.forms for word in keywords.values()]
+        return made
 
     @classmethod
     def response(cls, text: str) -> _KeywordSet:
         keywords, pool = _keywords(text)
-        return cls(keywords, pool=pool)
+        made = cls(keywords)
+        made.pool = pool
+        return made
 
 
 def _analyze(ctx: StepContext) -> dict[str, int]:

@@ -402,6 +402,8 @@ def _as_run(prepared: Any, scorer_id: str) -> ScorerRun:
 
 
 def _check_score(value: Any) -> None:
+    if type(value) is float and math.isfinite(value):  # the common case, without the ABC check
+        return
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"generate_score must return a number, not {type(value).__name__}")
     if not math.isfinite(value):

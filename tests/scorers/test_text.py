@@ -15,6 +15,7 @@ from core.scorers._text import (
     join_texts,
     js_trim,
     message_text,
+    remove_js_whitespace,
     tool_invocations,
     utf16_units,
 )
@@ -116,6 +117,8 @@ def test_utf16_units() -> None:
         "a\ufeffb",  # JavaScript whitespace only
         "a\x1cb\x85c",  # Python whitespace only
         "\u3000wide\u2028lines\u00a0",
+        "zero\u200dwidth joiner and soft\u00adhyphen",  # not printable, yet no whitespace
+        "plain words only",
         "",
     ],
 )
@@ -123,6 +126,8 @@ def test_utf16_units() -> None:
 def test_collapse_js_whitespace_is_javascripts_replace_and_trim(text: str, separator: str) -> None:
     expected = js_trim(JS_WHITESPACE_RUN.sub(separator, text))
     assert collapse_js_whitespace(text, separator) == expected
+    if not separator:
+        assert remove_js_whitespace(text) == JS_WHITESPACE_RUN.sub("", text)
 
 
 @pytest.mark.parametrize(
