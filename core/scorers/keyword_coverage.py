@@ -1,8 +1,8 @@
 """Keyword coverage: how many of the reference's keywords the output covers.
 
-Built from the user's specification (`seeds/keyword-coverage.fr.txt`) and the product decisions
-of `spec/prebuilt-scorers.md`, which depart from Mastra's code on purpose. The reference is the
-run's input, or its ground truth with `reference="ground_truth"` (see `_reference.py`).
+Built from the user's own keyword-coverage reference and the project's product decisions, which
+depart from Mastra's code on purpose. The reference is the run's input, or its ground truth
+with `reference="ground_truth"` (see `_reference.py`).
 
 **What a keyword is.** The text is split on whitespace; HTML tags, Markdown emphasis and code
 marks, quotes and the punctuation around a word are dropped; punctuation inside a token splits
@@ -53,13 +53,14 @@ letter or digit at all (a lone "-"). Matching is case-insensitive. On top of tha
      conjugated verbs never open a compound. The head is a gerund (an "-ing" form of a verb)
      or a noun whose suffix derives it from a verb that lemminflect knows, or that itself ends
      in -ize/-ise/-ify/-ate: -ion (-ation, -ition, -sion, -ution...), -ment, -ance/-ence,
-     -ysis, -al (when it cannot be an adjective), -age, -ure, -ery ("injection" <- inject,
+     -ysis, -esis, -al (when it cannot be an adjective), -age, -ure, -ery ("injection" <- inject,
      "management" <- manage, "inference" <- infer, "retrieval" <- retrieve, "storage" <- store,
      "failure" <- fail, "discovery" <- discover). Two guards read the neighbours as a verb
-     phrase instead: a modifier that can be a verb, right after "to", a modal, a subject
-     pronoun or "not", is a verb ("to start learning", "we plan testing"); an "-ing" head
-     followed by a determiner or object pronoun takes an object ("the server handling the
-     requests").
+     phrase instead: a modifier that can be a verb is one right after "to", a modal, a
+     subject pronoun or "not" ("to start learning", "we plan testing"), after a plural noun
+     ("dashboards make regressions"), or after the subject of a question's auxiliary ("does
+     Redis handle caching", "can the cache handle authentication"); an "-ing" head followed
+     by a determiner or object pronoun takes an object ("the server handling the requests").
   A compound is matched only by the same compound in the response (the same forms word by
   word), never by its words scattered apart, and its words are not counted again in the
   reference. In the response, the words inside a compound do cover the reference's single
@@ -131,6 +132,11 @@ _VERB_CUES = frozenset(
      "we", "you", "they", "he", "she", "it", "not", "never", "please", "let's", "don't",
      "doesn't", "didn't", "won't", "can't", "cannot"}
 )  # fmt: skip
+# Auxiliaries and modals that open a question's verb phrase: "does Redis handle caching".
+_DO = frozenset({"do", "does", "did"})
+_AUXILIARIES = _DO | {
+    "can", "could", "will", "would", "shall", "should", "may", "might", "must"
+}  # fmt: skip
 # Words that open a verb's object: "handling the requests", "tuning them".
 _OBJECT_CUES = frozenset(
     {"the", "a", "an", "this", "that", "these", "those", "it", "them", "its", "their", "our",
@@ -140,6 +146,7 @@ _OBJECT_CUES = frozenset(
 # Every suffix that fits is tried ("compression" is compress + ion, not compres + sion).
 _NOMINAL_SUFFIXES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ication", ("y",)),
+    ("faction", ("fy",)),
     ("ation", ("", "e", "ate", "ize", "ise")),
     ("ition", ("", "e", "ize", "ise")),
     ("ution", ("ute", "ve")),
@@ -284,14 +291,18 @@ class _Word:
     """
 
     __slots__ = (
+        "aux",
         "forms",
         "head",
         "is_keyword",
         "joins",
         "modifier",
+        "noun_like",
+        "noun_only",
         "number",
         "object_cue",
         "percent",
+        "plural",
         "pool",
         "role",
         "surface",
@@ -315,6 +326,10 @@ class _Word:
         self.percent = False
         self.verb_cue = surface in _VERB_CUES
         self.object_cue = surface in _OBJECT_CUES
+        self.aux = surface in _AUXILIARIES
+        self.plural = False  # a plural noun of the dictionary ("dashboards")
+        self.noun_like = False  # may be a noun (a noun reading, or unknown to the dictionary)
+        self.noun_only = False  # a noun that cannot be a verb (or a word the dictionary lacks)
         self.role = 1 if is_keyword else 0
         self.joins = False  # may be the second word of a span (see settle)
 
@@ -384,10 +399,14 @@ def _alpha_word(surface: str) -> _Word:
     word = _Word(surface, forms, True)
     word.terms = _terms_starting_with(forms)
     if readings:
+        nouns = readings.get("NOUN", ())
         word.verbish = "VERB" in readings
-        word.modifier = surface in readings.get("NOUN", ()) and "ADJ" not in readings
+        word.modifier = surface in nouns and "ADJ" not in readings
+        word.noun_like = bool(nouns)
+        word.noun_only = bool(nouns) and not word.verbish
+        word.plural = bool(nouns) and surface not in nouns and surface.endswith("s")
     else:
-        word.verbish = True
+        word.verbish = word.noun_like = word.noun_only = True
         word.modifier = (
             _singular(surface) == surface
             and len(surface) > 2
@@ -566,14 +585,40 @@ def _term_span(items: list[_Word | None], start: int, word: _Word) -> _Word | No
     return _span_word(items[start : start + term.length], frozenset({term.key}))  # type: ignore[arg-type]
 
 
+def _reads_as_verb(items: list[_Word | None], start: int) -> bool:
+    """Whether the noun-or-verb word at `start` is, from the words before it, a clause's verb:
+    after "to", a modal, a subject pronoun or "not" ("to start learning", "we plan testing");
+    after a plural noun, its subject ("dashboards make regressions"); or after the subject of
+    a question ("does Redis handle caching", "can the cache handle authentication"). A modal
+    opens a question only before a determiner or nouns that cannot be verbs: in "you should
+    test load balancing", "test" is the verb."""
+    before = items[start - 1] if start else None
+    if before is None:
+        return False
+    if before.verb_cue or before.plural:
+        return True
+    determiner, nouns_only = False, True
+    for position in range(start - 1, max(start - 6, -1), -1):  # a subject of up to 4 words
+        item = items[position]
+        if item is None:
+            return False
+        if item.aux and position < start - 1:
+            return item.surface in _DO or determiner or nouns_only
+        if item.object_cue:
+            determiner = True
+        elif item.is_keyword or item is _CONSUMED:
+            nouns_only = nouns_only and item.noun_only
+        else:
+            return False
+    return False
+
+
 def _compound_span(items: list[_Word | None], start: int, modifier: _Word, head: _Word):
     """The rule compound `modifier head`, unless the context reads it as a verb phrase."""
     if head.terms and _match_term(items, start + 1, head.terms) is not None:
         return None
-    if modifier.verbish and start > 0:
-        before = items[start - 1]
-        if before is not None and before.verb_cue:
-            return None
+    if modifier.verbish and _reads_as_verb(items, start):
+        return None
     if head.head == _ING and start + 2 < len(items):
         after = items[start + 2]
         if after is not None and after.object_cue:
@@ -623,7 +668,10 @@ def _span_at(items: list[_Word | None], position: int, word: _Word) -> tuple[_Wo
 # --- keywords -------------------------------------------------------------------------------
 
 
-_NONES: list[None] = [None] * 16  # longer than any curated term
+# Stands for the words a span consumed after its first: no keyword, no phrase break.
+_CONSUMED = _Word("", frozenset(), False)
+_CONSUMED.noun_only = True  # a span is a noun phrase
+_CONSUMED_RUN: list[_Word | None] = [_CONSUMED] * 16  # longer than any curated term
 
 
 def _keywords(text: str) -> tuple[dict[str, _Word], set[str]]:
@@ -650,7 +698,7 @@ def _keywords(text: str) -> tuple[dict[str, _Word], set[str]]:
             if span is not None:
                 word, length = span
                 # The span's other words are consumed (items is this call's own list).
-                items[position + 1 : position + length] = _NONES[: length - 1]
+                items[position + 1 : position + length] = _CONSUMED_RUN[: length - 1]
                 parts.append(word.pool)
             elif not word.is_keyword:
                 continue

@@ -484,6 +484,9 @@ def test_compound_rule_is_not_the_curated_list() -> None:
         ("Model compression helps", "model compression"),  # compress+ion, not compres+sion
         ("Add user authentication", "user authentication"),  # authenticate, not -ication
         ("Speech synthesis works", "speech synthesis"),  # -esis
+        ("Customer satisfaction matters", "customer satisfaction"),  # satisfy
+        ("You should test load balancing", "load balancing"),  # "test" is the verb here
+        ("Kubernetes load balancing", "load balancing"),  # an unknown proper noun before
     ],
 )
 def test_compound_rule(text: str, compound: str) -> None:
@@ -504,6 +507,10 @@ def test_compound_rule(text: str, compound: str) -> None:
         ("A brown fox runs", {"brown", "fox", "runs"}),
         ("Clean the data, preprocessing later", {"clean", "data", "preprocessing"}),
         ("data\npreprocessing", {"data", "preprocessing"}),  # a line break ends a phrase
+        ("Dashboards make regressions visible", {"dashboards", "make", "regressions"}),
+        ("How does Redis handle caching?", {"redis", "handle", "caching"}),  # question
+        ("Can the cache handle authentication?", {"cache", "handle", "authentication"}),
+        ("How does a neural network handle caching?", {"neural network", "handle", "caching"}),
         ("a music station nearby", {"music station", "nearby"}),  # (state -> station)
     ],
 )
