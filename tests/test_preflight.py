@@ -182,3 +182,62 @@ def test_catalog_entries_say_what_they_compare(service: Service) -> None:
         "input",
         ["input", "ground_truth"],
     )
+
+
+@pytest.mark.parametrize(
+    ("spec", "fix"),
+    [
+        (
+            ScorerSpec(scorer_id="keyword-coverage-scorer", options={"reference": "ground_truth"}),
+            "or set the scorer's reference option to input",
+        ),
+        (ScorerSpec(scorer_id="exact-match-scorer"), "--ground-truth-column in the CLI"),
+        (ScorerSpec(scorer_id="token-f1-scorer"), "the Datasets page"),
+    ],
+)
+def test_a_ground_truth_scorer_without_a_ground_truth_column_is_refused(
+    service: Service, spec: ScorerSpec, fix: str
+) -> None:
+    with pytest.raises(ExperimentConfigError) as refused:
+        start(service, WITHOUT_TRUTH, spec)
+    message = str(refused.value)
+    assert "needs the ground truth the output is compared with" in message
+    assert "maps no ground-truth column" in message and fix in message
+    assert service.list_experiments() == []
+
+
+def test_scoring_against_the_ground_truth_points_the_right_way(service: Service) -> None:
+    """The hostile tester's first finding: an output equal to its ground truth must score 1."""
+    specs = [
+        ScorerSpec(scorer_id=scorer_id, options={"reference": "ground_truth"})
+        for scorer_id in (
+            "keyword-coverage-scorer",
+            "completeness-scorer",
+            "content-similarity-scorer",
+            "textual-difference-scorer",
+        )
+    ]
+    specs += [ScorerSpec(scorer_id="exact-match-scorer"), ScorerSpec(scorer_id="token-f1-scorer")]
+    started = start(service, WITH_TRUTH, *specs)
+    assert service.wait(started, timeout=60).status == "completed"
+    detail = service.load_experiment(started)
+    equal = {o.scorer_id: o.score for o in detail.results if o.item_id == "a"}
+    assert equal == dict.fromkeys(equal, 1.0) and len(equal) == 6
+    assert set(detail.info.comparisons.values()) == {"output vs ground truth"}
+    against_input = start(service, WITH_TRUTH, ScorerSpec(scorer_id="keyword-coverage-scorer"))
+    service.wait(against_input, timeout=60)
+    info = service.get_experiment(against_input)
+    assert info.comparisons == {"keyword-coverage-scorer": "output vs input"}
+
+
+def test_a_bad_reference_is_a_configuration_error(service: Service) -> None:
+    dataset = service.import_dataset("quiz.csv", WITH_TRUTH)
+    for options in ({"reference": "truth"}, {"reference": "ground_truth", "reference_tone": "x"}):
+        with pytest.raises(ExperimentConfigError, match="reference"):
+            service.start_experiment(
+                ExperimentConfig(
+                    dataset_id=dataset.id,
+                    scorers=[ScorerSpec(scorer_id="tone-scorer", options=options)],
+                )
+            )
+    assert service.list_experiments() == []

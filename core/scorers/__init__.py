@@ -17,13 +17,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from core.scorers import checks
+from core.scorers import checks, exact_match, token_f1
 from core.scorers._llm_catalog import LLM_SCORERS
 from core.scorers._registry import (
     DataNeed,
     PrebuiltScorer,
     ScorerOption,
     build_catalog,
+    ground_truth_needs,
     reference_comparison,
     reference_needs,
     reference_option,
@@ -39,6 +40,7 @@ from core.scorers.content_similarity import create_content_similarity_scorer
 from core.scorers.context_precision import create_context_precision_scorer
 from core.scorers.context_recall import create_context_recall_scorer
 from core.scorers.context_relevance import create_context_relevance_scorer_llm
+from core.scorers.exact_match import create_exact_match_scorer
 from core.scorers.faithfulness import create_faithfulness_scorer
 from core.scorers.hallucination import create_hallucination_scorer
 from core.scorers.keyword_coverage import DESCRIPTION as _KEYWORD_COVERAGE
@@ -50,6 +52,7 @@ from core.scorers.rubric import create_rubric_scorer
 from core.scorers.summarization import create_summarization_scorer
 from core.scorers.textual_difference import DESCRIPTION as _TEXTUAL_DIFFERENCE
 from core.scorers.textual_difference import create_textual_difference_scorer
+from core.scorers.token_f1 import create_token_f1_scorer
 from core.scorers.tone import DESCRIPTION as _TONE
 from core.scorers.tone import create_tone_scorer
 from core.scorers.tool_call_accuracy_llm import create_tool_call_accuracy_scorer_llm
@@ -71,6 +74,7 @@ __all__ = [
     "create_context_precision_scorer",
     "create_context_recall_scorer",
     "create_context_relevance_scorer_llm",
+    "create_exact_match_scorer",
     "create_faithfulness_scorer",
     "create_hallucination_scorer",
     "create_keyword_coverage_scorer",
@@ -80,6 +84,7 @@ __all__ = [
     "create_rubric_scorer",
     "create_summarization_scorer",
     "create_textual_difference_scorer",
+    "create_token_f1_scorer",
     "create_tone_scorer",
     "create_tool_call_accuracy_scorer_llm",
     "create_toxicity_scorer",
@@ -153,6 +158,24 @@ _CODE_SCORERS = [
         compares=reference_comparison,
         needs=reference_needs,
         options=(reference_option(),),
+    ),
+    PrebuiltScorer(
+        exact_match.SCORER_ID,
+        "Exact Match",
+        exact_match.DESCRIPTION,
+        create_exact_match_scorer,
+        calls_judge=False,
+        compares="output vs ground truth",
+        needs=ground_truth_needs,
+    ),
+    PrebuiltScorer(
+        token_f1.SCORER_ID,
+        "Token F1",
+        token_f1.DESCRIPTION,
+        create_token_f1_scorer,
+        calls_judge=False,
+        compares="output vs ground truth",
+        needs=ground_truth_needs,
     ),
     PrebuiltScorer(
         "tone-scorer",

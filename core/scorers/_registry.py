@@ -87,11 +87,12 @@ class PrebuiltScorer:
 
 def reference_option() -> ScorerOption:
     """The `reference` option of the two-text code scorers."""
+    from core.scorers._reference import REFERENCE_OPTION_DESCRIPTION
+
     return ScorerOption(
         "reference",
         "choice",
-        "What the output is compared with: the item's input (Mastra's behaviour) or its "
-        "ground truth (an item without one is not scorable).",
+        REFERENCE_OPTION_DESCRIPTION,
         default="input",
         choices=("input", "ground_truth"),
     )

@@ -18,10 +18,12 @@ __all__ = [
     "JS_WHITESPACE_RUN",
     "ScorerInputError",
     "assistant_texts",
+    "collapse_js_whitespace",
     "is_blank",
     "join_texts",
     "js_trim",
     "message_text",
+    "remove_js_whitespace",
     "side_texts",
     "tool_invocations",
     "utf16_units",
@@ -42,6 +44,31 @@ JS_WHITESPACE_RUN = re.compile(f"[{JS_WHITESPACE}]+")
 def js_trim(text: str) -> str:
     """`String.prototype.trim` of JavaScript."""
     return text.strip(JS_WHITESPACE)
+
+
+# Where Python's `str.split()` and JavaScript's `\s` disagree: U+001C..U+001F and U+0085 are
+# whitespace only to Python, U+FEFF only to JavaScript.
+_SPLIT_DIFFERS = re.compile("[\x1c-\x1f\x85\ufeff]")
+
+
+def collapse_js_whitespace(text: str, separator: str = " ") -> str:
+    r"""JavaScript's `text.replace(/\s+/g, separator).trim()`, computed with `str.split` (in C,
+    several times faster than the regex) whenever the two whitespace sets agree on the text.
+
+    A printable text (`str.isprintable`: no character of the Unicode "Other" or "Separator"
+    categories but the ASCII space) has no whitespace but spaces, on which they agree."""
+    if text.isprintable() or _SPLIT_DIFFERS.search(text) is None:
+        return separator.join(text.split())
+    return js_trim(JS_WHITESPACE_RUN.sub(separator, text))
+
+
+def remove_js_whitespace(text: str) -> str:
+    r"""JavaScript's `text.replace(/\s+/g, "")`: a plain `replace` when spaces are the only
+    whitespace (a printable text once they are gone)."""
+    without_spaces = text.replace(" ", "")
+    if without_spaces.isprintable():
+        return without_spaces
+    return collapse_js_whitespace(text, "")
 
 
 class ScorerInputError(TypeError):
@@ -136,6 +163,8 @@ def assistant_texts(value: Any, side: str = "output") -> list[str]:
 
 def is_blank(value: Any, side: str = "output") -> bool:
     """True when every message of a side is empty after `strip()` (or there is none)."""
+    if isinstance(value, str):  # the common case, kept free of any list building
+        return not value.strip()
     return not any(text.strip() for text in side_texts(value, side))
 
 

@@ -21,6 +21,10 @@ Results: `preprocess_step_result` = `{"inputElements", "outputElements", "missin
 "elementCounts": {"input", "output"}}` (missing = input elements not exactly among the output
 elements); score = coverage, unrounded. A missing input or output (None) raises
 `ValueError("Inputs cannot be null or undefined")`, as Mastra does.
+
+With `reference="ground_truth"` the run's ground truth takes the input's place: its elements
+fill the `input*` fields (the keys stay Mastra's; a reason says what was compared), and an
+item without a ground truth is not scorable (only a missing output still raises).
 """
 
 from __future__ import annotations
@@ -33,8 +37,15 @@ from typing import Any
 
 import lemminflect
 
+from core.scorers._reference import (
+    Reference,
+    check_reference,
+    reference_text,
+    scorer_name,
+    with_ground_truth_reason,
+)
 from core.scorers._text import join_texts
-from core.scoring import Scorer, StepContext, create_scorer
+from core.scoring import NotScorable, Scorer, StepContext, create_scorer
 
 __all__ = [
     "DESCRIPTION",
@@ -234,11 +245,9 @@ def coverage(input_elements: Sequence[str], output_elements: Sequence[str]) -> f
     return covered / len(input_elements)
 
 
-def _preprocess(ctx: StepContext) -> dict[str, Any]:
-    if ctx.run.input is None or ctx.run.output is None:
-        raise ValueError("Inputs cannot be null or undefined")
-    input_elements = extract_elements(join_texts(ctx.run.input, "input"))
-    output_elements = extract_elements(join_texts(ctx.run.output, "output"))
+def _elements(reference: str, output: str) -> dict[str, Any]:
+    input_elements = extract_elements(reference)
+    output_elements = extract_elements(output)
     present = frozenset(output_elements)
     return {
         "inputElements": input_elements,
@@ -253,10 +262,34 @@ def _generate_score(ctx: StepContext) -> float:
     return coverage(result["inputElements"], result["outputElements"])
 
 
-def create_completeness_scorer() -> Scorer:
-    """The completeness scorer (id `completeness-scorer`); it takes no options."""
-    return (
-        create_scorer(id=SCORER_ID, name="Completeness Scorer", description=DESCRIPTION)
-        .preprocess(_preprocess)
+def create_completeness_scorer(reference: Reference = "input") -> Scorer:
+    """The completeness scorer (id `completeness-scorer`).
+
+    Args:
+        reference: "input" (Mastra's behaviour) to cover the input's elements, or
+            "ground_truth" to cover the ground truth's instead: its elements then fill
+            `inputElements` (and `elementCounts["input"]`), and an item without a ground
+            truth is not scorable.
+    """
+    mode = check_reference(reference, "create_completeness_scorer")
+
+    def preprocess(ctx: StepContext) -> dict[str, Any] | NotScorable:
+        if ctx.run.output is None or (mode == "input" and ctx.run.input is None):
+            raise ValueError("Inputs cannot be null or undefined")
+        text = reference_text(ctx.run, mode)
+        if isinstance(text, NotScorable):
+            return text
+        return _elements(text, join_texts(ctx.run.output, "output"))
+
+    scorer = (
+        create_scorer(
+            id=SCORER_ID, name=scorer_name("Completeness Scorer", mode), description=DESCRIPTION
+        )
+        .preprocess(preprocess)
         .generate_score(_generate_score)
+    )
+    return with_ground_truth_reason(
+        scorer,
+        mode,
+        "inputElements, missingElements and elementCounts.input describe the ground truth.",
     )

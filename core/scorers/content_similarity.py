@@ -7,6 +7,9 @@ whitespace is removed (so `ignore_whitespace` changes only the stored processed 
 the score). Equal strings score 1; a string shorter than 2 characters scores 0 otherwise.
 Characters are counted as JavaScript counts them (UTF-16 code units).
 
+With `reference="ground_truth"` the run's ground truth takes the input's place (it fills
+`processedInput`; a reason says so), and an item without a ground truth is not scorable.
+
 One departure: Mastra replaces its defaults with any options object it is given, so passing
 only `{ignoreWhitespace: true}` silently turns case folding off. Python keyword arguments
 keep the defaults of the options not given.
@@ -16,8 +19,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.scorers._text import JS_WHITESPACE_RUN, join_texts, js_trim
-from core.scoring import Scorer, StepContext, create_scorer
+from core.scorers._reference import (
+    Reference,
+    check_reference,
+    reference_text,
+    scorer_name,
+    with_ground_truth_reason,
+)
+from core.scorers._text import collapse_js_whitespace, join_texts, remove_js_whitespace
+from core.scoring import NotScorable, Scorer, StepContext, create_scorer
 
 __all__ = ["DESCRIPTION", "SCORER_ID", "create_content_similarity_scorer", "dice_similarity"]
 
@@ -28,56 +38,74 @@ DESCRIPTION = (
 )
 
 
-def _bigram_codes(text: str) -> np.ndarray:
-    """Each bigram of UTF-16 code units (JavaScript's characters) packed into one integer."""
-    units = np.frombuffer(text.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
-    units = units.astype(np.uint32)
-    return (units[:-1] << 16) | units[1:]
+def _sorted_bigrams(data: bytes) -> np.ndarray:
+    """Every bigram of UTF-16 code units (JavaScript's characters) of UTF-16-LE `data`, each
+    read as one 32-bit integer straight from the bytes (a view with a 2-byte stride), sorted."""
+    return np.sort(np.ndarray((len(data) // 2 - 1,), "<u4", data, 0, (2,)))
+
+
+_RANKS = np.arange(1 << 16)
+
+
+def _shared_bigrams(first: np.ndarray, second: np.ndarray) -> int:
+    """Size of the multiset intersection of two sorted bigram arrays.
+
+    The k-th occurrence (from 0) of a bigram in `first` is shared when `second` holds that
+    bigram more than k times, so the count needs no per-bigram Python step: a few vector
+    operations (binary searches) whatever the text length.
+    """
+    in_second = np.searchsorted(second, first, "right")
+    in_second -= np.searchsorted(second, first, "left")
+    ranks = np.arange(len(first)) if len(first) > len(_RANKS) else _RANKS[: len(first)]
+    occurrence = ranks - np.searchsorted(first, first, "left")
+    return int(np.count_nonzero(occurrence < in_second))
 
 
 def dice_similarity(first: str, second: str) -> float:
     """Dice coefficient of character bigrams, whitespace ignored (string-similarity's rules)."""
-    first = JS_WHITESPACE_RUN.sub("", first)
-    second = JS_WHITESPACE_RUN.sub("", second)
+    first = remove_js_whitespace(first)
+    second = remove_js_whitespace(second)
     if first == second:
         return 1.0
-    codes_a, codes_b = _bigram_codes(first), _bigram_codes(second)
-    if not len(codes_a) or not len(codes_b):  # a string of fewer than 2 characters
+    data_a = first.encode("utf-16-le", "surrogatepass")
+    data_b = second.encode("utf-16-le", "surrogatepass")
+    if len(data_a) < 4 or len(data_b) < 4:  # fewer than 2 UTF-16 units: no bigram
         return 0.0
-    # Each bigram of the second string consumes one remaining occurrence in the first: the
-    # multiset intersection, whose size is the sum over shared bigrams of the smaller count.
-    # numpy does it in a few vector operations instead of one Python step per bigram.
-    unique_a, counts_a = np.unique(codes_a, return_counts=True)
-    unique_b, counts_b = np.unique(codes_b, return_counts=True)
-    _, in_a, in_b = np.intersect1d(unique_a, unique_b, assume_unique=True, return_indices=True)
-    shared = int(np.minimum(counts_a[in_a], counts_b[in_b]).sum())
+    codes_a, codes_b = _sorted_bigrams(data_a), _sorted_bigrams(data_b)
+    if len(codes_a) > len(codes_b):  # search the shorter array's bigrams in the longer one
+        codes_a, codes_b = codes_b, codes_a
     # len(codes) is the string length - 1, so this is 2 * shared / (len_a + len_b - 2).
-    return 2.0 * shared / (len(codes_a) + len(codes_b))
+    return 2.0 * _shared_bigrams(codes_a, codes_b) / (len(codes_a) + len(codes_b))
 
 
 def _process(text: str, ignore_case: bool, ignore_whitespace: bool) -> str:
     if ignore_case:
         text = text.lower()
     if ignore_whitespace:
-        text = js_trim(JS_WHITESPACE_RUN.sub(" ", text))
+        text = collapse_js_whitespace(text)
     return text
 
 
 def create_content_similarity_scorer(
-    ignore_case: bool = True, ignore_whitespace: bool = True
+    ignore_case: bool = True, ignore_whitespace: bool = True, reference: Reference = "input"
 ) -> Scorer:
     """The content-similarity scorer (id `content-similarity-scorer`).
 
     Args:
         ignore_case: lower-case both texts before comparing.
         ignore_whitespace: collapse whitespace runs and trim (only the stored strings change).
+        reference: "input" (Mastra's behaviour) to compare the output with the input, or
+            "ground_truth" to compare it with the ground truth, which then fills
+            `processedInput`; an item without a ground truth is not scorable.
     """
+    mode = check_reference(reference, "create_content_similarity_scorer")
 
-    def preprocess(ctx: StepContext) -> dict[str, str]:
+    def preprocess(ctx: StepContext) -> dict[str, str] | NotScorable:
+        text = reference_text(ctx.run, mode)
+        if isinstance(text, NotScorable):
+            return text
         return {
-            "processedInput": _process(
-                join_texts(ctx.run.input, "input"), ignore_case, ignore_whitespace
-            ),
+            "processedInput": _process(text, ignore_case, ignore_whitespace),
             "processedOutput": _process(
                 join_texts(ctx.run.output, "output"), ignore_case, ignore_whitespace
             ),
@@ -87,8 +115,15 @@ def create_content_similarity_scorer(
         result = ctx.results.preprocess_step_result
         return dice_similarity(result["processedInput"], result["processedOutput"])
 
-    return (
-        create_scorer(id=SCORER_ID, name="Content Similarity Scorer", description=DESCRIPTION)
+    scorer = (
+        create_scorer(
+            id=SCORER_ID,
+            name=scorer_name("Content Similarity Scorer", mode),
+            description=DESCRIPTION,
+        )
         .preprocess(preprocess)
         .generate_score(generate_score)
+    )
+    return with_ground_truth_reason(
+        scorer, mode, "processedInput holds the processed ground truth."
     )

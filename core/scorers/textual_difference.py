@@ -10,6 +10,9 @@ returns `{ratio, confidence, changes, lengthDiff}`; the score is `ratio`, unroun
   `confidence` = `1 - lengthDiff`;
 - `changes`: a word-level count (see `count_changes`).
 
+With `reference="ground_truth"` the run's ground truth takes the input's place (a reason says
+so), and an item without a ground truth is not scorable.
+
 Lengths are counted as JavaScript counts them (UTF-16 code units). Releases of Mastra before
 0.14.4 used difflib's ratio instead; the docs' example numbers come from that era.
 """
@@ -20,8 +23,15 @@ from typing import Any
 
 from rapidfuzz.distance import Indel
 
+from core.scorers._reference import (
+    Reference,
+    check_reference,
+    reference_text,
+    scorer_name,
+    with_ground_truth_reason,
+)
 from core.scorers._text import JS_WHITESPACE_RUN, join_texts, js_trim, utf16_units
-from core.scoring import Scorer, StepContext, create_scorer
+from core.scoring import NotScorable, Scorer, StepContext, create_scorer
 
 __all__ = [
     "DESCRIPTION",
@@ -97,18 +107,35 @@ def textual_difference(first: str, second: str) -> dict[str, Any]:
     }
 
 
-def _preprocess(ctx: StepContext) -> dict[str, Any]:
-    return textual_difference(join_texts(ctx.run.input, "input"), join_texts(ctx.run.output))
-
-
 def _generate_score(ctx: StepContext) -> float:
     return ctx.results.preprocess_step_result["ratio"]
 
 
-def create_textual_difference_scorer() -> Scorer:
-    """The textual-difference scorer (id `textual-difference-scorer`); it takes no options."""
-    return (
-        create_scorer(id=SCORER_ID, name="Textual Difference Scorer", description=DESCRIPTION)
-        .preprocess(_preprocess)
+def create_textual_difference_scorer(reference: Reference = "input") -> Scorer:
+    """The textual-difference scorer (id `textual-difference-scorer`).
+
+    Args:
+        reference: "input" (Mastra's behaviour) to compare the output with the input, or
+            "ground_truth" to compare it with the ground truth (an item without one is not
+            scorable).
+    """
+    mode = check_reference(reference, "create_textual_difference_scorer")
+
+    def preprocess(ctx: StepContext) -> dict[str, Any] | NotScorable:
+        text = reference_text(ctx.run, mode)
+        if isinstance(text, NotScorable):
+            return text
+        return textual_difference(text, join_texts(ctx.run.output))
+
+    scorer = (
+        create_scorer(
+            id=SCORER_ID,
+            name=scorer_name("Textual Difference Scorer", mode),
+            description=DESCRIPTION,
+        )
+        .preprocess(preprocess)
         .generate_score(_generate_score)
+    )
+    return with_ground_truth_reason(
+        scorer, mode, "ratio, changes and lengthDiff compare the ground truth with the output."
     )

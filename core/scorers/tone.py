@@ -17,6 +17,11 @@ Without it, the output is cut into sentences (runs ending in `.`, `!` or `?`; te
 last one is dropped, as in Mastra; the whole text when there is none), and score =
 `max(0, 1 - population variance of the sentence comparatives)`, with the preprocess result
 `{score, avgSentiment, sentimentVariance}`. The score is unrounded.
+
+With `reference="ground_truth"` each item's ground truth is its reference tone: the output's
+sentiment should match the expected answer's (`referenceSentiment` is the ground truth's, and
+a reason says so); an item without a ground truth is not scorable. A fixed `reference_tone`
+and `reference="ground_truth"` would both name the reference, so giving both is an error.
 """
 
 from __future__ import annotations
@@ -25,9 +30,17 @@ import re
 from importlib import resources
 from typing import Any
 
+from core.errors import ScorerConfigError
 from core.scorers._data import data_lines
+from core.scorers._reference import (
+    Reference,
+    check_reference,
+    reference_text,
+    scorer_name,
+    with_ground_truth_reason,
+)
 from core.scorers._text import JS_WHITESPACE, join_texts, js_trim
-from core.scoring import Scorer, StepContext, create_scorer
+from core.scoring import NotScorable, Scorer, StepContext, create_scorer
 
 __all__ = [
     "DESCRIPTION",
@@ -72,9 +85,26 @@ _SPACE_RUNS = re.compile(f"[{JS_WHITESPACE}]{{2,}}")
 _SENTENCES = re.compile(r"[^.!?]+[.!?]+")
 
 
-def sentiment_comparative(text: str) -> float:
-    """The `comparative` of the npm `sentiment` package: lexicon score per token."""
-    tokens = js_trim(_SPACE_RUNS.sub(" ", text.lower().translate(_PUNCTUATION))).split(" ")
+# Whitespace other than a plain space: with none of it, `str.split()` tokenises as `sentiment`.
+_OTHER_WHITESPACE = re.compile(f"[{JS_WHITESPACE.replace(' ', '')}\x1c-\x1f\x85]")
+
+
+def _blank(text: str) -> str:
+    """Lower case, with `sentiment`'s punctuation turned into spaces."""
+    return text.lower().translate(_PUNCTUATION)
+
+
+def _tokens_of_blanked(blanked: str) -> list[str]:
+    """`sentiment`'s tokens: runs of 2+ whitespace characters collapse, a single tab or other
+    lone whitespace character stays inside its token."""
+    if _OTHER_WHITESPACE.search(blanked) is None:  # only spaces: split() is the same, in C
+        return blanked.split() or [""]
+    return js_trim(_SPACE_RUNS.sub(" ", blanked)).split(" ")
+
+
+def _comparative(tokens: list[str]) -> float:
+    if _NEGATORS.isdisjoint(tokens):  # no negation: the plain sum, computed in C
+        return sum(filter(None, map(LEXICON.get, tokens))) / len(tokens)
     score = 0
     previous = ""
     for token in tokens:
@@ -85,9 +115,23 @@ def sentiment_comparative(text: str) -> float:
     return score / len(tokens)
 
 
+def sentiment_comparative(text: str) -> float:
+    """The `comparative` of the npm `sentiment` package: lexicon score per token."""
+    return _comparative(_tokens_of_blanked(_blank(text)))
+
+
+def _sentence_comparatives(text: str) -> list[float]:
+    """The comparative of each sentence (the whole text when there is none)."""
+    spans = [match.span() for match in _SENTENCES.finditer(text)] or [(0, len(text))]
+    blanked = _blank(text)
+    if len(blanked) != len(text):  # lower() changed a length (a rare letter): one by one
+        return [sentiment_comparative(text[start:end]) for start, end in spans]
+    # Blanking is per character, so a sentence's blanked text is a slice of the whole's.
+    return [_comparative(_tokens_of_blanked(blanked[start:end])) for start, end in spans]
+
+
 def _stability(text: str) -> dict[str, float]:
-    sentences = _SENTENCES.findall(text) or [text]
-    scores = [sentiment_comparative(sentence) for sentence in sentences]
+    scores = _sentence_comparatives(text)
     # Plain left-to-right sums, as JavaScript's reduce does, to give the same floats.
     total = 0.0
     for value in scores:
@@ -115,25 +159,45 @@ def tone_analysis(output: str, reference_tone: str | None = None) -> dict[str, f
     }
 
 
-def create_tone_scorer(reference_tone: str | None = None) -> Scorer:
+def create_tone_scorer(reference_tone: str | None = None, reference: Reference = "input") -> Scorer:
     """The tone scorer (id `tone-scorer`).
 
     Args:
         reference_tone: a text whose sentiment the output should match; without it the
             scorer measures how stable the output's sentiment is across its sentences.
+        reference: "input" (Mastra's behaviour: the input is not read) or "ground_truth":
+            each item's ground truth is then its reference tone (an item without one is not
+            scorable); not together with `reference_tone`.
     """
     if reference_tone is not None and not isinstance(reference_tone, str):
         raise TypeError(
             f"reference_tone must be a string or None, got {type(reference_tone).__name__}"
         )
+    mode = check_reference(reference, "create_tone_scorer")
+    if mode == "ground_truth" and reference_tone:
+        raise ScorerConfigError(
+            id="PREBUILT_SCORER_INVALID_OPTION",
+            message="create_tone_scorer: give either reference_tone (one tone for every item)"
+            " or reference='ground_truth' (each item's ground truth), not both",
+            details={"factory": "create_tone_scorer", "option": "reference"},
+        )
 
-    def preprocess(ctx: StepContext) -> dict[str, Any]:
-        return tone_analysis(join_texts(ctx.run.output, "output"), reference_tone)
+    def preprocess(ctx: StepContext) -> dict[str, Any] | NotScorable:
+        tone = reference_tone
+        if mode == "ground_truth":
+            text = reference_text(ctx.run, mode)
+            if isinstance(text, NotScorable):
+                return text
+            tone = text
+        return tone_analysis(join_texts(ctx.run.output, "output"), tone)
 
-    return (
-        create_scorer(id=SCORER_ID, name="Tone Scorer", description=DESCRIPTION)
+    scorer = (
+        create_scorer(id=SCORER_ID, name=scorer_name("Tone Scorer", mode), description=DESCRIPTION)
         .preprocess(preprocess)
         .generate_score(_generate_score)
+    )
+    return with_ground_truth_reason(
+        scorer, mode, "referenceSentiment is the ground truth's sentiment."
     )
 
 

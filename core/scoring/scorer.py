@@ -6,8 +6,8 @@ from __future__ import annotations
 import inspect
 import math
 import numbers
+import os
 import time
-import uuid
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -46,6 +46,25 @@ _STEP_SPECS: dict[StepName, tuple[str, StepKind]] = {
     "generateScore": ("generate_score", "score"),
     "generateReason": ("generate_reason", "text"),
 }
+
+
+_UUID_VARIANT = {digit: "89ab"[int(digit, 16) & 3] for digit in "0123456789abcdef"}
+
+
+def _fresh_run_id() -> str:
+    """A random (version 4) UUID string, as `str(uuid.uuid4())` gives, in a third of the time
+    (no UUID object): the same 122 random bits from os.urandom, formatted directly."""
+    digits = os.urandom(16).hex()
+    return (
+        f"{digits[:8]}-{digits[8:12]}-4{digits[13:16]}-"
+        f"{_UUID_VARIANT[digits[16]]}{digits[17:20]}-{digits[20:]}"
+    )
+
+
+# What plain step functions return; none of these types can be awaited.
+_NEVER_AWAITABLE = frozenset(
+    {dict, float, int, str, bool, list, tuple, set, type(None), NotScorable}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +238,10 @@ class Scorer:
                 details={"scorerId": self._id, "steps": ", ".join(s.name for s in self._steps)},
             )
         # Validated construction: for pydantic-core it is cheaper than model_construct.
+        # The fresh id is given at construction when no prepare_run can set one: a later
+        # model_copy would cost as much as the run of a fast code scorer's step.
+        if not run_id and self._prepare_run is None:
+            run_id = _fresh_run_id()
         run = ScorerRun(
             run_id=run_id or "",
             input=input,
@@ -232,19 +255,20 @@ class Scorer:
                 prepared = yield prepared
             run = _as_run(prepared, self._id)
         if not run.run_id:
-            run = run.model_copy(update={"run_id": str(uuid.uuid4())})
+            run = run.model_copy(update={"run_id": _fresh_run_id()})
         state = _RunState()
         for step in self._steps:
-            if step.is_prompt:
+            is_prompt = step.is_prompt
+            if is_prompt:
                 warm_up()  # litellm's first import takes seconds: keep it off the step's clock
-            started = time.perf_counter()
+            started = time.perf_counter() if is_prompt else 0.0
             context = StepContext(
                 run,
                 StepResults(state.values),
                 state.values.get("generateScore") if step.name == "generateReason" else None,
             )
             try:
-                if step.is_prompt:
+                if is_prompt:
                     kind = _STEP_SPECS[step.name][1]
                     outcome: PromptStepOutcome = yield run_prompt_step(
                         step.definition, kind, context, self._judge, started
@@ -252,7 +276,8 @@ class Scorer:
                     value = outcome.value
                 else:
                     value = step.definition(context)
-                    if inspect.isawaitable(value):
+                    # The exact-type test spares the (slow) awaitable check for plain results.
+                    if type(value) not in _NEVER_AWAITABLE and inspect.isawaitable(value):
                         value = yield value
                     if step.name == "generateScore" and not isinstance(value, NotScorable):
                         _check_score(value)
@@ -263,7 +288,7 @@ class Scorer:
                 raise self._run_error(run, state, step.name, cause, None) from cause
             if isinstance(value, NotScorable):
                 return state.result(run, NotScorableInfo(step=step.name, reason=value.reason))
-            state.complete(step.name, value, outcome if step.is_prompt else None)
+            state.complete(step.name, value, outcome if is_prompt else None)
         return state.result(run)
 
     def _run_error(
@@ -385,6 +410,8 @@ def _as_run(prepared: Any, scorer_id: str) -> ScorerRun:
 
 
 def _check_score(value: Any) -> None:
+    if type(value) is float and math.isfinite(value):  # the common case, without the ABC check
+        return
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"generate_score must return a number, not {type(value).__name__}")
     if not math.isfinite(value):

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from core import ScorerRunError
+from core import ScorerConfigError, ScorerRunError
 from core.scorers import create_completeness_scorer
 from core.scorers.completeness import coverage, extract_elements, is_covered
 
@@ -157,3 +157,44 @@ def test_step_results() -> None:
 def test_missing_output_raises() -> None:
     with pytest.raises(ScorerRunError, match="Inputs cannot be null or undefined"):
         SCORER.run_sync(input="question", output=None)
+
+
+# --- Reference: the input (default) or the ground truth -------------------------------------
+
+GT_SCORER = create_completeness_scorer(reference="ground_truth")
+QUESTION = "Who is Luke Skywalker's father, according to Obi-Wan Kenobi, and what happened?"
+ANSWER = "No. I am your father."
+
+
+def test_ground_truth_reference_scores_an_exact_answer_fully() -> None:
+    assert SCORER.run_sync(input=QUESTION, output=ANSWER).score < 0.3
+    result = GT_SCORER.run_sync(input=QUESTION, output=ANSWER, ground_truth=ANSWER)
+    assert result.score == 1.0
+    assert result.preprocess_step_result["inputElements"] == extract_elements(ANSWER)
+    assert "ground truth" in result.reason
+    assert GT_SCORER.id == SCORER.id
+
+
+@pytest.mark.parametrize("ground_truth", [None, "", "   "])
+def test_missing_ground_truth_is_not_scorable(ground_truth: Any) -> None:
+    result = GT_SCORER.run_sync(input=QUESTION, output=ANSWER, ground_truth=ground_truth)
+    assert result.score is None
+    assert result.not_scorable.step == "preprocess"
+    assert "no ground truth to compare with" in result.not_scorable.reason
+
+
+def test_ground_truth_reference_does_not_need_an_input() -> None:
+    assert GT_SCORER.run_sync(input=None, output=ANSWER, ground_truth=ANSWER).score == 1.0
+    with pytest.raises(ScorerRunError, match="Inputs cannot be null or undefined"):
+        GT_SCORER.run_sync(input=QUESTION, output=None, ground_truth=ANSWER)
+
+
+def test_default_reference_ignores_the_ground_truth() -> None:
+    result = SCORER.run_sync(input="The fox jumps", output="A fox", ground_truth="The fox jumps")
+    assert result.score == pytest.approx(1 / 3)
+    assert result.reason is None
+
+
+def test_invalid_reference_is_refused_at_construction() -> None:
+    with pytest.raises(ScorerConfigError, match="create_completeness_scorer"):
+        create_completeness_scorer(reference="expected")  # type: ignore[arg-type]

@@ -7,11 +7,15 @@ import re
 import pytest
 
 from core.scorers._text import (
+    JS_WHITESPACE_RUN,
     ScorerInputError,
     assistant_texts,
+    collapse_js_whitespace,
     is_blank,
     join_texts,
+    js_trim,
     message_text,
+    remove_js_whitespace,
     tool_invocations,
     utf16_units,
 )
@@ -104,3 +108,31 @@ def test_tool_invocations_merge_legacy_and_parts() -> None:
 def test_utf16_units() -> None:
     assert utf16_units("abc") == "abc"
     assert utf16_units("a😀") == [0x61, 0xD83D, 0xDE00]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "  a \t b\n\nc  ",
+        "a\ufeffb",  # JavaScript whitespace only
+        "a\x1cb\x85c",  # Python whitespace only
+        "\u3000wide\u2028lines\u00a0",
+        "zero\u200dwidth joiner and soft\u00adhyphen",  # not printable, yet no whitespace
+        "plain words only",
+        "",
+    ],
+)
+@pytest.mark.parametrize("separator", [" ", ""])
+def test_collapse_js_whitespace_is_javascripts_replace_and_trim(text: str, separator: str) -> None:
+    expected = js_trim(JS_WHITESPACE_RUN.sub(separator, text))
+    assert collapse_js_whitespace(text, separator) == expected
+    if not separator:
+        assert remove_js_whitespace(text) == JS_WHITESPACE_RUN.sub("", text)
+
+
+@pytest.mark.parametrize(
+    ("value", "blank"),
+    [("", True), (" \n", True), ("x", False), ([" ", {"content": ""}], True), (None, True)],
+)
+def test_is_blank(value: object, blank: bool) -> None:
+    assert is_blank(value) is blank
