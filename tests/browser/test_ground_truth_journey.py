@@ -40,8 +40,14 @@ def no_exception(page: Any) -> None:
 
 
 def test_code_scorers_against_the_ground_truth_with_label_agreement(
-    dashboard_url: str, page: Any, tmp_path: Path
+    fresh_dashboard: Any, page: Any, tmp_path: Path
 ) -> None:
+    # A server of its own: the shared one's journeys expect a database without experiments.
+    with fresh_dashboard(tmp_path) as url:
+        journey(url, page, tmp_path)
+
+
+def journey(dashboard_url: str, page: Any, tmp_path: Path) -> None:
     path = tmp_path / "truthful-mini.csv"
     path.write_text(truthful_csv())
     page.goto(f"{dashboard_url}/datasets")
@@ -68,9 +74,8 @@ def test_code_scorers_against_the_ground_truth_with_label_agreement(
 
     page.get_by_role("heading", name="Agreement with labels").wait_for()
     # The label column was detected and chosen by its name.
-    page.get_by_text(re.compile(r"Labels from column answer_is_correct: 6 items labelled")).wait_for(
-        timeout=TIMEOUT
-    )
+    detected = re.compile(r"Labels from column answer_is_correct: 6 items labelled")
+    page.get_by_text(detected).wait_for(timeout=TIMEOUT)
     assert "label=answer_is_correct" in page.url
     table = page.locator('[data-testid="stDataFrame"]').filter(has_text="AUC").first
     table.wait_for()

@@ -47,7 +47,9 @@ def test_entry_builds_its_scorer(scorer_id: str) -> None:
     assert set(arguments) == required
     scorer = entry.factory(**arguments)
     assert scorer.id == scorer_id
-    result = scorer.run_sync(input="What is the weather?", output="It is sunny and warm.")
+    result = scorer.run_sync(
+        input="What is the weather?", output="It is sunny and warm.", ground_truth="Sunny."
+    )
     assert result.score is not None and 0.0 <= result.score <= 1.0
 
 
@@ -66,10 +68,12 @@ def _build(scorer_id: str) -> object:
 def test_plain_strings_and_message_lists_score_alike(scorer_id: str) -> None:
     scorer = _build(scorer_id)
     question, answer = "How does React handle state?", "React keeps state in hooks. Great!"
-    plain = scorer.run_sync(input=question, output=answer)
+    truth = "React keeps state in hooks."
+    plain = scorer.run_sync(input=question, output=answer, ground_truth=truth)
     messages = scorer.run_sync(
         input=[{"role": "user", "content": question}],
         output=[{"role": "assistant", "content": [{"type": "text", "text": answer}]}],
+        ground_truth=truth,
     )
     assert messages.score == plain.score
     assert messages.preprocess_step_result == plain.preprocess_step_result
@@ -78,6 +82,6 @@ def test_plain_strings_and_message_lists_score_alike(scorer_id: str) -> None:
 @pytest.mark.parametrize("scorer_id", NO_JUDGE_IDS)
 def test_bad_output_names_the_problem(scorer_id: str) -> None:
     with pytest.raises(ScorerRunError) as caught:
-        _build(scorer_id).run_sync(input="question", output=42)
+        _build(scorer_id).run_sync(input="question", output=42, ground_truth="answer")
     assert isinstance(caught.value.__cause__, ScorerInputError)
     assert "output must be a string" in str(caught.value)

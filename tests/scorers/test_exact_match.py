@@ -109,4 +109,6 @@ def test_identity_and_steps() -> None:
         "generateReason",
     ]
     assert not SCORER.has_judge_steps
-    assert "exact-match-scorer" not in PREBUILT  # the integrator adds the catalog entry
+    entry = PREBUILT["exact-match-scorer"]
+    assert entry.comparison() == "output vs ground truth" and not entry.calls_judge
+    assert [need.column for need in entry.data_needs()] == ["ground_truth"]
