@@ -154,6 +154,7 @@ def result_rows(detail: ExperimentDetail) -> list[dict[str, Any]]:
                 {
                     "itemId": item.id,
                     "scorerId": scorer_id,
+                    "compares": detail.info.comparisons.get(scorer_id),
                     "status": o.status,
                     "score": o.score if o.status == "success" else None,
                     "recoveredScore": o.recovered_score,

@@ -22,7 +22,7 @@ import gzip
 import hashlib
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 from html import escape
@@ -320,11 +320,13 @@ def _summary(detail: ExperimentDetail, frame: pd.DataFrame) -> str:
     body = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows)
     return (
         f'<section id="summary"><h2>Summary</h2><table>{body}</table>'
-        f"{_means(info.scorer_ids, frame)}</section>"
+        f"{_means(info.scorer_ids, frame, info.comparisons)}</section>"
     )
 
 
-def _means(scorer_ids: Sequence[str], frame: pd.DataFrame) -> str:
+def _means(
+    scorer_ids: Sequence[str], frame: pd.DataFrame, comparisons: Mapping[str, str]
+) -> str:
     if not scorer_ids:
         return "<p>No scorer.</p>"
     failed = frame["failed"].str.split(",") if not frame.empty else pd.Series(dtype=object)
@@ -334,11 +336,13 @@ def _means(scorer_ids: Sequence[str], frame: pd.DataFrame) -> str:
         mean = f"{scores.mean():.4f}" if len(scores) else "—"
         failures = int(failed.map(lambda ids, s=scorer_id: s in ids).sum()) if len(failed) else 0
         rows.append(
-            f'<tr><td>{_e(scorer_id)}</td><td class="num">{mean}</td>'
+            f"<tr><td>{_e(scorer_id)}</td><td>{_e(comparisons.get(scorer_id, ''))}</td>"
+            f'<td class="num">{mean}</td>'
             f'<td class="num">{len(scores)}</td><td class="num">{failures}</td></tr>'
         )
     return (
-        "<h3>Scores per scorer</h3><table><tr><th>Scorer</th><th class=num>Mean</th>"
+        "<h3>Scores per scorer</h3><table><tr><th>Scorer</th><th>Compares</th>"
+        "<th class=num>Mean</th>"
         "<th class=num>Items scored</th><th class=num>Failed runs</th></tr>"
         f"{''.join(rows)}</table>"
     )

@@ -144,3 +144,23 @@ def test_html_escapes_everything_and_loads_nothing() -> None:
     assert 'src="http' not in html and "<link" not in html
     assert "kept in memory only" in html
     assert "not in this report" in experiment_html(detail(failures_in_memory=False))
+
+
+def test_reports_say_what_each_scorer_compared() -> None:
+    from core.reporting import experiment_html, results_csv
+
+    from ._records import build_detail
+
+    detail = build_detail()
+    comparisons = {
+        scorer_id: f"output vs <b>{scorer_id}</b>" for scorer_id in detail.info.scorer_ids
+    }
+    detail = detail.model_copy(
+        update={"info": detail.info.model_copy(update={"comparisons": comparisons})}
+    )
+    html = experiment_html(detail)
+    for scorer_id in detail.info.scorer_ids:
+        assert f"output vs &lt;b&gt;{scorer_id}&lt;/b&gt;" in html  # shown, escaped
+    rows = list(csv.DictReader(io.StringIO(results_csv(detail))))
+    assert {row["compares"] for row in rows} == set(comparisons.values())
+    assert experiment_json(detail)["summary"]["comparisons"] == comparisons
