@@ -66,7 +66,7 @@ def detail_page(items: int) -> None:
     from streamlit.testing.v1 import AppTest
 
     import core.service
-    from core.records import ExperimentConfig, ScorerSpec
+    from core.experiment_records import ExperimentConfig, ScorerSpec
 
     service = core.service.get_service()
     dataset = service.import_dataset("bench.csv", table(items))

@@ -19,9 +19,9 @@ from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from core.records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
+from core.experiment_records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
 from core.reporting import filter_items, item_frame, judge_usage_frame
-from core.results import ErrorSummary, JudgeExecutionFailure, JudgeUsage
+from core.run_results import ErrorSummary, JudgeExecutionFailure, JudgeUsage
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import sqlalchemy
 
-from core.records import ColumnMapping, DatasetItem, ScorerOutcome, ScorerSpec
-from core.results import JudgeUsage
+from core.experiment_records import ColumnMapping, DatasetItem, ScorerOutcome, ScorerSpec
+from core.run_results import JudgeUsage
 from core.storage import Store
 
 

@@ -17,7 +17,8 @@ from core.experiments import (
     run_evals_sync,
 )
 from core.judge import JudgeConfig, JudgeOutputError, PromptStep
-from core.results import (
+from core.record_base import StepName
+from core.run_results import (
     ErrorSummary,
     JudgeCost,
     JudgeExecution,
@@ -38,7 +39,6 @@ from core.scoring import (
     create_scorer,
     not_scorable,
 )
-from core.types import StepName
 
 __all__ = [
     "DataItem",

@@ -171,7 +171,7 @@ def _positive_int(text: str) -> int:
 
 
 def _run(arguments: argparse.Namespace) -> int:
-    from core.records import ExperimentConfig
+    from core.experiment_records import ExperimentConfig
     from core.service import DatasetImportError, ExperimentConfigError, Service
 
     specs = [_scorer_spec(text) for text in arguments.scorer]
@@ -223,7 +223,7 @@ def _run(arguments: argparse.Namespace) -> int:
 
 def _mapping(arguments: argparse.Namespace, read_preview: Any) -> Any:
     """The mapping from --*-column options over the detected one; None when none is given."""
-    from core.records import ColumnMapping
+    from core.experiment_records import ColumnMapping
 
     given = {
         "input": arguments.input_column,
@@ -366,7 +366,7 @@ def _import_message(name: str, error: Any) -> str:
 
 
 def _scorer_spec(text: str) -> Any:
-    from core.records import ScorerSpec
+    from core.experiment_records import ScorerSpec
 
     scorer_id, _, raw = text.partition("=")
     scorer_id = scorer_id.strip()
@@ -470,7 +470,7 @@ def _write_outputs(
     arguments: argparse.Namespace, detail: Any, thresholds: list[Any], agreement: Any
 ) -> None:
     from core.reporting import experiment_html, experiment_json, results_csv
-    from core.results import json_ready
+    from core.run_results import json_ready
 
     outputs = [
         (

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from core.results import ScorerRunResult
-    from core.types import StepName
+    from core.record_base import StepName
+    from core.run_results import ScorerRunResult
 
 __all__ = [
     "MastraError",

@@ -23,11 +23,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from core._sync import run_coroutine_sync
-from core.experiments.datasets import SUPPORTED_EXTENSIONS, dataset_fingerprint, read_dataset
-from core.experiments.engine import CancelToken, run_experiment
-from core.judge import JudgeConfig
-from core.judge.check import judge_problems
-from core.records import (
+from core.experiment_records import (
     ColumnMapping,
     DatasetInfo,
     DatasetItem,
@@ -42,12 +38,16 @@ from core.records import (
     ScorerSpec,
     ScorerStepInfo,
 )
+from core.experiments.datasets import SUPPORTED_EXTENSIONS, dataset_fingerprint, read_dataset
+from core.experiments.engine import CancelToken, run_experiment
+from core.judge import JudgeConfig
+from core.judge.check import judge_problems
 from core.reporting.experiment_file import (
     ExperimentFileError,
     ExportedExperiment,
     read_experiment_json,
 )
-from core.results import ScorerRunResult
+from core.run_results import ScorerRunResult
 from core.scorers import PREBUILT, DataNeed, PrebuiltScorer
 from core.scoring import Scorer
 from core.storage import NotFoundError, StorageError, Store

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.records import ExperimentInfo
+from core.experiment_records import ExperimentInfo
 from core.reporting import (
     Comparison,
     ExperimentFileError,

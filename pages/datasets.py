@@ -8,7 +8,7 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
-from core.records import ColumnMapping, ImportReport
+from core.experiment_records import ColumnMapping, ImportReport
 from core.service import DatasetImportError
 from pages.ui.services import service
 from pages.ui.widgets import age

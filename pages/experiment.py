@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.records import ExperimentDetail, ExperimentInfo, ScorerOutcome
+from core.experiment_records import ExperimentDetail, ExperimentInfo, ScorerOutcome
 from core.reporting import (
     LabelAgreement,
     agreement_frame,

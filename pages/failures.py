@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.records import ScorerOutcome
+from core.experiment_records import ScorerOutcome
 from core.reporting import failure_groups
 from pages.ui import fmt
 from pages.ui.data import experiment_view

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.records import DatasetInfo, ExperimentConfig, ScorerCatalogEntry, ScorerSpec
+from core.experiment_records import DatasetInfo, ExperimentConfig, ScorerCatalogEntry, ScorerSpec
 from core.service import ExperimentConfigError, NotFoundError
 from pages.ui import fmt, nav
 from pages.ui.options import option_inputs

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from core.errors import ScorerRunError
-from core.records import ScorerCatalogEntry, ScorerSpec
+from core.experiment_records import ScorerCatalogEntry, ScorerSpec
 from core.service import ExperimentConfigError
 from pages.ui import fmt
 from pages.ui.options import option_inputs

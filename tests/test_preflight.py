@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from core.records import ExperimentConfig, ScorerSpec
+from core.experiment_records import ExperimentConfig, ScorerSpec
 from core.reporting import experiment_json_text
 from core.service import ExperimentConfigError, Service
 from core.testing import FakeJudge
@@ -118,9 +118,7 @@ def test_every_problem_is_listed_in_one_message(service: Service, judge_server: 
 def test_answer_similarity_without_required_ground_truth_may_run(
     service: Service, judge_server: FakeJudge
 ) -> None:
-    spec = ScorerSpec(
-        scorer_id="answer-similarity-scorer", options={"require_ground_truth": False}
-    )
+    spec = ScorerSpec(scorer_id="answer-similarity-scorer", options={"require_ground_truth": False})
     assert service.data_problems(service.import_dataset("q.csv", WITHOUT_TRUTH), [spec]) == []
 
 

@@ -16,7 +16,7 @@ import sqlalchemy
 from scorelab_db import BACKENDS, database
 
 from core import JudgeConfig, PromptStep, Scorer, create_scorer
-from core.records import (
+from core.experiment_records import (
     ColumnMapping,
     ExperimentConfig,
     ExperimentProgress,

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.experiment_records import ImportProblem
 from core.experiments._dataset_table import (
     _capped,
     _join,
@@ -19,7 +20,6 @@ from core.experiments._dataset_table import (
     _Unreadable,
 )
 from core.experiments._readers import _blank_rows, _decode, _drop_trailing_blank_rows
-from core.records import ImportProblem
 
 
 def _read_csv(data: bytes, sep: str | None = None) -> _Table:

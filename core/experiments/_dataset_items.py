@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from core.experiment_records import ColumnMapping, DatasetItem
 from core.experiments._dataset_table import _Table
 from core.experiments._dataset_values import (
     Column,
@@ -17,7 +18,6 @@ from core.experiments._dataset_values import (
     _plain_list,
     _values,
 )
-from core.records import ColumnMapping, DatasetItem
 
 
 def _mapped_ids(frame: pd.DataFrame, mapping: ColumnMapping) -> Column:

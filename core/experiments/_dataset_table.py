@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from core.records import ImportProblem
+from core.experiment_records import ImportProblem
 
 MAX_LISTED_PER_KIND = 20
 """Problems of one kind listed one by one; the rest are summed up in one more problem."""

@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.experiment_records import ImportProblem
 from core.experiments._dataset_table import _capped, _problem, _Table, _Unreadable
 from core.experiments._dataset_values import _arrow_text
-from core.records import ImportProblem
 
 
 def _read_jsonl(data: bytes) -> _Table:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from core.experiment_records import ColumnMapping, ImportProblem
 from core.experiments._dataset_table import _capped, _join, _listed, _problem, _Table
 from core.experiments._dataset_values import Column, _arrow_text, _empty_mask
-from core.records import ColumnMapping, ImportProblem
 
 
 def _check_rows(table: _Table, mapping: ColumnMapping, ids: Column) -> list[ImportProblem]:

@@ -8,8 +8,8 @@ from typing import Any
 
 from core.errors import MastraError
 from core.experiments.thresholds import Threshold, parse_threshold
+from core.record_base import Record
 from core.scoring import Scorer
-from core.types import Record
 
 __all__ = ["DataItem", "ScorerEntry", "validate_data", "validate_options", "validate_scorers"]
 

@@ -16,6 +16,13 @@ from typing import Any
 
 import pandas as pd
 
+from core.experiment_records import (
+    ColumnMapping,
+    DatasetFormat,
+    DatasetItem,
+    ImportProblem,
+    ImportReport,
+)
 from core.experiments._csv_reader import _read_csv, _read_tsv
 from core.experiments._dataset_items import _item_columns, _ItemColumns, _items, _mapped_ids
 from core.experiments._dataset_table import MAX_LISTED_PER_KIND as MAX_LISTED_PER_KIND
@@ -25,7 +32,6 @@ from core.experiments._dataset_values import _plain
 from core.experiments._fingerprint import _fingerprint, _start_fingerprint
 from core.experiments._readers import _read_json, _read_jsonl, _read_parquet, _read_xlsx
 from core.experiments._row_checks import _check_rows
-from core.records import ColumnMapping, DatasetFormat, DatasetItem, ImportProblem, ImportReport
 
 __all__ = [
     "DEFAULT_SIZE_LIMIT_BYTES",

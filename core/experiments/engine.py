@@ -19,15 +19,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 from core.errors import ScorerRunError
-from core.experiments._means import finite_mean
-from core.records import (
+from core.experiment_records import (
     DatasetItem,
     ExperimentProgress,
     ExperimentStatus,
     ExperimentSummary,
     ScorerOutcome,
 )
-from core.results import JudgeExecutionFailure, JudgeUsage, ScorerRunResult
+from core.experiments._means import finite_mean
+from core.run_results import JudgeExecutionFailure, JudgeUsage, ScorerRunResult
 from core.scoring import Scorer
 
 __all__ = ["CancelToken", "run_experiment", "run_outcome"]

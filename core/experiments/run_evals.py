@@ -38,9 +38,9 @@ from core.experiments.thresholds import (
     parse_max_failure_rate,
     verdict,
 )
-from core.results import ErrorSummary, ScorerRunResult
+from core.record_base import Record
+from core.run_results import ErrorSummary, ScorerRunResult
 from core.scoring import Scorer
-from core.types import Record
 
 __all__ = [
     "DataItem",
@@ -103,7 +103,7 @@ class RunEvalsResult(Record):
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready camelCase dict without None values."""
-        from core.results import json_ready
+        from core.run_results import json_ready
 
         return json_ready(self)
 

@@ -6,7 +6,7 @@ import math
 from typing import Any, Literal
 
 from core.errors import MastraError
-from core.types import Record
+from core.record_base import Record
 
 __all__ = [
     "GateResult",

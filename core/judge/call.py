@@ -18,7 +18,7 @@ from core.judge import _litellm, retry
 from core.judge.config import JudgeConfig
 from core.judge.prompt_step import PromptStep
 from core.judge.schema import JudgeOutputError, OutputSchema, parse_judge_json, score_schema
-from core.results import (
+from core.run_results import (
     ErrorSummary,
     JudgeExecutionFailure,
     JudgeExecutionSuccess,

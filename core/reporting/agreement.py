@@ -33,8 +33,8 @@ from typing import Any
 
 from pydantic import Field
 
-from core.records import DatasetItem, ExperimentDetail
-from core.types import Record
+from core.experiment_records import DatasetItem, ExperimentDetail
+from core.record_base import Record
 
 __all__ = [
     "DEFAULT_RESAMPLES",
@@ -454,9 +454,7 @@ def _auc_interval(
 # ---- tables and text ----
 
 
-def agreement_frame(
-    agreement: LabelAgreement, comparisons: Mapping[str, str] | None = None
-) -> Any:
+def agreement_frame(agreement: LabelAgreement, comparisons: Mapping[str, str] | None = None) -> Any:
     """One row per scorer (a pandas DataFrame): `scorer, compares, n, AUC, AUC interval,
     Spearman, threshold, J, kappa, tp, fp, tn, fn, left out, note`; `compares` says what the
     scorer compared, from `comparisons` (empty when unknown); a not-defined scorer has empty

@@ -15,8 +15,8 @@ from typing import Any, get_args
 
 from pydantic import ValidationError
 
-from core.records import DatasetItem, ExperimentStatus, ScorerOutcome, ScorerSpec
-from core.results import JudgeExecutionFailure, JudgeUsage, ScorerRunResult
+from core.experiment_records import DatasetItem, ExperimentStatus, ScorerOutcome, ScorerSpec
+from core.run_results import JudgeExecutionFailure, JudgeUsage, ScorerRunResult
 
 __all__ = ["ExperimentFileError", "ExportedExperiment", "read_experiment_json"]
 

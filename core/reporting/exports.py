@@ -9,9 +9,9 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from core.records import ExperimentDetail, ScorerOutcome
+from core.experiment_records import ExperimentDetail, ScorerOutcome
 from core.reporting.agreement import LabelAgreement
-from core.results import json_ready
+from core.run_results import json_ready
 
 __all__ = [
     "experiment_json",

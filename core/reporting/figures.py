@@ -20,7 +20,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from core.types import STEP_ORDER
+from core.record_base import STEP_ORDER
 
 __all__ = [
     "NO_JUDGE_CALLS",

@@ -33,7 +33,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
-from core.records import ExperimentDetail, ScorerOutcome
+from core.experiment_records import ExperimentDetail, ScorerOutcome
 from core.reporting._report_assets import REPORT_SCRIPT, REPORT_STYLE
 from core.reporting.agreement import LabelAgreement, ScorerAgreement
 from core.reporting.exports import finite_values
@@ -324,9 +324,7 @@ def _summary(detail: ExperimentDetail, frame: pd.DataFrame) -> str:
     )
 
 
-def _means(
-    scorer_ids: Sequence[str], frame: pd.DataFrame, comparisons: Mapping[str, str]
-) -> str:
+def _means(scorer_ids: Sequence[str], frame: pd.DataFrame, comparisons: Mapping[str, str]) -> str:
     if not scorer_ids:
         return "<p>No scorer.</p>"
     failed = frame["failed"].str.split(",") if not frame.empty else pd.Series(dtype=object)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.types import Record
+from core.record_base import Record
 
 __all__ = ["ScorerRun", "StepContext", "StepResults"]
 

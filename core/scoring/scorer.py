@@ -23,7 +23,8 @@ from core.judge.call import (
 )
 from core.judge.config import JudgeConfig
 from core.judge.prompt_step import PromptStep
-from core.results import (
+from core.record_base import StepName
+from core.run_results import (
     JudgeExecution,
     JudgeStepResult,
     NotScorableInfo,
@@ -31,7 +32,6 @@ from core.results import (
 )
 from core.scoring.context import ScorerRun, StepContext, StepResults
 from core.scoring.not_scorable import NotScorable
-from core.types import StepName
 
 __all__ = ["Scorer", "StepInfo", "create_scorer"]
 

@@ -32,7 +32,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
-from core.records import (
+from core.experiment_records import (
     ColumnMapping,
     DatasetInfo,
     DatasetItem,
@@ -42,7 +42,7 @@ from core.records import (
     ScorerOutcome,
     ScorerSpec,
 )
-from core.results import JudgeUsage
+from core.run_results import JudgeUsage
 from core.storage.tables import TABLES, DatasetItemRow, DatasetRow, ExperimentRow, ScoreRow
 
 __all__ = [

@@ -1,5 +1,5 @@
 """The database tables (SQLModel). Only `core.storage` knows them; the rest of the code sees the
-pydantic records of `core.records`."""
+pydantic records of `core.experiment_records`."""
 
 from __future__ import annotations
 

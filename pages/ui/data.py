@@ -12,7 +12,7 @@ from functools import cached_property
 import pandas as pd
 import streamlit as st
 
-from core.records import ExperimentDetail, ExperimentInfo
+from core.experiment_records import ExperimentDetail, ExperimentInfo
 from core.reporting import (
     LabelAgreement,
     item_frame,

@@ -11,7 +11,7 @@ import re
 
 import streamlit as st
 
-from core.records import ExperimentDetail
+from core.experiment_records import ExperimentDetail
 from core.reporting import LabelAgreement, experiment_html, experiment_json_text, results_csv
 
 KEY = "downloads"

@@ -8,7 +8,7 @@ from typing import Any
 
 import streamlit as st
 
-from core.records import ScorerCatalogEntry, ScorerOptionInfo
+from core.experiment_records import ScorerCatalogEntry, ScorerOptionInfo
 
 # Options that take Python callables cannot come from a form.
 _CODE_ONLY_TYPES = ("callable",)

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import streamlit as st
 
-from core.records import ExperimentInfo
+from core.experiment_records import ExperimentInfo
 from core.service import Service
 from pages.ui import fmt, nav
 

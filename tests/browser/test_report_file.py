@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from reporting._records import NOW, build_detail  # tests/ is on sys.path (rootdir)
 
-from core.records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
+from core.experiment_records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
 from core.reporting import experiment_html, experiment_json_text
 
 from ._streamlit import TIMEOUT, wait_idle

@@ -8,13 +8,13 @@ import json
 import pandas as pd
 import pytest
 
+from core.experiment_records import ColumnMapping, ImportReport
 from core.experiments.datasets import (
     DEFAULT_SIZE_LIMIT_BYTES,
     dataset_fingerprint,
     propose_mapping,
     read_dataset,
 )
-from core.records import ColumnMapping, ImportReport
 
 ROWS = [
     {"id": "q1", "question": "What is 2+2?", "answer": "4", "expected": "4", "topic": "math"},

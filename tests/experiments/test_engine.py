@@ -12,8 +12,8 @@ import time
 import pytest
 
 from core import JudgeConfig, PromptStep, Scorer, create_scorer
+from core.experiment_records import DatasetItem, ExperimentProgress, ScorerOutcome
 from core.experiments.engine import CancelToken, run_experiment
-from core.records import DatasetItem, ExperimentProgress, ScorerOutcome
 from core.testing import FakeJudge, Fault
 
 

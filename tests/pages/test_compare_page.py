@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import core.service
-from core.records import ExperimentConfig, ScorerSpec
+from core.experiment_records import ExperimentConfig, ScorerSpec
 from core.reporting import experiment_json_text
 
 PAGE = "pages/compare.py"

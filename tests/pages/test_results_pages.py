@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import core.service
-from core.records import ExperimentConfig, ScorerSpec
+from core.experiment_records import ExperimentConfig, ScorerSpec
 from core.testing import FakeJudge, Reply
 from core.testing.fake_judge import answer_from_schema
 

@@ -26,8 +26,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from core.records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
-from core.results import (
+from core.experiment_records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
+from core.run_results import (
     ErrorSummary,
     JudgeExecutionFailure,
     JudgeExecutionSuccess,

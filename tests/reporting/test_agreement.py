@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
+from core.experiment_records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
 from core.reporting import (
     LabelError,
     agreement_frame,
@@ -28,7 +28,7 @@ from core.reporting import (
     parse_label,
     suggested_label_column,
 )
-from core.results import ScorerRunResult
+from core.run_results import ScorerRunResult
 
 ROOT = Path(__file__).resolve().parents[2]
 

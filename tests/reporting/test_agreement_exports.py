@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from core.records import ExperimentDetail
+from core.experiment_records import ExperimentDetail
 from core.reporting import (
     experiment_html,
     experiment_json,

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from core.records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
+from core.experiment_records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
 from core.reporting import (
     DiffSegment,
     bootstrap_ci,
@@ -24,7 +24,7 @@ from core.reporting import (
     usage_side_by_side,
     word_diff,
 )
-from core.results import JudgeUsage
+from core.run_results import JudgeUsage
 
 from ._records import build_detail
 

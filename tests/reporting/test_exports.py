@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from core.records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
+from core.experiment_records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
 from core.reporting import (
     experiment_html,
     experiment_json,
@@ -16,7 +16,7 @@ from core.reporting import (
     result_rows,
     results_csv,
 )
-from core.results import ErrorSummary, JudgeExecutionFailure
+from core.run_results import ErrorSummary, JudgeExecutionFailure
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 

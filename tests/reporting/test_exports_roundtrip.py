@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from scorelab_db import BACKENDS, database
 
-from core.records import ExperimentConfig, ExperimentDetail, ScorerSpec
+from core.experiment_records import ExperimentConfig, ExperimentDetail, ScorerSpec
 from core.reporting import (
     ExperimentFileError,
     experiment_json_text,
@@ -22,7 +22,7 @@ from core.reporting import (
     read_experiment_json,
     results_csv,
 )
-from core.results import JudgeUsage
+from core.run_results import JudgeUsage
 from core.service import Service, StorageError
 
 from ._records import build_detail

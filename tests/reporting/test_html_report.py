@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from plotly.offline import get_plotlyjs
 
-from core.records import DatasetItem, ExperimentDetail, ScorerOutcome
+from core.experiment_records import DatasetItem, ExperimentDetail, ScorerOutcome
 from core.reporting import experiment_html
 from core.reporting.html import script_json
-from core.results import ErrorSummary, JudgeExecutionFailure
+from core.run_results import ErrorSummary, JudgeExecutionFailure
 
 from ._records import build_detail, build_items
 

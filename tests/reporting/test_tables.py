@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 
 from core import JudgeConfig, PromptStep, Scorer, create_scorer
+from core.experiment_records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
 from core.experiments.engine import run_outcome
 from core.judge.pricing import estimate_cost_usd
-from core.records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
 from core.reporting import (
     StepView,
     experiments_frame,
@@ -29,7 +29,7 @@ from core.reporting import (
     step_views,
     usage_totals,
 )
-from core.results import JudgeUsage, json_ready
+from core.run_results import JudgeUsage, json_ready
 from core.testing import FakeJudge, Fault
 
 from ._records import NOW, build_detail, code_success, failed_reason_execution, judge_failure
@@ -494,7 +494,8 @@ def test_tables_without_judge_tokens_never_import_litellm() -> None:
         """
         import sys
         from datetime import UTC, datetime
-        from core.records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
+        from core.experiment_records import (DatasetItem, ExperimentDetail, ExperimentInfo,
+                                             ScorerOutcome)
         from core.reporting import (experiments_frame, item_frame, judge_usage_frame,
                                     usage_totals, cost_by_scorer)
         info = ExperimentInfo(id="e", name="n", dataset_id="d", dataset_fingerprint="f",

@@ -66,8 +66,8 @@ async def test_async_step_returning_not_scorable() -> None:
     async def preprocess(ctx: Any) -> Any:
         return not_scorable("async bail")
 
-    scorer = create_scorer(id="s", description="d").preprocess(preprocess).generate_score(
-        lambda ctx: 1
+    scorer = (
+        create_scorer(id="s", description="d").preprocess(preprocess).generate_score(lambda ctx: 1)
     )
     result = await scorer.run(output="x")
     assert result.not_scorable == NotScorableInfo(step="preprocess", reason="async bail")

@@ -98,10 +98,12 @@ def test_results_are_passed_forward_through_all_four_steps() -> None:
         .preprocess(upper_preprocess)
         .analyze(analyze)
         .generate_score(
-            lambda ctx: 1
-            if ctx.results.analyze_step_result["inputFromAnalyze"]
-            and ctx.results.analyze_step_result["outputFromAnalyze"]
-            else 0
+            lambda ctx: (
+                1
+                if ctx.results.analyze_step_result["inputFromAnalyze"]
+                and ctx.results.analyze_step_result["outputFromAnalyze"]
+                else 0
+            )
         )
         .generate_reason(reason)
     )
@@ -127,14 +129,15 @@ def test_reason_without_analyze_uses_score_and_run() -> None:
         create_scorer(id="s", description="d")
         .generate_score(lambda ctx: 1 if ctx.run.input else 0)
         .generate_reason(
-            lambda ctx: f"the reason the score is {ctx.score} is because the input is "
-            f"{ctx.run.input[0]['content']} and the output is {ctx.run.output['text']}"
+            lambda ctx: (
+                f"the reason the score is {ctx.score} is because the input is "
+                f"{ctx.run.input[0]['content']} and the output is {ctx.run.output['text']}"
+            )
         )
     )
     result = scorer.run_sync(input=IN, output=OUT)
     assert result.reason == (
-        "the reason the score is 1 is because the input is test input and the output is "
-        "test output"
+        "the reason the score is 1 is because the input is test input and the output is test output"
     )
 
 

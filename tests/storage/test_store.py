@@ -11,14 +11,14 @@ import pytest
 import sqlalchemy
 from scorelab_db import BACKENDS, database
 
-from core.records import (
+from core.experiment_records import (
     ColumnMapping,
     DatasetItem,
     ExperimentProgress,
     ScorerOutcome,
     ScorerSpec,
 )
-from core.results import JudgeUsage
+from core.run_results import JudgeUsage
 from core.storage import NotFoundError, StorageError, Store, default_database_url
 from core.storage.tables import ExperimentRow
 

@@ -12,8 +12,8 @@ from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr
 
-from core.results import JudgeExecutionFailure, JudgeUsage
-from core.types import Record
+from core.record_base import Record
+from core.run_results import JudgeExecutionFailure, JudgeUsage
 
 __all__ = [
     "ColumnMapping",

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, Field
 
-from core.types import Record, StepName
+from core.record_base import Record, StepName
 
 __all__ = [
     "ErrorSummary",
