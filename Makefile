@@ -1,20 +1,39 @@
 # The two entry points of the README: `make dashboard` and `make test`.
-# Both set up a virtual environment in .venv on first use (and again when pyproject.toml changes).
+# Both set up a virtual environment in .venv on first use, from the lock file (uv.lock, resolved
+# once with `uv lock` and committed): the same versions on every machine, installed by uv in
+# parallel. Only Python and make are needed: uv itself is pip-installed into the venv first.
 
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+UV := $(VENV)/bin/uv
+UV_VERSION := 0.13.8
 export LITELLM_LOCAL_MODEL_COST_MAP := True
+# uv must use the venv's Python, never download one.
+export UV_PYTHON_DOWNLOADS := never
+export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: dashboard test lint bench
+.PHONY: dashboard test lint bench lock
 
-$(VENV)/.installed: pyproject.toml
+$(UV):
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+
+# The dashboard needs the runtime packages only; the tests add the `test` extra. `--inexact`
+# keeps what the other target installed (and uv itself).
+$(VENV)/.runtime: pyproject.toml uv.lock | $(UV)
+	$(UV) sync --frozen --inexact --no-progress --python $(PY)
 	touch $@
 
-dashboard: $(VENV)/.installed
+$(VENV)/.installed: pyproject.toml uv.lock | $(UV)
+	$(UV) sync --frozen --inexact --no-progress --extra test --python $(PY)
+	touch $@ $(VENV)/.runtime
+
+# After changing the dependencies in pyproject.toml: resolve them again into uv.lock.
+lock: | $(UV)
+	$(UV) lock
+
+dashboard: $(VENV)/.runtime
 	$(VENV)/bin/streamlit run app.py --server.headless true
 
 lint: $(VENV)/.installed
