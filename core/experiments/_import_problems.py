@@ -1,5 +1,6 @@
 """Import problems and their wording: the file that cannot be read at all (`Unreadable`), and
-long lists of one kind of problem cut short (see docs/datasets.md, "Problems")."""
+long lists of one kind of problem cut short (see docs/datasets.md, "Validation rules and
+messages")."""
 
 from __future__ import annotations
 
