@@ -6,11 +6,10 @@ and return them while experiments and storage never import each other.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import Field, PrivateAttr
+from pydantic import Field
 
 from core.record_base import Record
 from core.run_results import JudgeExecutionFailure, JudgeUsage
@@ -94,7 +93,9 @@ class ImportProblem(Record):
 
 
 class ImportReport(Record):
-    """What reading a file gave: its columns, the mapping, a preview, problems or items."""
+    """What reading a file under one mapping gave: its columns, the mappings, a preview, and its
+    problems or its fingerprint. The items themselves come with it from the parsed upload
+    (`core.experiments.datasets.MappedUpload.items`), not in this record."""
 
     file_name: str
     """The file's name as given."""
@@ -115,29 +116,10 @@ class ImportReport(Record):
     fingerprint: str | None = None
     """BLAKE3 of the mapped items' canonical form (the dataset's version); None with problems."""
 
-    _build_items: Callable[[], list[DatasetItem]] | None = PrivateAttr(default=None)
-    _items: list[DatasetItem] | None = PrivateAttr(default=None)
-
     @property
     def ok(self) -> bool:
         """True when the file can be imported."""
         return not self.problems
-
-    @property
-    def items(self) -> list[DatasetItem]:
-        """The items; empty whenever there are problems (nothing is half-imported).
-
-        Built on first access (a preview of a large file never pays for 100k objects); not part
-        of the report's JSON.
-        """
-        if self._items is None:
-            self._items = self._build_items() if self._build_items and self.ok else []
-        return self._items
-
-    def with_items(self, build: Callable[[], list[DatasetItem]]) -> ImportReport:
-        """This report, with the function that builds its items (used by the reader)."""
-        self._build_items = build
-        return self
 
 
 class DatasetInfo(Record):

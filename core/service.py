@@ -38,7 +38,12 @@ from core.experiment_records import (
     ScorerSpec,
     ScorerStepInfo,
 )
-from core.experiments.datasets import SUPPORTED_EXTENSIONS, dataset_fingerprint, read_dataset
+from core.experiments.datasets import (
+    SUPPORTED_EXTENSIONS,
+    ParsedUpload,
+    dataset_fingerprint,
+    read_upload,
+)
 from core.experiments.engine import CancelToken, run_experiment
 from core.judge import JudgeConfig
 from core.judge.check import judge_problems
@@ -204,11 +209,55 @@ class Service:
 
     # ---- datasets ----
 
+    def read_upload(self, file_name: str, data: bytes) -> ParsedUpload:
+        """Parse a file once, without storing it: `preview` and `import_parsed` then map it as
+        often as needed without reading it again. What cannot be read is in the previews."""
+        return read_upload(file_name, data)
+
+    def preview(self, parsed: ParsedUpload, mapping: ColumnMapping | None = None) -> ImportReport:
+        """A parsed file under `mapping` (the proposed one when None): columns, proposed
+        mapping, preview, and the problems or the fingerprint."""
+        return parsed.map(mapping).report
+
+    def import_parsed(
+        self,
+        parsed: ParsedUpload,
+        mapping: ColumnMapping | None = None,
+        *,
+        name: str | None = None,
+        reuse_existing: bool = False,
+    ) -> DatasetInfo:
+        """Import a parsed file as a new dataset (whole or nothing), under `mapping` (the
+        proposed one when None).
+
+        Raises DatasetImportError listing the problems. With `reuse_existing`, a stored dataset
+        with the same content fingerprint is returned instead of a copy.
+        """
+        mapped = parsed.map(mapping)
+        report = mapped.report
+        if not report.ok:
+            raise DatasetImportError(report)
+        assert report.fingerprint is not None and report.mapping_used is not None
+        if reuse_existing:
+            existing = self.store.find_dataset(report.fingerprint)
+            if existing is not None:
+                return existing
+        file_name = parsed.file_name
+        return self.store.save_dataset(
+            name=(name or "").strip() or PurePath(file_name).stem or file_name,
+            file_name=file_name,
+            format=report.format or "",
+            fingerprint=report.fingerprint,
+            columns=report.columns,
+            mapping=report.mapping_used,
+            items=mapped.items(),
+        )
+
     def preview_import(
         self, file_name: str, data: bytes, mapping: ColumnMapping | None = None
     ) -> ImportReport:
         """Read a file without storing it: columns, proposed mapping, preview and problems."""
-        return read_dataset(file_name, data, mapping)
+        return self.preview(self.read_upload(file_name, data), mapping)
 
     def import_dataset(
         self,
@@ -219,28 +268,14 @@ class Service:
         mapping: ColumnMapping | None = None,
         reuse_existing: bool = False,
     ) -> DatasetInfo:
-        """Import a file as a new dataset (whole or nothing).
+        """Import a file as a new dataset (whole or nothing): `read_upload`, then
+        `import_parsed`.
 
         Raises DatasetImportError listing the problems. With `reuse_existing`, a stored dataset
         with the same content fingerprint is returned instead of a copy.
         """
-        report = read_dataset(file_name, data, mapping)
-        if not report.ok:
-            raise DatasetImportError(report)
-        assert report.fingerprint is not None and report.mapping_used is not None
-        if reuse_existing:
-            existing = self.store.find_dataset(report.fingerprint)
-            if existing is not None:
-                return existing
-        return self.store.save_dataset(
-            name=(name or "").strip() or PurePath(file_name).stem or file_name,
-            file_name=file_name,
-            format=report.format or "",
-            fingerprint=report.fingerprint,
-            columns=report.columns,
-            mapping=report.mapping_used,
-            items=report.items,
-        )
+        parsed = self.read_upload(file_name, data)
+        return self.import_parsed(parsed, mapping, name=name, reuse_existing=reuse_existing)
 
     def list_datasets(self) -> list[DatasetInfo]:
         """Every stored dataset, newest first."""

@@ -1,36 +1,71 @@
 """Datasets: upload a table, check the proposed column mapping and the validation report,
-import it; the stored datasets with their fingerprints."""
+import it; the stored datasets with their fingerprints.
+
+The upload is parsed once and kept in the session: a changed mapping and the import re-map the
+parsed table instead of reading the file again."""
 
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
+from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from core.experiment_records import ColumnMapping, ImportReport
-from core.service import DatasetImportError
+from core.service import DatasetImportError, ParsedUpload
 from pages.ui.services import service
 from pages.ui.widgets import age
 
 UPLOAD_KEY = "datasets.upload"
 NAME_KEY = "datasets.name"
 MAPPING_KEY = "datasets.mapping"  # prefix of the mapping selectboxes
+PARSED_KEY = "datasets.parsed"  # the upload read once (a HeldUpload)
 NONE = "(none)"
 ROLES = (("input", True), ("output", True), ("ground_truth", False), ("id", False))
 ROLE_LABELS = {"input": "Input", "output": "Output", "ground_truth": "Ground truth", "id": "Id"}
 
 
-def mapping_editor(report: ImportReport, file_key: str) -> ColumnMapping | None:
+@dataclass(frozen=True)
+class HeldUpload:
+    """The upload read once, kept in the session while it stays in the uploader."""
+
+    file_id: str
+    """The uploader's id of this upload (a rerun with it needs no hashing)."""
+    file_name: str
+    content_key: str
+    """The start of the content's SHA-1: the mapping widgets' key, and the cache key."""
+    parsed: ParsedUpload
+
+
+def parsed_upload(upload: UploadedFile) -> HeldUpload:
+    """The upload, parsed on first sight only: every rerun after it (a changed mapping, the
+    import click) maps the same parsed table again without reading the file."""
+    held: HeldUpload | None = st.session_state.get(PARSED_KEY)
+    if held is not None and (held.file_id, held.file_name) == (upload.file_id, upload.name):
+        return held
+    data = upload.getvalue()
+    content_key = hashlib.sha1(data).hexdigest()[:10]
+    if held is not None and (held.content_key, held.file_name) == (content_key, upload.name):
+        parsed = held.parsed  # the same file uploaded again
+    else:
+        parsed = service().read_upload(upload.name, data)
+    held = HeldUpload(upload.file_id, upload.name, content_key, parsed)
+    st.session_state[PARSED_KEY] = held
+    return held
+
+
+def mapping_editor(parsed: ParsedUpload, file_key: str) -> ColumnMapping | None:
     """Selectboxes for each role, starting from the proposed mapping."""
-    proposed = report.proposed_mapping
+    proposed = parsed.proposed_mapping
+    columns = parsed.columns
     chosen: dict[str, str | None] = {}
-    columns = st.columns(len(ROLES))
-    for (role, required), column in zip(ROLES, columns, strict=True):
-        options = report.columns if required else [NONE, *report.columns]
+    for (role, required), place in zip(ROLES, st.columns(len(ROLES)), strict=True):
+        options = columns if required else [NONE, *columns]
         default = getattr(proposed, role, None) if proposed else None
         index = options.index(default) if default in options else 0
-        picked = column.selectbox(
+        picked = place.selectbox(
             ROLE_LABELS[role] + (" *" if required else ""),
             options,
             index=index,
@@ -40,7 +75,7 @@ def mapping_editor(report: ImportReport, file_key: str) -> ColumnMapping | None:
     if not chosen["input"] or not chosen["output"]:
         return None
     used = {value for value in chosen.values() if value}
-    metadata = [c for c in report.columns if c not in used]
+    metadata = [c for c in columns if c not in used]
     st.caption("Other columns kept as metadata: " + (", ".join(metadata) if metadata else "none"))
     return ColumnMapping(
         id=chosen["id"],
@@ -75,18 +110,16 @@ def render_upload() -> None:
         key=UPLOAD_KEY,
     )
     if upload is None:
+        st.session_state.pop(PARSED_KEY, None)  # the parsed table goes with the file
         return
-    data = upload.getvalue()
-    file_key = hashlib.sha1(data).hexdigest()[:10]
-    shared = service()
-    report = shared.preview_import(upload.name, data)
-    if report.columns:
+    held = parsed_upload(upload)
+    parsed = held.parsed
+    mapping = None
+    if parsed.columns:
         st.markdown("**Column mapping** (detected from the column names; change it if needed)")
-        mapping = mapping_editor(report, file_key)
-        if mapping is not None and mapping != report.mapping_used:
-            report = shared.preview_import(upload.name, data, mapping)
-    else:
-        mapping = None
+        mapping = mapping_editor(parsed, held.content_key)
+    shared = service()
+    report = shared.preview(parsed, mapping)
     render_problems(report)
     if report.preview:
         st.markdown("**Preview**")
@@ -94,7 +127,7 @@ def render_upload() -> None:
     name = st.text_input("Dataset name", value=upload.name.rsplit(".", 1)[0], key=NAME_KEY)
     if st.button("Import dataset", type="primary", disabled=not report.ok):
         try:
-            info = shared.import_dataset(upload.name, data, name=name, mapping=mapping)
+            info = shared.import_parsed(parsed, mapping, name=name)
         except DatasetImportError as error:
             st.error(str(error))
         else:

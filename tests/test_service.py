@@ -15,6 +15,7 @@ import pytest
 import sqlalchemy
 from scorelab_db import BACKENDS, database
 
+import core.service
 from core import JudgeConfig, PromptStep, Scorer, create_scorer
 from core.experiment_records import (
     ColumnMapping,
@@ -152,6 +153,37 @@ def test_import_with_an_explicit_mapping(service: Service) -> None:
     first = service.dataset_items(info.id)[0]
     assert (first.id, first.input, first.output) == ("1", "answer 0", "question 0")
     assert first.metadata == {"expected": "truth 0"}
+
+
+def test_a_parsed_upload_is_previewed_and_imported_without_reading_it_again(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parsed = service.read_upload("qa.csv", DATA)
+
+    def no_second_read(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("the file was read again")
+
+    monkeypatch.setattr(core.service, "read_upload", no_second_read)
+    proposed = service.preview(parsed)
+    assert proposed.ok and proposed.mapping_used is not None
+    assert proposed.mapping_used.input == "question"
+    swapped = ColumnMapping(id="id", input="answer", output="question", metadata=["expected"])
+    report = service.preview(parsed, swapped)
+    assert report.ok and report.mapping_used == swapped
+    assert report.fingerprint != proposed.fingerprint
+    wrong = ColumnMapping(input="answer", output="reply")
+    with pytest.raises(DatasetImportError) as raised:
+        service.import_parsed(parsed, wrong)
+    assert [p.code for p in raised.value.report.problems] == ["missing_column"]
+    info = service.import_parsed(parsed, swapped, name="Swapped")
+    assert (info.name, info.file_name, info.fingerprint) == (
+        "Swapped",
+        "qa.csv",
+        report.fingerprint,
+    )
+    first = service.dataset_items(info.id)[0]
+    assert (first.id, first.input, first.output) == ("a", "answer 0", "question 0")
+    assert service.import_parsed(parsed, swapped, reuse_existing=True).id == info.id
 
 
 def test_a_bad_file_raises_with_its_problems_and_stores_nothing(service: Service) -> None:

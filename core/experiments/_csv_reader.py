@@ -5,31 +5,27 @@ from __future__ import annotations
 
 import csv
 import io
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from core.experiment_records import ImportProblem
-from core.experiments._dataset_table import (
-    _capped,
-    _join,
-    _listed_rows,
-    _problem,
-    _Table,
-    _Unreadable,
-)
-from core.experiments._readers import _blank_rows, _decode, _drop_trailing_blank_rows
+from core.experiments._dataset_table import Table, blank_rows, drop_trailing_blank_rows
+from core.experiments._file_text import decode, utf8_bytes
+from core.experiments._import_problems import Unreadable, capped, join, problem
 
 
-def _read_csv(data: bytes, sep: str | None = None) -> _Table:
+def read_csv(data: bytes, sep: str | None = None) -> Table:
     """CSV through pyarrow's parser (fast, every value kept as text); a file it finds malformed
-    is read again with the csv module to say which rows and lines are wrong."""
-    raw = _utf8_bytes(data)
+    is read again with the csv module to say which rows and lines are wrong. Without `sep`, the
+    separator is sniffed from the header line (comma, semicolon or tab)."""
+    raw = utf8_bytes(data)
     if not raw or raw.isspace():
-        raise _Unreadable("empty_file", "The file is empty")
+        raise Unreadable("empty_file", "The file is empty")
     end = raw.find(b"\n")
-    first_line = _decode(raw[: end if end >= 0 else len(raw)]).rstrip("\r")
+    first_line = decode(raw[: end if end >= 0 else len(raw)]).rstrip("\r")
     sep = sep or _sniff_separator(first_line)
     header = next(csv.reader([first_line], delimiter=sep), [])
     names = [name if name.strip() else f"Unnamed: {n}" for n, name in enumerate(header)]
@@ -37,18 +33,25 @@ def _read_csv(data: bytes, sep: str | None = None) -> _Table:
     frame = None if problems else _arrow_csv(raw, sep, names)
     if frame is None:
         # Slow path, for files known to be bad: decoding names a bad byte and its line.
-        text = _decode(raw)
+        text = decode(raw)
         problems = problems or _csv_structure_problems(text, sep, len(names))
-        return _Table(
-            names, pd.DataFrame(columns=names), _row_label, _row_number, "column", problems
-        )
-    blank = _blank_rows(frame)
-    frame = _drop_trailing_blank_rows(frame, blank)
-    table = _Table(names, frame, _row_label, _row_number)
+        empty = pd.DataFrame(columns=names)
+        return Table(tuple(names), empty, _row_label, _row_number, problems=tuple(problems))
+    blank = blank_rows(frame)
+    frame = drop_trailing_blank_rows(frame, blank)
+    table = Table(tuple(names), frame, _row_label, _row_number)
     # With one column a blank line is an empty value (reported as such), not a malformed row.
     rows = np.flatnonzero(blank[: len(frame)]) if len(names) > 1 else np.array([], dtype=int)
-    table.problems = _listed_rows(table, rows, "malformed_row", "{label} is blank", "are blank")
-    return table
+    if not len(rows):
+        return table
+    blanks = table.row_problems(
+        rows, "malformed_row", lambda label: f"{label} is blank", "are blank"
+    )
+    return replace(table, problems=tuple(blanks))
+
+
+def read_tsv(data: bytes) -> Table:
+    return read_csv(data, sep="\t")
 
 
 def _row_label(index: int) -> str:
@@ -109,12 +112,12 @@ def _csv_structure_problems(text: str, sep: str, width: int) -> list[ImportProbl
                 blank.append((row, reader.line_num))
                 continue
             problems += [
-                _problem("malformed_row", f"Row {r} (line {n}) is blank", row=r) for r, n in blank
+                problem("malformed_row", f"Row {r} (line {n}) is blank", row=r) for r, n in blank
             ]
             blank = []
             if len(record) != width:
                 problems.append(
-                    _problem(
+                    problem(
                         "malformed_row",
                         f"Row {row} (line {reader.line_num}): {len(record)} "
                         f"field{'s' * (len(record) != 1)}, but the header has {width}",
@@ -123,25 +126,14 @@ def _csv_structure_problems(text: str, sep: str, width: int) -> list[ImportProbl
                 )
     except csv.Error as error:
         problems.append(
-            _problem(
+            problem(
                 "malformed_file",
                 f"The file is not valid CSV: {error} (line {reader.line_num})",
             )
         )
     if not problems:
-        problems.append(_problem("malformed_file", "The file is not valid CSV"))
-    return _capped(problems, "malformed_row", "more rows have the wrong number of fields")
-
-
-def _read_tsv(data: bytes) -> _Table:
-    return _read_csv(data, sep="\t")
-
-
-def _utf8_bytes(data: bytes) -> bytes:
-    """The file as UTF-8 bytes without a BOM (UTF-16 files are converted)."""
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return _decode(data).encode("utf-8")
-    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+        problems.append(problem("malformed_file", "The file is not valid CSV"))
+    return capped(problems, "malformed_row", "more rows have the wrong number of fields")
 
 
 def _sniff_separator(first_line: str) -> str:
@@ -159,10 +151,10 @@ def _header_problems(names: list[str]) -> list[ImportProblem]:
         if name.strip():
             positions.setdefault(name, []).append(position)
     return [
-        _problem(
+        problem(
             "duplicate_column",
             f"Column {name!r} appears {len(places)} times in the header "
-            f"(columns {_join([str(p) for p in places], len(places))})",
+            f"(columns {join([str(p) for p in places], len(places))})",
             column=name,
         )
         for name, places in positions.items()

@@ -1,89 +1,100 @@
-"""A dataset file once parsed (`_Table`), and its problems named with their place: one per row
-for the first few rows, then one that counts the rest."""
+"""A dataset file once parsed (`Table`): its columns, how its rows are named in problems, the
+problems found while parsing, the preview, and blank rows (shared by the readers)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from core.experiment_records import ImportProblem
+from core.experiments._cell_values import arrow_text, plain
+from core.experiments._import_problems import MAX_LISTED_PER_KIND, problem
 
-MAX_LISTED_PER_KIND = 20
-"""Problems of one kind listed one by one; the rest are summed up in one more problem."""
-
-
-class _Unreadable(Exception):
-    """The file cannot be read at all; carries the one problem to report."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.problem = ImportProblem(code=code, message=message)
+PREVIEW_ROWS = 20
 
 
-@dataclass
-class _Table:
-    """A parsed file: one list or Series of values per column, and how to name each row."""
+@dataclass(frozen=True, eq=False)
+class Table:
+    """A parsed file: one Series of values per column, and how to name each row.
 
-    columns: list[str]
+    Never changed once made: a mapping reads it (`core.experiments._mapped_columns`), so one
+    parse serves the preview of any mapping and the import.
+    """
+
+    columns: tuple[str, ...]
+    """Column names in file order (for JSON, the objects' keys in order of first appearance)."""
     frame: pd.DataFrame
+    """The values, one column per name. CSV text stays in pyarrow: no Python object per cell."""
     label: Callable[[int], str]
     """0-based row index -> "Row 3", "Line 5", "Item 2"..."""
     row_number: Callable[[int], int]
     """0-based row index -> the `row` of an ImportProblem."""
     field_word: str = "column"
-    problems: list[ImportProblem] = field(default_factory=list)
-    """Parse problems (malformed rows): they stop the import before per-row checks."""
+    """What the file calls a column in messages: "column", or "key" for JSON."""
+    problems: tuple[ImportProblem, ...] = ()
+    """Parse problems (malformed rows): they stop the import before any mapping is checked."""
 
+    @property
+    def row_count(self) -> int:
+        return len(self.frame)
 
-def _listed(
-    table: _Table,
-    rows: np.ndarray,
-    code: str,
-    one: Callable[[str], str],
-    rest: Callable[[int], str],
-    column: str,
-) -> list[ImportProblem]:
-    """One problem per row for the first few rows, then one that counts the others."""
-    problems = [
-        _problem(code, one(table.label(int(r))), row=table.row_number(int(r)), column=column)
-        for r in rows[:MAX_LISTED_PER_KIND]
-    ]
-    if len(rows) > MAX_LISTED_PER_KIND:
-        more = len(rows) - MAX_LISTED_PER_KIND
-        problems.append(_problem(code, f"{more:,} more rows where {rest(more)}", column=column))
-    return problems
-
-
-def _capped(problems: list[ImportProblem], code: str, rest: str) -> list[ImportProblem]:
-    if len(problems) <= MAX_LISTED_PER_KIND:
+    def row_problems(
+        self,
+        rows: np.ndarray,
+        code: str,
+        message: Callable[[str], str],
+        rest: str,
+        column: str | None = None,
+    ) -> list[ImportProblem]:
+        """One problem per row (`message(label)`) for the first few of `rows` (0-based), then
+        one saying "<n> more rows <rest>"."""
+        problems = [
+            problem(code, message(self.label(int(r))), row=self.row_number(int(r)), column=column)
+            for r in rows[:MAX_LISTED_PER_KIND]
+        ]
+        if len(rows) > MAX_LISTED_PER_KIND:
+            more = len(rows) - MAX_LISTED_PER_KIND
+            problems.append(problem(code, f"{more:,} more rows {rest}", column=column))
         return problems
-    more = len(problems) - MAX_LISTED_PER_KIND
-    return [*problems[:MAX_LISTED_PER_KIND], _problem(code, f"{more:,} {rest}")]
+
+    def preview(self) -> list[dict[str, Any]]:
+        """The first rows as plain values (column name -> value)."""
+        head = self.frame.head(PREVIEW_ROWS)
+        names = [str(c) for c in head.columns]
+        return [
+            dict(zip(names, (plain(v) for v in row), strict=True))
+            for row in head.itertuples(index=False, name=None)
+        ]
 
 
-def _listed_rows(
-    table: _Table, rows: np.ndarray, code: str, template: str, rest: str
-) -> list[ImportProblem]:
-    problems = [
-        _problem(code, template.format(label=table.label(int(r))), row=table.row_number(int(r)))
-        for r in rows[:MAX_LISTED_PER_KIND]
-    ]
-    if len(rows) > MAX_LISTED_PER_KIND:
-        more = len(rows) - MAX_LISTED_PER_KIND
-        problems.append(_problem(code, f"{more:,} more rows {rest}"))
-    return problems
+def blank_rows(frame: pd.DataFrame) -> np.ndarray:
+    """True for rows whose every field is missing or empty text (a blank line reads as either,
+    depending on the number of columns)."""
+    if frame.empty:
+        return np.zeros(len(frame), dtype=bool)
+    texts = [arrow_text(frame.iloc[:, n]) for n in range(frame.shape[1])]
+    if all(t is not None for t in texts):
+        # Text without nulls (every CSV): a field is blank when it has no bytes.
+        import pyarrow.compute as pc
+
+        blank = np.ones(len(frame), dtype=bool)
+        for chunked in texts:
+            blank &= pc.equal(pc.binary_length(chunked), 0).to_numpy()
+            if not blank.any():  # the usual case: decided by the first column
+                break
+        return blank
+    return (frame.isna() | frame.eq("")).all(axis=1).to_numpy(dtype=bool)
 
 
-def _problem(
-    code: str, message: str, *, row: int | None = None, column: str | None = None
-) -> ImportProblem:
-    return ImportProblem(code=code, message=message, row=row, column=column)
-
-
-def _join(parts: list[str], total: int) -> str:
-    if total > len(parts):
-        return f"{', '.join(parts)} and {total - len(parts)} more"
-    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+def drop_trailing_blank_rows(frame: pd.DataFrame, blank: np.ndarray | None = None) -> pd.DataFrame:
+    """Blank lines at the end of a file are not data. `blank`: `blank_rows(frame)`, when
+    already known."""
+    blank = blank_rows(frame) if blank is None else blank
+    if not len(blank) or not blank[-1]:
+        return frame
+    keep = len(blank) - int(np.argmin(blank[::-1])) if not blank.all() else 0
+    return frame.iloc[:keep]

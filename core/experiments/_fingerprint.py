@@ -1,5 +1,6 @@
 """The content fingerprint of a dataset: BLAKE3 over a canonical form of its items, hashed in a
-worker thread when the table is large."""
+worker thread when the table is large (the form is described in docs/datasets.md,
+"Fingerprint")."""
 
 from __future__ import annotations
 
@@ -12,18 +13,18 @@ import blake3
 import numpy as np
 import pandas as pd
 
-from core.experiments._dataset_items import _ItemColumns
-from core.experiments._dataset_values import _arrow_text, _values
+from core.experiments._cell_values import arrow_text
+from core.experiments._mapped_columns import MappedColumns, values
 
 
-def _start_fingerprint(columns: _ItemColumns, stop: threading.Event) -> Future[str]:
-    """`_fingerprint` of the columns, in a worker thread for a large table (a small one is
+def start_fingerprint(columns: MappedColumns, stop: threading.Event) -> Future[str]:
+    """`columns_fingerprint` of the columns, in a worker thread for a large table (a small one is
     hashed at once: that is quicker than handing it over). Setting `stop` abandons the hash."""
     if len(columns.ids) < _BACKGROUND_HASH_ROWS:
         done: Future[str] = Future()
-        done.set_result(_fingerprint(columns))
+        done.set_result(columns_fingerprint(columns))
         return done
-    return _HASHING.submit(_fingerprint, columns, stop)
+    return _HASHING.submit(columns_fingerprint, columns, stop)
 
 
 _BACKGROUND_HASH_ROWS = 10_000
@@ -34,7 +35,7 @@ _HASHING = ThreadPoolExecutor(max_workers=4, thread_name_prefix="dataset-fingerp
 """Threads that hash large tables (started on first use; several uploads may hash at once)."""
 
 
-def _fingerprint(columns: _ItemColumns, stop: threading.Event | None = None) -> str:
+def columns_fingerprint(columns: MappedColumns, stop: threading.Event | None = None) -> str:
     """BLAKE3 over a canonical form of the items, column by column, so the same content gives
     the same value whatever the file format (and `dataset_fingerprint` of the items agrees).
 
@@ -60,27 +61,25 @@ def _fingerprint(columns: _ItemColumns, stop: threading.Event | None = None) -> 
         digest.update(json.dumps(name).encode() + b"\n")
         if isinstance(column, pd.Series) and _hash_arrow_text(digest, column):
             continue
-        _hash_values(digest, _values(column))
+        _hash_values(digest, values(column))
     return digest.hexdigest()
 
 
-def _hash_values(digest: Any, values: list[Any]) -> None:
-    if all(v is None or type(v) is str for v in values):
-        texts = [v for v in values if v is not None]
+def _hash_values(digest: Any, cells: list[Any]) -> None:
+    if all(v is None or type(v) is str for v in cells):
+        texts = [v for v in cells if v is not None]
         joined = "".join(texts)
         body = joined.encode("utf-8")
         if len(body) == len(joined):  # ASCII: character and byte lengths agree
-            lengths = [-1 if v is None else len(v) for v in values]
+            lengths = [-1 if v is None else len(v) for v in cells]
         else:
-            lengths = [-1 if v is None else len(v.encode("utf-8")) for v in values]
+            lengths = [-1 if v is None else len(v.encode("utf-8")) for v in cells]
         digest.update(b"S")
         digest.update(np.asarray(lengths, dtype="<i8").tobytes())
         digest.update(body)
         return
     digest.update(b"J")
-    text = json.dumps(
-        values, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str
-    )
+    text = json.dumps(cells, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
     digest.update(text.encode("utf-8"))
 
 
@@ -89,7 +88,7 @@ def _hash_arrow_text(digest: Any, series: pd.Series) -> bool:
     strings; False when the column is not plain pyarrow text without nulls."""
     import pyarrow as pa
 
-    chunked = _arrow_text(series)
+    chunked = arrow_text(series)
     if chunked is None:
         return False
     width = {pa.string(): np.int32, pa.large_string(): np.int64}.get(chunked.type)

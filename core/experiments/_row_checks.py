@@ -6,36 +6,33 @@ import numpy as np
 import pandas as pd
 
 from core.experiment_records import ColumnMapping, ImportProblem
-from core.experiments._dataset_table import _capped, _join, _listed, _problem, _Table
-from core.experiments._dataset_values import Column, _arrow_text, _empty_mask
+from core.experiments._cell_values import arrow_text, empty_mask
+from core.experiments._dataset_table import Table
+from core.experiments._import_problems import capped, join, problem
+from core.experiments._mapped_columns import Column
 
 
-def _check_rows(table: _Table, mapping: ColumnMapping, ids: Column) -> list[ImportProblem]:
-    """The per-row problems: empty input/output/id, duplicate ids."""
+def check_rows(table: Table, mapping: ColumnMapping, ids: Column) -> list[ImportProblem]:
+    """The per-row problems: empty input/output/id, duplicate ids. `ids`: the mapped ids."""
     frame, word = table.frame, table.field_word
     problems: list[ImportProblem] = []
     for role in ("input", "output"):
         column = getattr(mapping, role)
-        rows = np.flatnonzero(_empty_mask(frame[column]))
-        problems += _listed(
-            table,
-            rows,
+        what = f"the {role} ({word} {column!r}) is empty"
+        problems += table.row_problems(
+            np.flatnonzero(empty_mask(frame[column])),
             f"empty_{role}",
-            lambda label, r=role, c=column: f"{label}: the {r} ({word} {c!r}) is empty",
-            lambda n, r=role, c=column: f"the {r} ({word} {c!r}) is empty",
+            lambda label, what=what: f"{label}: {what}",
+            f"where {what}",
             column,
         )
     if mapping.id is None:
         return problems
     ids = ids if isinstance(ids, pd.Series) else pd.Series(ids, dtype=object)
-    empty = np.flatnonzero(_empty_mask(ids))
-    problems += _listed(
-        table,
-        empty,
-        "empty_id",
-        lambda label: f"{label}: the id ({word} {mapping.id!r}) is empty",
-        lambda n: f"the id ({word} {mapping.id!r}) is empty",
-        mapping.id,
+    empty = np.flatnonzero(empty_mask(ids))
+    what = f"the id ({word} {mapping.id!r}) is empty"
+    problems += table.row_problems(
+        empty, "empty_id", lambda label: f"{label}: {what}", f"where {what}", mapping.id
     )
     problems += _duplicate_ids(table, ids, empty, mapping.id)
     return problems
@@ -43,7 +40,7 @@ def _check_rows(table: _Table, mapping: ColumnMapping, ids: Column) -> list[Impo
 
 def _all_distinct(ids: pd.Series) -> bool:
     """A quick hash-based check (pyarrow) before the slower search for the repeated ids."""
-    chunked = _arrow_text(ids)
+    chunked = arrow_text(ids)
     if chunked is None:
         return False
     import pyarrow.compute as pc
@@ -52,7 +49,7 @@ def _all_distinct(ids: pd.Series) -> bool:
 
 
 def _duplicate_ids(
-    table: _Table, ids: pd.Series, empty: np.ndarray, column: str
+    table: Table, ids: pd.Series, empty: np.ndarray, column: str
 ) -> list[ImportProblem]:
     if _all_distinct(ids):
         return []
@@ -63,13 +60,13 @@ def _duplicate_ids(
     groups = pd.Series(np.flatnonzero(duplicated)).groupby(ids[duplicated].to_numpy(), sort=False)
     problems = []
     for value, rows in groups:
-        places = _join([table.label(int(r)).lower() for r in rows.tolist()[:10]], len(rows))
+        places = join([table.label(int(r)).lower() for r in rows.tolist()[:10]], len(rows))
         problems.append(
-            _problem(
+            problem(
                 "duplicate_id",
                 f"Duplicate id {value!r} ({table.field_word} {column!r}) in {places}",
                 row=table.row_number(int(rows.iloc[0])),
                 column=column,
             )
         )
-    return _capped(problems, "duplicate_id", "more ids appear more than once")
+    return capped(problems, "duplicate_id", "more ids appear more than once")

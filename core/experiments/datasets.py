@@ -1,20 +1,32 @@
-"""Dataset import: CSV, TSV, JSONL, JSON (an array of objects), Excel (.xlsx) and Parquet files
+"""Dataset import: a CSV, TSV, JSONL, JSON (an array of objects), Excel (.xlsx) or Parquet file
 into `DatasetItem`s, with the column mapping detected or given, and every problem reported with
-its place.
+its place (docs/datasets.md).
 
-Nothing is half-imported: a report with problems has no items. Large CSV files are checked with
-vectorised pandas operations, so validation costs about as much as parsing.
+The pipeline, in the order of this module:
+
+1. read (`read_upload`): the size limit, the format from the extension, the parse into a table
+   of columns -> a `ParsedUpload`, never changed afterwards;
+2. columns: the table's column names and the mapping they suggest (`propose_mapping`);
+3. mapping (`ParsedUpload.map`): the mapping given, else the proposed one, checked against the
+   columns;
+4. row checks: empty inputs, outputs and ids, repeated ids;
+5. items: the mapped values column by column, turned into `DatasetItem`s only by
+   `MappedUpload.items()` (100k items cost far more than the rest of an import);
+6. fingerprint: BLAKE3 of the mapped values. It needs the mapped values of step 5, so those
+   are taken before the rows are checked, and the hash runs in a worker thread meanwhile.
+
+A file is parsed once: its `ParsedUpload` gives the report and the items of any mapping without
+reading the bytes again. Nothing is half-imported: a report with problems has no items. Large
+CSV files are checked with vectorised pyarrow and pandas operations, so validation costs about
+as much as parsing.
 """
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Any
-
-import pandas as pd
 
 from core.experiment_records import (
     ColumnMapping,
@@ -23,22 +35,25 @@ from core.experiment_records import (
     ImportProblem,
     ImportReport,
 )
-from core.experiments._csv_reader import _read_csv, _read_tsv
-from core.experiments._dataset_items import _item_columns, _ItemColumns, _items, _mapped_ids
-from core.experiments._dataset_table import MAX_LISTED_PER_KIND as MAX_LISTED_PER_KIND
-from core.experiments._dataset_table import _problem, _Table, _Unreadable
-from core.experiments._dataset_values import Column as Column
-from core.experiments._dataset_values import _plain
-from core.experiments._fingerprint import _fingerprint, _start_fingerprint
-from core.experiments._readers import _read_json, _read_jsonl, _read_parquet, _read_xlsx
-from core.experiments._row_checks import _check_rows
+from core.experiments._binary_readers import read_parquet, read_xlsx
+from core.experiments._column_mapping import mapping_problems, propose_mapping
+from core.experiments._csv_reader import read_csv, read_tsv
+from core.experiments._dataset_table import Table
+from core.experiments._fingerprint import columns_fingerprint, start_fingerprint
+from core.experiments._import_problems import Unreadable, problem
+from core.experiments._json_readers import read_json, read_jsonl
+from core.experiments._mapped_columns import MappedColumns, map_columns
+from core.experiments._row_checks import check_rows
 
 __all__ = [
     "DEFAULT_SIZE_LIMIT_BYTES",
     "SUPPORTED_EXTENSIONS",
+    "MappedUpload",
+    "ParsedUpload",
     "dataset_fingerprint",
     "propose_mapping",
     "read_dataset",
+    "read_upload",
 ]
 
 DEFAULT_SIZE_LIMIT_BYTES = 200 * 1024 * 1024
@@ -53,63 +68,108 @@ SUPPORTED_EXTENSIONS: dict[str, DatasetFormat] = {
     ".parquet": "parquet",
 }
 
-PREVIEW_ROWS = 20
-
-# Column names recognised for each role, in order of preference (compared case-insensitively,
-# ignoring spaces, hyphens and underscores).
-ROLE_CANDIDATES: dict[str, tuple[str, ...]] = {
-    "id": ("id", "item_id", "itemId"),
-    "input": ("input", "question", "prompt", "query"),
-    "output": ("output", "response", "answer", "completion"),
-    "ground_truth": (
-        "groundTruth",
-        "ground_truth",
-        "expected",
-        "reference",
-        "target",
-        "__expected",
-    ),
-}
-
-_ROLE_LABELS = {"id": "id", "input": "input", "output": "output", "ground_truth": "ground truth"}
-
-
-_READERS: dict[DatasetFormat, Callable[[bytes], _Table]] = {
-    "csv": _read_csv,
-    "tsv": _read_tsv,
-    "jsonl": _read_jsonl,
-    "json": _read_json,
-    "xlsx": _read_xlsx,
-    "parquet": _read_parquet,
+_READERS: dict[DatasetFormat, Callable[[bytes], Table]] = {
+    "csv": read_csv,
+    "tsv": read_tsv,
+    "jsonl": read_jsonl,
+    "json": read_json,
+    "xlsx": read_xlsx,
+    "parquet": read_parquet,
 }
 
 
-# ---- public functions ----
+# ---- 1. read ----
 
 
-def propose_mapping(columns: Sequence[str]) -> ColumnMapping | None:
-    """The mapping suggested by the column names, or None without an input and an output.
-
-    Every column that plays no role is kept as metadata.
-    """
-    by_key: dict[str, str] = {}
-    for column in columns:
-        by_key.setdefault(_name_key(column), column)
-    chosen: dict[str, str | None] = {}
-    for role, candidates in ROLE_CANDIDATES.items():
-        chosen[role] = next(
-            (by_key[_name_key(c)] for c in candidates if _name_key(c) in by_key), None
+def read_upload(
+    file_name: str, data: bytes, size_limit_bytes: int = DEFAULT_SIZE_LIMIT_BYTES
+) -> ParsedUpload:
+    """Parse a file once (the format comes from its extension); what cannot be read is in the
+    result's `problems`, never raised."""
+    if len(data) > size_limit_bytes:
+        message = (
+            f"The file is {_size(len(data))}, over the size limit of {_size(size_limit_bytes)}"
         )
-    if chosen["input"] is None or chosen["output"] is None:
-        return None
-    used = {name for name in chosen.values() if name is not None}
-    return ColumnMapping(
-        id=chosen["id"],
-        input=chosen["input"],
-        output=chosen["output"],
-        ground_truth=chosen["ground_truth"],
-        metadata=[c for c in columns if c not in used],
-    )
+        return ParsedUpload(file_name, problems=(problem("file_too_large", message),))
+    fmt = SUPPORTED_EXTENSIONS.get(PurePath(file_name).suffix.lower())
+    if fmt is None:
+        return ParsedUpload(file_name, problems=(_unknown_format(file_name),))
+    try:
+        table = _READERS[fmt](data)
+    except Unreadable as unreadable:
+        return ParsedUpload(file_name, fmt, problems=(unreadable.problem,))
+    # 2. columns
+    return ParsedUpload(file_name, fmt, table, proposed_mapping=propose_mapping(table.columns))
+
+
+@dataclass(frozen=True, eq=False)
+class ParsedUpload:
+    """A file read once: its table and proposed mapping, or why it could not be read.
+
+    `map` previews or imports it under any mapping without reading the file again.
+    """
+
+    file_name: str
+    """The file's name as given (its extension chose the format)."""
+    format: DatasetFormat | None = None
+    """The format read; None when the extension is unknown or the file too large."""
+    table: Table | None = None
+    """The parsed values; None when the file could not be read at all."""
+    problems: tuple[ImportProblem, ...] = ()
+    """Why the file could not be read (then there is no table)."""
+    proposed_mapping: ColumnMapping | None = None
+    """The mapping detected from the column names, if input and output columns were found."""
+
+    @property
+    def columns(self) -> list[str]:
+        """Column names in file order (none when the file could not be read)."""
+        return list(self.table.columns) if self.table is not None else []
+
+    @property
+    def row_count(self) -> int:
+        return self.table.row_count if self.table is not None else 0
+
+    def map(self, mapping: ColumnMapping | None = None) -> MappedUpload:
+        """Steps 3 to 6 under `mapping` (the proposed one when None): the report, with the items
+        when it has no problem."""
+        if self.table is None:
+            return MappedUpload(_report(self, problems=list(self.problems)))
+        table = self.table
+        # 3. mapping (parse problems first: a malformed file is not worth mapping)
+        used = mapping or self.proposed_mapping
+        problems = list(table.problems) or mapping_problems(
+            table.columns, table.field_word, mapping, used
+        )
+        if not problems and table.row_count == 0:
+            problems = [problem("no_rows", "The file has no data rows")]
+        if problems:
+            return MappedUpload(_report(self, used, problems=problems))
+        assert used is not None  # no mapping problem means there is a mapping
+        # 5. the items' values, and 6. their fingerprint, hashed while 4. the rows are checked
+        # (both the hash and pyarrow's checks run without the GIL)
+        columns = map_columns(table, used)
+        stop = threading.Event()
+        hashing = start_fingerprint(columns, stop)
+        problems = check_rows(table, used, columns.ids)
+        if problems:
+            stop.set()  # nothing is imported: the hash is not needed
+            return MappedUpload(_report(self, used, problems=problems))
+        return MappedUpload(_report(self, used, fingerprint=hashing.result()), columns)
+
+
+@dataclass(frozen=True, eq=False)
+class MappedUpload:
+    """A parsed upload under one mapping: its report and, when the report has no problem, the
+    items' values."""
+
+    report: ImportReport
+    """Columns, mappings, preview, problems and fingerprint."""
+    columns: MappedColumns | None = None
+    """The items' values column by column; None when the report has problems."""
+
+    def items(self) -> list[DatasetItem]:
+        """The items, built at each call; empty whenever there are problems."""
+        return self.columns.items() if self.columns is not None else []
 
 
 def read_dataset(
@@ -118,130 +178,43 @@ def read_dataset(
     mapping: ColumnMapping | None = None,
     size_limit_bytes: int = DEFAULT_SIZE_LIMIT_BYTES,
 ) -> ImportReport:
-    """Read a dataset file into items, or report everything wrong with it.
-
-    The format comes from the extension. With no `mapping`, the proposed one is used.
-    """
-    report = {"file_name": file_name}
-    if len(data) > size_limit_bytes:
-        message = (
-            f"The file is {_size(len(data))}, over the size limit of {_size(size_limit_bytes)}"
-        )
-        return ImportReport(**report, problems=[_problem("file_too_large", message)])
-    fmt = SUPPORTED_EXTENSIONS.get(PurePath(file_name).suffix.lower())
-    if fmt is None:
-        return ImportReport(**report, problems=[_unknown_format(file_name)])
-    try:
-        table = _READERS[fmt](data)
-    except _Unreadable as unreadable:
-        return ImportReport(**report, format=fmt, problems=[unreadable.problem])
-    return _validate(file_name, fmt, table, mapping)
+    """The report of a file under `mapping` (the proposed one when None): `read_upload` then
+    `map`, for a caller that reads the file for one mapping only."""
+    return read_upload(file_name, data, size_limit_bytes).map(mapping).report
 
 
 def dataset_fingerprint(items: Sequence[DatasetItem]) -> str:
     """BLAKE3 of the items' canonical form: the same content always gives the same value (the
-    same value `read_dataset` gives the file those items came from)."""
-    names = list(dict.fromkeys(name for item in items for name in item.metadata))
-    return _fingerprint(
-        _ItemColumns(
-            ids=[i.id for i in items],
-            inputs=[i.input for i in items],
-            outputs=[i.output for i in items],
-            truths=[i.ground_truth for i in items],
-            metadata={n: [i.metadata.get(n) for i in items] for n in names},
-        )
-    )
+    same value the report of the file those items came from has)."""
+    return columns_fingerprint(MappedColumns.from_items(items))
 
 
-# ---- validation and mapping ----
+# ---- the report ----
 
 
-def _validate(
-    file_name: str, fmt: DatasetFormat, table: _Table, mapping: ColumnMapping | None
+def _report(
+    parsed: ParsedUpload,
+    used: ColumnMapping | None = None,
+    *,
+    problems: list[ImportProblem] | None = None,
+    fingerprint: str | None = None,
 ) -> ImportReport:
-    proposed = propose_mapping(table.columns)
-    used = mapping or proposed
-    problems = list(table.problems)
-    if not table.problems:
-        problems += _mapping_problems(table, mapping, used)
-    report = {
-        "file_name": file_name,
-        "format": fmt,
-        "row_count": len(table.frame),
-        "columns": table.columns,
-        "proposed_mapping": proposed,
-        "mapping_used": used,
-    }
-    if not problems and len(table.frame) == 0:
-        problems.append(_problem("no_rows", "The file has no data rows"))
-    if problems:
-        return ImportReport(**report, preview=_preview(table.frame), problems=problems)
-    assert used is not None  # no mapping problem means there is a mapping
-    ids = _mapped_ids(table.frame, used)
-    columns = _item_columns(table, used, ids)
-    # The fingerprint is hashed while the rows are checked: both the hash and pyarrow's checks
-    # run without the GIL.
-    stop = threading.Event()
-    fingerprint = _start_fingerprint(columns, stop)
-    report["preview"] = _preview(table.frame)
-    problems = _check_rows(table, used, ids)
-    if problems:
-        stop.set()  # nothing is imported: the hash is not needed
-        return ImportReport(**report, problems=problems)
-    report = ImportReport(**report, fingerprint=fingerprint.result())
-    return report.with_items(lambda: _items(columns))
-
-
-def _mapping_problems(
-    table: _Table, given: ColumnMapping | None, used: ColumnMapping | None
-) -> list[ImportProblem]:
-    word, columns = table.field_word, table.columns
-    listed = ", ".join(repr(c) for c in columns) or "none"
-    if used is None:
-        problems = []
-        for role in ("input", "output"):
-            if not any(
-                _name_key(c) in {_name_key(n) for n in ROLE_CANDIDATES[role]} for c in columns
-            ):
-                names = ", ".join(ROLE_CANDIDATES[role])
-                problems.append(
-                    _problem(
-                        f"no_{role}_column",
-                        f"No {role} {word} found (looked for {names}); the file's {word}s are "
-                        f"{listed}: choose the mapping by hand",
-                    )
-                )
-        return problems
-    if given is None:
-        return []
-    present = set(columns)
-    problems = []
-    wanted = [(r, getattr(given, r)) for r in ("id", "input", "output", "ground_truth")]
-    wanted += [("metadata", c) for c in given.metadata]
-    for role, column in wanted:
-        if column is not None and column not in present:
-            what = "a metadata" if role == "metadata" else f"the {_ROLE_LABELS[role]}"
-            problems.append(
-                _problem(
-                    "missing_column",
-                    f"The mapping names {word} {column!r} as {what} {word}, but the file has no "
-                    f"such {word} (its {word}s are {listed})",
-                    column=column,
-                )
-            )
-    return problems
-
-
-def _preview(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    head = frame.head(PREVIEW_ROWS)
-    columns = [str(c) for c in head.columns]
-    return [
-        dict(zip(columns, (_plain(v) for v in row), strict=True))
-        for row in head.itertuples(index=False, name=None)
-    ]
-
-
-# ---- messages ----
+    table = parsed.table
+    if table is None:
+        return ImportReport(
+            file_name=parsed.file_name, format=parsed.format, problems=problems or []
+        )
+    return ImportReport(
+        file_name=parsed.file_name,
+        format=parsed.format,
+        row_count=table.row_count,
+        columns=list(table.columns),
+        proposed_mapping=parsed.proposed_mapping,
+        mapping_used=used,
+        preview=table.preview(),
+        problems=problems or [],
+        fingerprint=fingerprint,
+    )
 
 
 def _unknown_format(file_name: str) -> ImportProblem:
@@ -249,14 +222,10 @@ def _unknown_format(file_name: str) -> ImportProblem:
     supported = ", ".join(SUPPORTED_EXTENSIONS)
     what = f"type {suffix!r}" if suffix else "type (the name has no extension)"
     hint = "; save the workbook as .xlsx" if suffix.lower() == ".xls" else ""
-    return _problem(
+    return problem(
         "unknown_format",
         f"Unknown file {what} for {file_name!r}: supported are {supported}{hint}",
     )
-
-
-def _name_key(name: str) -> str:
-    return re.sub(r"[\s_\-]+", "", str(name)).lower()
 
 
 def _size(n: int) -> str:

@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import io
 import json
+import pickle
 
 import pandas as pd
 import pytest
+from pydantic import ValidationError
 
 from core.experiment_records import ColumnMapping, ImportReport
+from core.experiments import datasets
+from core.experiments._csv_reader import read_csv
 from core.experiments.datasets import (
     DEFAULT_SIZE_LIMIT_BYTES,
+    MappedUpload,
     dataset_fingerprint,
     propose_mapping,
     read_dataset,
+    read_upload,
 )
 
 ROWS = [
@@ -36,10 +42,16 @@ def codes(report: ImportReport) -> list[str]:
     return [p.code for p in report.problems]
 
 
-def assert_two_items(report: ImportReport) -> None:
+def mapped(file_name: str, data: bytes, mapping: ColumnMapping | None = None) -> MappedUpload:
+    """The file read once and mapped: its report and its items."""
+    return read_upload(file_name, data).map(mapping)
+
+
+def assert_two_items(upload: MappedUpload) -> None:
+    report, items = upload.report, upload.items()
     assert report.ok, report.problems
-    assert [i.id for i in report.items] == ["q1", "q2"]
-    first = report.items[0]
+    assert [i.id for i in items] == ["q1", "q2"]
+    first = items[0]
     assert (first.input, first.output, first.ground_truth) == ("What is 2+2?", "4", "4")
     assert first.metadata == {"topic": "math"}
     assert report.mapping_used == ColumnMapping(
@@ -51,52 +63,55 @@ def assert_two_items(report: ImportReport) -> None:
 
 
 def test_csv() -> None:
-    report = read_dataset("qa.csv", csv_bytes(ROWS))
+    upload = mapped("qa.csv", csv_bytes(ROWS))
+    report = upload.report
     assert report.format == "csv" and report.row_count == 2
     assert report.columns == ["id", "question", "answer", "expected", "topic"]
     assert report.preview[0]["question"] == "What is 2+2?"
-    assert_two_items(report)
+    assert report == read_dataset("qa.csv", csv_bytes(ROWS))
+    assert_two_items(upload)
 
 
 def test_tsv_and_semicolon_csv() -> None:
-    assert_two_items(read_dataset("qa.tsv", csv_bytes(ROWS, sep="\t")))
-    assert_two_items(read_dataset("qa.csv", csv_bytes(ROWS, sep=";")))
+    assert_two_items(mapped("qa.tsv", csv_bytes(ROWS, sep="\t")))
+    assert_two_items(mapped("qa.csv", csv_bytes(ROWS, sep=";")))
 
 
 def test_jsonl() -> None:
     data = "\n".join(json.dumps(r) for r in ROWS).encode()
-    report = read_dataset("qa.jsonl", data)
-    assert report.format == "jsonl"
-    assert_two_items(report)
+    upload = mapped("qa.jsonl", data)
+    assert upload.report.format == "jsonl"
+    assert_two_items(upload)
 
 
 def test_json_array() -> None:
-    report = read_dataset("qa.json", json.dumps(ROWS).encode())
-    assert report.format == "json"
-    assert_two_items(report)
+    upload = mapped("qa.json", json.dumps(ROWS).encode())
+    assert upload.report.format == "json"
+    assert_two_items(upload)
 
 
 def test_xlsx() -> None:
     buffer = io.BytesIO()
     pd.DataFrame(ROWS).to_excel(buffer, index=False)
-    report = read_dataset("qa.xlsx", buffer.getvalue())
-    assert report.format == "xlsx"
-    assert_two_items(report)
+    upload = mapped("qa.xlsx", buffer.getvalue())
+    assert upload.report.format == "xlsx"
+    assert_two_items(upload)
 
 
 def test_parquet() -> None:
     buffer = io.BytesIO()
     pd.DataFrame(ROWS).to_parquet(buffer, index=False)
-    report = read_dataset("qa.parquet", buffer.getvalue())
-    assert report.format == "parquet"
-    assert_two_items(report)
+    upload = mapped("qa.parquet", buffer.getvalue())
+    assert upload.report.format == "parquet"
+    assert_two_items(upload)
 
 
 def test_same_content_same_fingerprint_across_formats() -> None:
-    csv_report = read_dataset("qa.csv", csv_bytes(ROWS))
+    csv_upload = mapped("qa.csv", csv_bytes(ROWS))
+    csv_report = csv_upload.report
     json_report = read_dataset("qa.json", json.dumps(ROWS).encode())
     assert csv_report.fingerprint == json_report.fingerprint
-    assert csv_report.fingerprint == dataset_fingerprint(csv_report.items)
+    assert csv_report.fingerprint == dataset_fingerprint(csv_upload.items())
     changed = [dict(ROWS[0], answer="5"), ROWS[1]]
     assert read_dataset("qa.csv", csv_bytes(changed)).fingerprint != csv_report.fingerprint
 
@@ -118,24 +133,26 @@ def large_rows(count: int) -> list[dict]:
 
 def test_large_files_fingerprint_the_same_across_formats() -> None:
     rows = large_rows(25_000)
-    csv_report = read_dataset("big.csv", csv_bytes(rows))
+    csv_upload = mapped("big.csv", csv_bytes(rows))
+    csv_report, items = csv_upload.report, csv_upload.items()
     assert csv_report.ok, csv_report.problems[:3]
-    assert csv_report.fingerprint == dataset_fingerprint(csv_report.items)
+    assert csv_report.fingerprint == dataset_fingerprint(items)
     as_json = [dict(r, expected=r["expected"] or None) for r in rows]  # CSV has no null
     json_report = read_dataset("big.json", json.dumps(as_json).encode())
     assert json_report.fingerprint == csv_report.fingerprint
-    assert csv_report.items[0].id == "row-00000" and csv_report.items[0].ground_truth is None
+    assert items[0].id == "row-00000" and items[0].ground_truth is None
 
 
 def test_a_problem_in_a_large_file_stops_the_fingerprint() -> None:
     rows = large_rows(25_000)
     rows[-1]["id"] = rows[0]["id"]
-    report = read_dataset("big.csv", csv_bytes(rows))
+    upload = mapped("big.csv", csv_bytes(rows))
+    report = upload.report
     assert codes(report) == ["duplicate_id"]
     assert report.problems[0].message == (
         "Duplicate id 'row-00000' (column 'id') in row 1 and row 25000"
     )
-    assert report.fingerprint is None and report.items == []
+    assert report.fingerprint is None and upload.items() == []
 
 
 def test_unicode_whitespace_is_empty() -> None:
@@ -153,8 +170,7 @@ def test_json_values_keep_their_shape_and_mastra_metadata_is_spread() -> None:
             "metadata": {"difficulty": "easy"},
         }
     ]
-    report = read_dataset("chat.jsonl", json.dumps(rows[0]).encode())
-    item = report.items[0]
+    item = mapped("chat.jsonl", json.dumps(rows[0]).encode()).items()[0]
     assert item.id == "1"
     assert item.input == [{"role": "user", "content": "hi"}]
     assert item.output == {"role": "assistant", "content": "hello"}
@@ -167,13 +183,12 @@ def test_numeric_ids_from_a_spreadsheet_become_text() -> None:
     pd.DataFrame(
         [{"id": 1, "input": "a", "output": "b"}, {"id": 2, "input": "c", "output": "d"}]
     ).to_excel(buffer, index=False)
-    report = read_dataset("n.xlsx", buffer.getvalue())
-    assert [i.id for i in report.items] == ["1", "2"]
+    assert [i.id for i in mapped("n.xlsx", buffer.getvalue()).items()] == ["1", "2"]
 
 
 def test_items_are_numbered_without_an_id_column() -> None:
-    report = read_dataset("x.csv", b"prompt,completion\na,b\nc,d\n")
-    assert [i.id for i in report.items] == ["1", "2"]
+    items = mapped("x.csv", b"prompt,completion\na,b\nc,d\n").items()
+    assert [i.id for i in items] == ["1", "2"]
 
 
 # ---- mapping ----
@@ -203,10 +218,10 @@ def test_propose_mapping_needs_input_and_output() -> None:
 def test_explicit_mapping() -> None:
     data = b"a,b,c,d\nx1,y1,z1,w1\nx2,y2,z2,w2\n"
     mapping = ColumnMapping(id="d", input="b", output="a", ground_truth="c", metadata=[])
-    report = read_dataset("f.csv", data, mapping)
-    assert report.proposed_mapping is None
-    assert report.mapping_used == mapping
-    assert report.items[0].model_dump(by_alias=False) == {
+    upload = mapped("f.csv", data, mapping)
+    assert upload.report.proposed_mapping is None
+    assert upload.report.mapping_used == mapping
+    assert upload.items()[0].model_dump(by_alias=False) == {
         "id": "w1",
         "input": "y1",
         "output": "x1",
@@ -217,12 +232,12 @@ def test_explicit_mapping() -> None:
 
 def test_missing_mapped_column() -> None:
     mapping = ColumnMapping(input="question", output="reply")
-    report = read_dataset("f.csv", b"question,answer\nq,a\n", mapping)
-    assert codes(report) == ["missing_column"]
-    problem = report.problems[0]
+    upload = mapped("f.csv", b"question,answer\nq,a\n", mapping)
+    assert codes(upload.report) == ["missing_column"]
+    problem = upload.report.problems[0]
     assert problem.column == "reply"
     assert "'reply'" in problem.message and "'question', 'answer'" in problem.message
-    assert report.items == []
+    assert upload.items() == []
 
 
 def test_no_input_or_output_column() -> None:
@@ -236,12 +251,13 @@ def test_no_input_or_output_column() -> None:
 
 def test_empty_output_names_row_and_column() -> None:
     data = b"question,answer\n" + b"q,a\n" * 16 + b"q17,\n"
-    report = read_dataset("f.csv", data)
+    upload = mapped("f.csv", data)
+    report = upload.report
     assert codes(report) == ["empty_output"]
     problem = report.problems[0]
     assert problem.message == "Row 17: the output (column 'answer') is empty"
     assert (problem.row, problem.column) == (17, "answer")
-    assert report.items == [] and report.fingerprint is None
+    assert upload.items() == [] and report.fingerprint is None
 
 
 def test_empty_input_in_jsonl_says_line() -> None:
@@ -374,3 +390,50 @@ def test_report_survives_json_round_trip() -> None:
     report = read_dataset("f.csv", b"question,answer\nq,\n")
     again = ImportReport.model_validate_json(report.model_dump_json())
     assert again == report
+
+
+# ---- parse once, map many times ----
+
+
+def test_one_parse_serves_every_mapping(monkeypatch: pytest.MonkeyPatch) -> None:
+    parses = []
+
+    def counting_reader(data: bytes):  # type: ignore[no-untyped-def]
+        parses.append(len(data))
+        return read_csv(data)
+
+    monkeypatch.setitem(datasets._READERS, "csv", counting_reader)
+    data = b"a,b,c\nx1,y1,z1\nx2,y2,\n"
+    by_b = ColumnMapping(input="a", output="b", metadata=["c"])
+    by_c = ColumnMapping(input="a", output="c", metadata=["b"])
+    parsed = read_upload("f.csv", data)
+    assert parsed.columns == ["a", "b", "c"] and parsed.proposed_mapping is None
+    first, second, again = parsed.map(by_b), parsed.map(by_c), parsed.map(by_b)
+    assert len(parses) == 1
+    assert [i.output for i in first.items()] == ["y1", "y2"]
+    assert [p.message for p in second.report.problems] == [
+        "Row 2: the output (column 'c') is empty"
+    ]
+    assert second.items() == []
+    assert again.report == first.report and again.items() == first.items()
+    # The same reports as reading the file again for each mapping.
+    assert first.report == read_dataset("f.csv", data, by_b)
+    assert second.report == read_dataset("f.csv", data, by_c)
+    assert parsed.map().report == read_dataset("f.csv", data)
+
+
+def test_an_unreadable_file_maps_to_its_read_problem() -> None:
+    parsed = read_upload("f.json", b"[{")
+    assert parsed.table is None and parsed.columns == [] and parsed.row_count == 0
+    mapped_upload = parsed.map(ColumnMapping(input="a", output="b"))
+    assert codes(mapped_upload.report) == ["malformed_file"]
+    assert mapped_upload.report.format == "json" and mapped_upload.items() == []
+
+
+def test_a_report_is_plain_data() -> None:
+    """No function rides on the record: it pickles and copies like any other value."""
+    report = read_dataset("qa.csv", csv_bytes(ROWS))
+    assert report.ok and report.fingerprint
+    assert pickle.loads(pickle.dumps(report)) == report
+    with pytest.raises(ValidationError):
+        report.fingerprint = "changed"  # type: ignore[misc]

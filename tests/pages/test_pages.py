@@ -3,10 +3,13 @@ in plain words and imports nothing until they are fixed."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
 import core.service
+from core.experiments import datasets
 
 PAGES = {
     "pages/home.py": "Experiments",
@@ -96,6 +99,40 @@ def test_changing_the_mapping_revalidates(app: AppTest) -> None:
     app.run()
     assert import_button(app).disabled is False
     assert any("2 rows ready to import" in s.value for s in app.success)
+
+
+def test_the_upload_is_parsed_once_across_a_mapping_change_and_the_import(
+    app: AppTest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parses: list[int] = []
+    read_csv = datasets._READERS["csv"]
+
+    def counting_reader(data: bytes) -> Any:
+        parses.append(len(data))
+        return read_csv(data)
+
+    monkeypatch.setitem(datasets._READERS, "csv", counting_reader)
+    csv = b"prompt,response,other\nHello?,,Hi there\nBye?,,See you\n"
+    upload(app, "once.csv", csv)
+    assert import_button(app).disabled is True
+    next(s for s in app.selectbox if s.label == "Output *").set_value("other")
+    app.run()
+    assert any("2 rows ready to import" in s.value for s in app.success)
+    import_button(app).click()
+    app.run()
+    assert any("Imported **once**: 2 items" in s.value for s in app.success)
+    assert parses == [len(csv)]  # one parse: the preview, the re-mapped preview, the import
+    stored = next(i for i in core.service.get_service().list_datasets() if i.name == "once")
+    assert stored.mapping.output == "other"
+    items = core.service.get_service().dataset_items(stored.id)
+    assert [item.output for item in items] == ["Hi there", "See you"]
+
+
+def test_another_file_is_parsed_anew(app: AppTest) -> None:
+    upload(app, "first.csv", b"question,answer\nq,a\n")
+    assert any("1 rows ready to import" in s.value for s in app.success)
+    upload(app, "second.csv", b"question,answer\nq,a\nr,\n")
+    assert any("Row 2: the output (column 'answer') is empty" in m.value for m in app.markdown)
 
 
 def test_an_unreadable_file_is_reported_plainly(app: AppTest) -> None:

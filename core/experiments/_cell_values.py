@@ -1,5 +1,5 @@
-"""Cell values of an imported dataset: pyarrow text columns, emptiness, ids as text, and plain
-JSON-ready Python values."""
+"""Cell values of a parsed table, one column at a time: pyarrow text, emptiness, ids as text,
+and plain JSON-ready Python values. Nothing here knows about mappings, rows or problems."""
 
 from __future__ import annotations
 
@@ -11,22 +11,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-Column = list[Any] | pd.Series
-"""Mapped values: a list, or (for CSV text columns) the pyarrow-backed Series itself, turned
-into Python strings only when the items are built."""
 
-
-def _column(series: pd.Series) -> Column:
-    """The Series itself when it holds only text in pyarrow (cheap to hash, converted later),
-    else its values as plain Python."""
-    return series if _arrow_text(series) is not None else _plain_list(series)
-
-
-def _values(column: Column) -> list[Any]:
-    return column.tolist() if isinstance(column, pd.Series) else column
-
-
-def _arrow_text(series: pd.Series) -> Any:
+def arrow_text(series: pd.Series) -> Any:
     """The pyarrow ChunkedArray behind a text Series without nulls, else None."""
     array = series.array
     if series.dtype == object or not hasattr(array, "__arrow_array__"):
@@ -37,9 +23,9 @@ def _arrow_text(series: pd.Series) -> Any:
     return chunked if hasattr(chunked, "chunks") else None
 
 
-def _empty_mask(series: pd.Series) -> np.ndarray:
+def empty_mask(series: pd.Series) -> np.ndarray:
     """True where a value is missing, None, NaN, blank text or an empty list/dict."""
-    chunked = _arrow_text(series)
+    chunked = arrow_text(series)
     if chunked is not None:
         # Same answer as `.str.strip().eq("")` (pyarrow's trim and is_space share one notion of
         # whitespace) without writing a trimmed copy of the column.
@@ -47,12 +33,12 @@ def _empty_mask(series: pd.Series) -> np.ndarray:
 
         blank = pc.or_(pc.equal(pc.binary_length(chunked), 0), pc.utf8_is_space(chunked))
         return blank.to_numpy().astype(bool, copy=False)
-    if series.dtype != object and pd.api.types.is_string_dtype(series.dtype):
+    if _is_text(series):
         return (series.isna() | series.str.strip().eq("")).to_numpy(dtype=bool)
-    return np.fromiter((_is_empty(v) for v in series.tolist()), dtype=bool, count=len(series))
+    return np.fromiter((is_empty(v) for v in series.tolist()), dtype=bool, count=len(series))
 
 
-def _is_empty(value: Any) -> bool:
+def is_empty(value: Any) -> bool:
     if value is None:
         return True
     if isinstance(value, float):
@@ -64,42 +50,46 @@ def _is_empty(value: Any) -> bool:
     return value is pd.NaT or value is pd.NA
 
 
-def _id_strings(series: pd.Series) -> pd.Series:
-    if series.dtype != object and pd.api.types.is_string_dtype(series.dtype):
+def id_strings(series: pd.Series) -> pd.Series:
+    """The values as trimmed text ("" for an empty one), as ids are compared and stored."""
+    if _is_text(series):
         return series.fillna("").str.strip()
     return pd.Series([_id_text(v) for v in series.tolist()], dtype=object)
 
 
 def _id_text(value: Any) -> str:
-    if _is_empty(value):
+    if is_empty(value):
         return ""
     if isinstance(value, float) and value.is_integer():
         return str(int(value))  # Excel and JSON give 3.0 for an id typed as 3
-    plain = _plain(value)
-    return plain.strip() if isinstance(plain, str) else json.dumps(plain, default=str)
+    plain_value = plain(value)
+    if isinstance(plain_value, str):
+        return plain_value.strip()
+    return json.dumps(plain_value, default=str)
 
 
-def _plain_list(series: pd.Series) -> list[Any]:
+def plain_list(series: pd.Series) -> list[Any]:
+    """The values as plain Python (`plain`), skipping the per-value work for text."""
     values = series.tolist()
-    if series.dtype != object and pd.api.types.is_string_dtype(series.dtype):
-        return values if not series.hasnans else [_plain(v) for v in values]
-    return [_plain(v) for v in values]
+    if _is_text(series):
+        return values if not series.hasnans else [plain(v) for v in values]
+    return [plain(v) for v in values]
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
     """A JSON-ready Python value (numpy and pandas scalars and arrays, dates, missing values)."""
     if value is None or isinstance(value, str | bool | int):
         return value
     if isinstance(value, float):
         return None if math.isnan(value) else value
     if isinstance(value, np.ndarray):
-        return [_plain(v) for v in value.tolist()]
+        return [plain(v) for v in value.tolist()]
     if isinstance(value, np.generic):
-        return _plain(value.item())
+        return plain(value.item())
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     if value is pd.NaT or value is pd.NA:
         return None
     if isinstance(value, datetime | date | time | pd.Timestamp):
@@ -107,3 +97,8 @@ def _plain(value: Any) -> Any:
     if isinstance(value, bytes):
         return value.decode("utf-8", errors="replace")
     return str(value)
+
+
+def _is_text(series: pd.Series) -> bool:
+    """A pandas string dtype (pyarrow- or Python-backed), not an object column."""
+    return series.dtype != object and pd.api.types.is_string_dtype(series.dtype)
