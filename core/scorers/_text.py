@@ -19,6 +19,7 @@ __all__ = [
     "ScorerInputError",
     "assistant_texts",
     "collapse_js_whitespace",
+    "describe_value",
     "is_blank",
     "join_texts",
     "js_trim",
@@ -75,7 +76,7 @@ class ScorerInputError(TypeError):
     """A run's input or output has a shape no prebuilt scorer can read."""
 
 
-def _describe(value: Any) -> str:
+def describe_value(value: Any) -> str:
     """A short description of a bad value for error messages."""
     text = repr(value)
     if len(text) > 60:
@@ -127,12 +128,12 @@ def _messages(value: Any, side: str) -> list[Any]:
             if not (isinstance(item, str) or _is_message(item)):
                 raise ScorerInputError(
                     f"{side}[{index}] must be a string or a message dict with a 'content' key, "
-                    f"got {_describe(item)}"
+                    f"got {describe_value(item)}"
                 )
         return list(value)
     raise ScorerInputError(
         f"{side} must be a string, a message dict with a 'content' key, or a list of these; "
-        f"got {_describe(value)}"
+        f"got {describe_value(value)}"
     )
 
 

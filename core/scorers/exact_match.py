@@ -30,10 +30,12 @@ import unicodedata
 from typing import Any
 
 from core.scorers._reference import ground_truth_answers
+from core.scorers._registry import PrebuiltScorer, ground_truth_needs
 from core.scorers._text import join_texts
 from core.scoring import NotScorable, Scorer, StepContext, create_scorer
 
 __all__ = [
+    "CATALOG_ENTRY",
     "DESCRIPTION",
     "SCORER_ID",
     "create_exact_match_scorer",
@@ -116,3 +118,14 @@ def create_exact_match_scorer() -> Scorer:
         .generate_score(_generate_score)
         .generate_reason(_generate_reason)
     )
+
+
+CATALOG_ENTRY = PrebuiltScorer(
+    SCORER_ID,
+    "Exact Match",
+    DESCRIPTION,
+    create_exact_match_scorer,
+    calls_judge=False,
+    compares="output vs ground truth",
+    needs=ground_truth_needs,
+)

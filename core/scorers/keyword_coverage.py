@@ -92,15 +92,18 @@ import lemminflect
 from core.scorers._data import data_lines
 from core.scorers._reference import (
     Reference,
+    ReferenceOptions,
     check_reference,
     reference_text,
     scorer_name,
     with_ground_truth_reason,
 )
+from core.scorers._registry import PrebuiltScorer, reference_comparison, reference_needs
 from core.scorers._text import is_blank, join_texts
 from core.scoring import NotScorable, Scorer, StepContext, create_scorer
 
 __all__ = [
+    "CATALOG_ENTRY",
     "DESCRIPTION",
     "SCORER_ID",
     "STOPWORDS",
@@ -866,3 +869,15 @@ def create_keyword_coverage_scorer(reference: Reference = "input") -> Scorer:
     return with_ground_truth_reason(
         scorer, mode, "referenceKeywords and totalKeywords count the ground truth's keywords."
     )
+
+
+CATALOG_ENTRY = PrebuiltScorer(
+    SCORER_ID,
+    "Keyword Coverage",
+    DESCRIPTION,
+    create_keyword_coverage_scorer,
+    calls_judge=False,
+    options_model=ReferenceOptions,
+    compares=reference_comparison,
+    needs=reference_needs,
+)
