@@ -1,4 +1,5 @@
-"""Text extraction shared by the code-based prebuilt scorers (spec prebuilt-scorers.md §1.3).
+"""Text extraction shared by the code-based prebuilt scorers (docs/scorers.md,
+"Reading inputs and outputs").
 
 A run's `input` or `output` may be a plain string, one Mastra message (a dict with `content`),
 a list mixing both, or Mastra's agent input record (`{"inputMessages": [...], ...}`). The code
@@ -96,7 +97,7 @@ def _last_text_part(parts: Any) -> str | None:
 
 
 def message_text(message: Mapping[str, Any]) -> str:
-    """The text of one Mastra message; the first rule that applies wins (§1.3)."""
+    """The text of one Mastra message; the first rule that applies wins."""
     content = message.get("content")
     if isinstance(content, str):
         return content
@@ -170,7 +171,7 @@ def is_blank(value: Any, side: str = "output") -> bool:
 
 
 def tool_invocations(value: Any, side: str = "output") -> list[Mapping[str, Any]]:
-    """Every tool invocation of the output messages, de-duplicated by `toolCallId` (§1.3).
+    """Every tool invocation of the output messages, de-duplicated by `toolCallId`.
 
     Per message, the legacy `content.toolInvocations` come first, then the `tool-invocation`
     parts; an invocation without a `toolCallId` is always kept.

@@ -1,4 +1,5 @@
-"""Answer relevancy: how much of the response addresses the user's question (spec §4.2).
+"""Answer relevancy: how much of the response addresses the user's question.
+(docs/scorers.md, Answer Relevancy)
 
 Steps: preprocess (judge) splits the assistant's reply into statements; analyze (judge) marks
 each statement "yes" (answers the question), "unsure" (partly relevant) or "no"; the score is

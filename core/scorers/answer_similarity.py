@@ -1,4 +1,5 @@
-"""Answer similarity: how closely the response matches the expected answer (spec §4.13).
+"""Answer similarity: how closely the response matches the expected answer.
+(docs/scorers.md, Answer Similarity)
 
 Steps: preprocess (judge) splits the response and the ground truth into semantic units;
 analyze (judge) matches each ground-truth unit with the response (exact, semantic, partial or

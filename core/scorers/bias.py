@@ -1,4 +1,4 @@
-"""Bias: how many of the response's own opinions are biased (spec §4.5).
+"""Bias: how many of the response's own opinions are biased (docs/scorers.md, Bias).
 
 Steps: preprocess (judge) lists the opinions the response states in its own voice; analyze
 (judge) marks each opinion biased ("yes") or not ("no") on four axes: gender, politics,

@@ -1,4 +1,4 @@
-"""Checks: small pass/fail scorers on the output text or its tool calls (spec §2.7).
+"""Checks: small pass/fail scorers on the output text or its tool calls (docs/scorers.md, Checks).
 
 Each factory returns a scorer that scores 1 (pass) or 0 (fail) from a single preprocess step,
 whose result says what was compared; `similarity` without a threshold scores the raw Dice

@@ -1,4 +1,5 @@
-"""Completeness: how many of the input's elements (words) the output covers (spec §2.2).
+"""Completeness: how many of the input's elements (words) the output covers.
+(docs/scorers.md, Completeness)
 
 Mastra parses both texts with compromise (a JS part-of-speech tagger), rewrites every verb
 phrase to its infinitive, and takes the words of the result. No Python library reproduces

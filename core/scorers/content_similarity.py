@@ -1,4 +1,4 @@
-"""Content similarity: Dice similarity of character bigrams (spec §2.3).
+"""Content similarity: Dice similarity of character bigrams (docs/scorers.md, Content Similarity).
 
 Mastra's behaviour, number for number: the joined input and output texts are optionally
 lower-cased and whitespace-collapsed (`processedInput` / `processedOutput`), then compared with

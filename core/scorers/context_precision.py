@@ -1,4 +1,5 @@
-"""Context precision: are the useful context pieces ranked first? (spec §4.7)
+"""Context precision: are the useful context pieces ranked first?
+(docs/scorers.md, Context Precision)
 
 Steps: preprocess (code) resolves the context: `context_extractor(input, output)`, else the
 `context` option, else the item's `request_context["context"]`; a run without any fails here,

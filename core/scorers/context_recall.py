@@ -1,4 +1,5 @@
-"""Context recall: how much of the expected answer the context covers (spec §4.9).
+"""Context recall: how much of the expected answer the context covers.
+(docs/scorers.md, Context Recall)
 
 Steps: preprocess (judge) lists the claims of the ground truth (a non-string ground truth is
 JSON-encoded); analyze (judge) says for each claim whether the context supports it ("yes") or

@@ -1,5 +1,5 @@
 """Context relevance: how relevant the context pieces are, and whether the relevant ones were
-used (spec §4.8).
+used (docs/scorers.md, Context Relevance).
 
 Steps: preprocess (code) resolves the context: `context_extractor(input, output)`, else the
 `context` option, else the item's `request_context["context"]`; a run without any fails here,

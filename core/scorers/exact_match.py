@@ -1,4 +1,5 @@
 """Exact match: does the output equal the ground truth once both are normalised?
+(docs/scorers.md, Exact Match)
 
 The SQuAD-style metric (Rajpurkar et al., 2016, "SQuAD: 100,000+ Questions for Machine
 Comprehension of Text", the official evaluation script's `normalize_answer`). Both texts are

@@ -1,4 +1,4 @@
-"""Faithfulness: how much of the response the context supports (spec §4.3).
+"""Faithfulness: how much of the response the context supports (docs/scorers.md, Faithfulness).
 
 Steps: preprocess (judge) lists the claims of the assistant's reply; analyze (judge) checks
 each claim against the context: "yes" (supported), "no" (contradicted) or "unsure" (not in the

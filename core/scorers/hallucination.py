@@ -1,4 +1,5 @@
-"""Hallucination: how much of the response the context does not back (spec §4.4).
+"""Hallucination: how much of the response the context does not back.
+(docs/scorers.md, Hallucination)
 
 Steps: preprocess (judge) lists the claims of the assistant's reply; analyze (judge) marks each
 claim "yes" when it is a hallucination (contradicts the context, or asserts what the context

@@ -10,7 +10,8 @@ it, and a line end, a sentence end or punctuation ends a *phrase* (no compound s
 remaining word is one keyword unless it is a stopword (the SMART list in `data/`) or has no
 letter or digit at all (a lone "-"). Matching is case-insensitive. On top of that:
 
-- **Numbers are keywords** (the spec overrides Mastra's digit rule): a token starting with a
+- **Numbers are keywords** (the user's specification overrides Mastra's digit
+  rule; docs/scorers.md, Keyword Coverage): a token starting with a
   digit, or with a sign or currency symbol and then a digit, is one keyword with its sign,
   unit and separators ("50%", "-5", "2024-01-01", "10/10", "3.5x", "$20", "200ms", "2024").
   Two numbers match only when these canonical texts are equal, so "50%" never equals "5%"

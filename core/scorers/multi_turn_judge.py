@@ -1,5 +1,5 @@
 """Multi-turn judge: does the assistant's side of a conversation meet a criterion?
-(spec §4.16)
+(docs/scorers.md, Multi-Turn Judge)
 
 Steps: analyze (judge) reads the criterion and every non-empty assistant turn of the output,
 numbered and fenced as an untrusted transcript, and answers `{satisfied, reasoning}`. Score:

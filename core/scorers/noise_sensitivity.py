@@ -1,4 +1,5 @@
-"""Noise sensitivity: does noise in the query change the response? (spec §4.11)
+"""Noise sensitivity: does noise in the query change the response?
+(docs/scorers.md, Noise Sensitivity)
 
 The run's input is the original query and its output the response to a noisy version of it
 (`noisy_query`); `baseline_response` is the response to the original query. Analyze (judge)

@@ -1,5 +1,5 @@
 """Prompt alignment: how well the response follows the user's prompt and/or the system
-prompt (spec §4.10).
+prompt (docs/scorers.md, Prompt Alignment).
 
 Steps: analyze (judge) rates four dimensions from 0 to 1 (intent alignment, requirements
 fulfilment, completeness, response appropriateness) in one of three modes: "user" (the user's

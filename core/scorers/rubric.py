@@ -1,4 +1,4 @@
-"""Rubric: does the response pass every required criterion of a rubric? (spec §4.15)
+"""Rubric: does the response pass every required criterion of a rubric? (docs/scorers.md, Rubric)
 
 The rubric is the `criteria` argument (a string, one criterion per line, list markers
 stripped, each required; or a list of strings / `{"id", "description", "required"}` dicts),

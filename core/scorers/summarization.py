@@ -1,4 +1,5 @@
-"""Summarization: is the summary faithful to its source, and does it cover it? (spec §4.14)
+"""Summarization: is the summary faithful to its source, and does it cover it?
+(docs/scorers.md, Summarization)
 
 The summary is the last assistant message with text. The source is `source_extractor(input,
 output)`, else the `source` option, else the user's message (the run's input).

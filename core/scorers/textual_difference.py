@@ -1,4 +1,5 @@
-"""Textual difference: character-level similarity ratio of input and output (spec §2.4).
+"""Textual difference: character-level similarity ratio of input and output.
+(docs/scorers.md, Textual Difference)
 
 Mastra's behaviour, number for number. Everything happens in the preprocess step, which
 returns `{ratio, confidence, changes, lengthDiff}`; the score is `ratio`, unrounded:

@@ -1,4 +1,5 @@
 """Token F1: word overlap of the output with the ground truth, as SQuAD scores answers.
+(docs/scorers.md, Token F1)
 
 Both texts are normalised as exact match does (`exact_match.normalise_answer`: lower case,
 punctuation and the articles a/an/the removed, whitespace collapsed) and split on spaces.

@@ -1,4 +1,4 @@
-"""Tone: sentiment agreement with a reference tone, or sentiment stability (spec §2.5).
+"""Tone: sentiment agreement with a reference tone, or sentiment stability (docs/scorers.md, Tone).
 
 Mastra's behaviour, number for number. Only the output is read (the run's input is ignored,
 as in Mastra). Sentiment is the "comparative" score of the npm package `sentiment` 5.0.2,

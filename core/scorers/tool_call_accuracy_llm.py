@@ -1,11 +1,13 @@
-"""Tool-call accuracy (LLM): were the right tools called for the request? (spec §4.12)
+"""Tool-call accuracy (LLM): were the right tools called for the request?
+(docs/scorers.md, Tool Call Accuracy (LLM))
 
 Steps: preprocess (code) collects the tool calls of the output messages (invocations in state
-`result`, `call` or `output-error`, de-duplicated by `toolCallId`, per spec §1.3) and fails
-when the input has no user request or the output is empty. Analyze (judge) rates each call
-as appropriate or not for the user's explicit request (and, with no call, says which tools
-were missed, if any). Score: with no evaluation, 0 when a tool was missed, else 1; otherwise
-`#appropriate / #evaluations`, rounded half up to two decimals; no scale. Reason (judge).
+`result`, `call` or `output-error`, de-duplicated by `toolCallId`; docs/scorers.md, "Reading
+inputs and outputs") and fails when the input has no user request or the output is empty.
+Analyze (judge) rates each call as appropriate or not for the user's explicit request (and,
+with no call, says which tools were missed, if any). Score: with no evaluation, 0 when a tool
+was missed, else 1; otherwise `#appropriate / #evaluations`, rounded half up to two decimals;
+no scale. Reason (judge).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Toxicity: how much of the response is toxic (spec §4.6).
+"""Toxicity: how much of the response is toxic (docs/scorers.md, Toxicity).
 
 Steps: analyze (judge) reads the user's message and the assistant's reply and gives a verdict
 for each statement of the reply, "yes" when it is toxic (personal attack, mockery, hate,

@@ -1,5 +1,5 @@
 """Trajectory accuracy (LLM): were the agent's steps necessary and in a sensible order?
-(spec §4.17)
+(docs/scorers.md, Trajectory Accuracy (LLM))
 
 Steps: preprocess (code) formats the actual trajectory, and the expected one when there is
 one, as numbered lines. Analyze (judge) evaluates each actual step (necessary? in order?) and
