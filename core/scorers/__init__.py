@@ -11,7 +11,7 @@ with `content`, a list of them, or an agent input with `inputMessages`); see doc
 
 Each scorer module declares its own `CATALOG_ENTRY` (the checks module: `CATALOG_ENTRIES`),
 with the scorer's options declared once as a pydantic model (see `_registry.py`). This
-package only collects them: to add a scorer, add its module to `_MODULES` below.
+package only collects them: to add a scorer, add its entry to `PREBUILT` below.
 """
 
 from __future__ import annotations
@@ -106,36 +106,32 @@ __all__ = [
 
 # The catalog's order (the dashboard lists scorers in it): code scorers, checks, then the
 # LLM-judge scorers in the order of docs/scorers.md.
-_MODULES = (
-    keyword_coverage,
-    completeness,
-    content_similarity,
-    textual_difference,
-    exact_match,
-    token_f1,
-    tone,
-    checks,
-    answer_relevancy,
-    faithfulness,
-    hallucination,
-    bias,
-    toxicity,
-    context_precision,
-    context_relevance,
-    context_recall,
-    prompt_alignment,
-    noise_sensitivity,
-    tool_call_accuracy_llm,
-    answer_similarity,
-    summarization,
-    rubric,
-    multi_turn_judge,
-    trajectory_accuracy_llm,
-)
-
 PREBUILT: dict[str, PrebuiltScorer] = build_catalog(
-    entry
-    for module in _MODULES
-    for entry in getattr(module, "CATALOG_ENTRIES", None) or (module.CATALOG_ENTRY,)
+    [
+        keyword_coverage.CATALOG_ENTRY,
+        completeness.CATALOG_ENTRY,
+        content_similarity.CATALOG_ENTRY,
+        textual_difference.CATALOG_ENTRY,
+        exact_match.CATALOG_ENTRY,
+        token_f1.CATALOG_ENTRY,
+        tone.CATALOG_ENTRY,
+        *checks.CATALOG_ENTRIES,
+        answer_relevancy.CATALOG_ENTRY,
+        faithfulness.CATALOG_ENTRY,
+        hallucination.CATALOG_ENTRY,
+        bias.CATALOG_ENTRY,
+        toxicity.CATALOG_ENTRY,
+        context_precision.CATALOG_ENTRY,
+        context_relevance.CATALOG_ENTRY,
+        context_recall.CATALOG_ENTRY,
+        prompt_alignment.CATALOG_ENTRY,
+        noise_sensitivity.CATALOG_ENTRY,
+        tool_call_accuracy_llm.CATALOG_ENTRY,
+        answer_similarity.CATALOG_ENTRY,
+        summarization.CATALOG_ENTRY,
+        rubric.CATALOG_ENTRY,
+        multi_turn_judge.CATALOG_ENTRY,
+        trajectory_accuracy_llm.CATALOG_ENTRY,
+    ]
 )
 """Prebuilt scorer id -> catalog entry (name, description, options, `build`, ...)."""
