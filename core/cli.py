@@ -553,6 +553,8 @@ def _scorers(arguments: argparse.Namespace) -> int:
         judge = "judge" if entry.calls_judge else "code "
         print(f"{entry.id:<{width}}  {judge}  {entry.description}")
         for option in entry.options:
+            if option.code_only:  # a Python function cannot be given as JSON
+                continue
             need = "required" if option.required else f"default {option.default!r}"
             print(f"{'':<{width}}         --scorer option {option.name} ({option.type}, {need})")
     return 0

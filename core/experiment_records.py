@@ -163,7 +163,8 @@ class ScorerOptionInfo(Record):
     name: str
     """The option's keyword."""
     type: str
-    """A short type label: str, bool, float, int, list[str], regex, ..."""
+    """A short type label: str, bool, float, int, choice, list[str], list[dict], dict, regex,
+    callable."""
     description: str
     """What it does."""
     default: Any = None
@@ -172,6 +173,9 @@ class ScorerOptionInfo(Record):
     """Whether it must be given."""
     choices: list[str] | None = None
     """The only values allowed, when the option is a choice."""
+    code_only: bool = False
+    """Only Python callers can give it (a function, type "callable"): forms and the CLI skip
+    it."""
 
 
 class ScorerStepInfo(Record):

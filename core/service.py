@@ -9,7 +9,6 @@ from the environment only and are never stored.
 
 from __future__ import annotations
 
-import inspect
 import logging
 import os
 import queue
@@ -33,10 +32,8 @@ from core.experiment_records import (
     ExperimentProgress,
     ImportReport,
     ScorerCatalogEntry,
-    ScorerOptionInfo,
     ScorerOutcome,
     ScorerSpec,
-    ScorerStepInfo,
 )
 from core.experiments.datasets import (
     SUPPORTED_EXTENSIONS,
@@ -53,7 +50,7 @@ from core.reporting.experiment_file import (
     read_experiment_json,
 )
 from core.run_results import ScorerRunResult
-from core.scorers import PREBUILT, DataNeed, PrebuiltScorer
+from core.scorers import PREBUILT, DataNeed, PrebuiltScorer, ScorerBuildError
 from core.scoring import Scorer
 from core.storage import NotFoundError, StorageError, Store
 
@@ -322,12 +319,10 @@ class Service:
         if entry is None:
             known = ", ".join(sorted(self.catalog))
             raise ExperimentConfigError(f"Unknown scorer {spec.scorer_id!r}; known: {known}")
-        if entry.calls_judge and (judge is None or not judge.model):
-            raise ExperimentConfigError(
-                f"Scorer {spec.scorer_id!r} calls an LLM judge: choose a judge model "
-                "(any litellm model string, e.g. openai/gpt-4o-mini)"
-            )
-        return _build(entry, spec.options, judge)
+        try:
+            return entry.build(spec.options, judge)
+        except ScorerBuildError as error:
+            raise ExperimentConfigError(str(error)) from error
 
     def try_scorer(
         self,
@@ -396,18 +391,12 @@ class Service:
         """Judge calls an experiment will make at least: items × prompt steps (the
         structured-output fallback and retries can add more)."""
         items = self.store.get_dataset(dataset_id).item_count
-        placeholder = JudgeConfig(model="openai/estimate")
         steps = 0
         for scorer in scorers:
             spec = scorer if isinstance(scorer, ScorerSpec) else ScorerSpec(scorer_id=scorer)
             entry = self.catalog.get(spec.scorer_id)
-            if entry is None or not entry.calls_judge:
-                continue
-            try:
-                built = _build(entry, spec.options or _placeholder_options(entry), placeholder)
-                steps += sum(1 for step in built.steps if step.kind == "prompt")
-            except ExperimentConfigError:
-                steps += 1  # options still missing: at least the score step calls the judge
+            if entry is not None:
+                steps += entry.judge_calls_per_item(spec.options)
         return items * steps
 
     # ---- experiments ----
@@ -756,94 +745,11 @@ def _provider_key_in_environment(config: ExperimentConfig) -> bool:
     return bool(os.environ.get(f"{provider}_API_KEY"))
 
 
-def _build(entry: PrebuiltScorer, options: Mapping[str, Any], judge: JudgeConfig | None) -> Scorer:
-    """Call the factory: named parameters as keywords, the rest in `options=` when the factory
-    takes one (the LLM-judge factories), the judge as `model=`."""
-    try:
-        parameters = inspect.signature(entry.factory).parameters
-    except (TypeError, ValueError):
-        parameters = {}
-    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
-    keywords: dict[str, Any] = {}
-    extra: dict[str, Any] = {}
-    for key, value in options.items():
-        if key in ("model", "options"):
-            raise ExperimentConfigError(f"Scorer {entry.id!r}: {key!r} is not an option")
-        if key in parameters or takes_any:
-            keywords[key] = value
-        elif "options" in parameters:
-            extra[key] = value
-        else:
-            names = ", ".join(o.name for o in entry.options) or "none"
-            raise ExperimentConfigError(
-                f"Scorer {entry.id!r} has no option {key!r} (its options: {names})"
-            )
-    if extra:
-        keywords["options"] = extra
-    if entry.calls_judge:
-        keywords["model"] = judge
-    try:
-        scorer = entry.factory(**keywords)
-    except Exception as error:
-        raise ExperimentConfigError(f"Cannot build scorer {entry.id!r}: {error}") from error
-    if not isinstance(scorer, Scorer):
-        raise ExperimentConfigError(f"The factory of {entry.id!r} did not return a Scorer")
-    return scorer
-
-
-_PLACEHOLDERS: dict[str, Any] = {
-    "str": "x",
-    "regex": "x",
-    "int": 1,
-    "float": 0.5,
-    "bool": True,
-    "list[str]": ["x"],
-    "list[dict]": [{"name": "x", "description": "x"}],
-    "dict": {},
-}
-
-
-def _placeholder_options(entry: PrebuiltScorer) -> dict[str, Any]:
-    """Values for the required options, to learn a scorer's steps without running it."""
-    return {o.name: _PLACEHOLDERS.get(o.type, "x") for o in entry.options if o.required}
-
-
-def _catalog_entry(entry: PrebuiltScorer) -> ScorerCatalogEntry:
-    steps: list[ScorerStepInfo] = []
-    judge = JudgeConfig(model="openai/catalog") if entry.calls_judge else None
-    try:
-        built = _build(entry, _placeholder_options(entry), judge)
-        steps = [
-            ScorerStepInfo(name=s.name, kind=s.kind, description=s.description) for s in built.steps
-        ]
-    except ExperimentConfigError as error:
-        logger.debug("Steps of %s unknown: %s", entry.id, error)
-    return ScorerCatalogEntry(
-        id=entry.id,
-        name=entry.name,
-        description=entry.description,
-        calls_judge=entry.calls_judge,
-        compares=entry.comparison(),
-        options=[
-            ScorerOptionInfo(
-                name=o.name,
-                type=o.type,
-                description=o.description,
-                default=o.default,
-                required=o.required,
-                choices=list(o.choices) if o.choices else None,
-            )
-            for o in entry.options
-        ],
-        steps=steps,
-    )
-
-
 def scorer_catalog(
     catalog: Mapping[str, PrebuiltScorer] | None = None,
 ) -> list[ScorerCatalogEntry]:
     """The catalog (PREBUILT by default) as records, without opening any database."""
-    return [_catalog_entry(e) for e in (PREBUILT if catalog is None else catalog).values()]
+    return [e.catalog_entry() for e in (PREBUILT if catalog is None else catalog).values()]
 
 
 def _stored_progress(info: ExperimentInfo) -> ExperimentProgress:

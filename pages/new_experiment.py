@@ -63,7 +63,7 @@ def pick_scorers(
     for scorer_id in chosen:
         entry = by_id[scorer_id]
         options: dict = {}
-        if any(option.type != "callable" for option in entry.options):
+        if any(not option.code_only for option in entry.options):
             with st.expander(f"Options of {entry.name}"):
                 # A key per preset: another dataset's preset must not stick to the widget.
                 options, found = option_inputs(entry, f"{KEY}.{has_truth:d}", preset)

@@ -290,6 +290,15 @@ def test_scorers_lists_the_catalog(env: dict[str, str]) -> None:
     assert any(entry["id"] == "tone-scorer" for entry in catalog)
 
 
+def test_scorers_help_leaves_out_the_options_only_python_can_give(env: dict[str, str]) -> None:
+    text = scorelab(env, "scorers").stdout
+    assert "--scorer option context (list[str], default None)" in text
+    assert "context_extractor" not in text and "get_context" not in text
+    catalog = {e["id"]: e for e in json.loads(scorelab(env, "scorers", "--json").stdout)}
+    options = {o["name"]: o for o in catalog["context-precision-scorer"]["options"]}
+    assert options["context_extractor"]["codeOnly"] and not options["context"]["codeOnly"]
+
+
 def test_bad_input_and_usage_exit_2_with_one_line(
     env: dict[str, str], data_file: Path, tmp_path: Path
 ) -> None:

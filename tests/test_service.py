@@ -24,7 +24,7 @@ from core.experiment_records import (
     ScorerOutcome,
     ScorerSpec,
 )
-from core.scorers import PREBUILT, PrebuiltScorer, ScorerOption
+from core.scorers import PREBUILT, PrebuiltScorer, ScorerOptions
 from core.service import (
     DatasetImportError,
     ExperimentConfigError,
@@ -72,24 +72,22 @@ def judged(model: JudgeConfig, options: dict[str, Any] | None = None) -> Scorer:
     )
 
 
+class FragileOptions(ScorerOptions):
+    fail_on: str = "question 2"
+    """input to fail on"""
+
+
+class SlowOptions(ScorerOptions):
+    delay: float = 0.05
+    """seconds per run"""
+
+
 CATALOG = {
     **PREBUILT,
     "fragile": PrebuiltScorer(
-        "fragile",
-        "Fragile",
-        "Raises on one item",
-        fragile,
-        False,
-        (ScorerOption("fail_on", "str", "input to fail on"),),
+        "fragile", "Fragile", "Raises on one item", fragile, False, FragileOptions
     ),
-    "slow": PrebuiltScorer(
-        "slow",
-        "Slow",
-        "Sleeps",
-        slow,
-        False,
-        (ScorerOption("delay", "float", "seconds per run", 0.05),),
-    ),
+    "slow": PrebuiltScorer("slow", "Slow", "Sleeps", slow, False, SlowOptions),
     "judged": PrebuiltScorer("judged", "Judged", "An LLM judge", judged, True),
 }
 
@@ -442,6 +440,11 @@ def test_progress_while_running(service: Service) -> None:
             "Scorer 'tone-scorer' has no option 'loud' (its options: reference, reference_tone)",
         ),
         ([ScorerSpec(scorer_id="checks.includes")], {}, "Cannot build scorer 'checks.includes'"),
+        (
+            [ScorerSpec(scorer_id="checks.calledTool", options={"name": "x", "times": "many"})],
+            {},
+            "Cannot build scorer 'checks.calledTool': option 'times': Input should be a valid int",
+        ),
         (
             [ScorerSpec(scorer_id="tone-scorer"), ScorerSpec(scorer_id="tone-scorer")],
             {},

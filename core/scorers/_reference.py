@@ -16,13 +16,14 @@ from __future__ import annotations
 from typing import Any, Literal, get_args
 
 from core.errors import ScorerConfigError
+from core.scorers._options import ScorerOptions
 from core.scorers._text import ScorerInputError, join_texts, side_texts
 from core.scoring import NotScorable, Scorer, ScorerRun, not_scorable
 
 __all__ = [
     "NO_GROUND_TRUTH",
-    "REFERENCE_OPTION_DESCRIPTION",
     "Reference",
+    "ReferenceOptions",
     "check_reference",
     "ground_truth_answers",
     "ground_truth_reason",
@@ -35,10 +36,15 @@ Reference = Literal["input", "ground_truth"]
 _REFERENCES: tuple[str, ...] = get_args(Reference)
 
 NO_GROUND_TRUTH = "the item has no ground truth to compare with"
-REFERENCE_OPTION_DESCRIPTION = (
-    "What the output is compared with: 'input' (Mastra's behaviour) or 'ground_truth' (the"
-    " item's expected answer; items without one are not scorable)."
-)
+
+
+class ReferenceOptions(ScorerOptions):
+    """Options of a two-text code scorer (keyword coverage, completeness, textual
+    difference; content similarity and tone add theirs)."""
+
+    reference: Reference = "input"
+    """What the output is compared with: 'input' (Mastra's behaviour) or 'ground_truth' (the
+    item's expected answer; items without one are not scorable)."""
 
 
 def check_reference(reference: Any, factory: str) -> Reference:

@@ -1,45 +1,70 @@
-"""The catalog record of a prebuilt scorer (`core.scorers.PREBUILT` maps ids to these): how to
-build it, its options, what it compares the output with, and what each item must hold."""
+"""The catalog record of a prebuilt scorer (`core.scorers.PREBUILT` maps ids to these): the
+one way a prebuilt scorer is declared, described and built.
+
+Each scorer module declares its entry next to its factory::
+
+    CATALOG_ENTRY = PrebuiltScorer(
+        SCORER_ID, "Faithfulness", DESCRIPTION, create_faithfulness_scorer,
+        calls_judge=True, options_model=FaithfulnessOptions,
+        compares="output vs context", needs=context_needs,
+    )
+
+and `core.scorers` only collects the entries. The options model is the only declaration of
+the scorer's options: `entry.options` (what forms and the CLI show), `entry.build(options,
+judge)` (validation through the model, then the factory), `entry.catalog_entry()` and
+`entry.judge_calls_per_item(options)` are all derived from it.
+"""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
+
+from core.errors import ScorerConfigError
+from core.experiment_records import ScorerCatalogEntry, ScorerOptionInfo, ScorerStepInfo
+from core.judge import JudgeConfig
+from core.scorers._option_info import ScorerOption, describe_options, placeholder_options
+from core.scorers._options import ScorerOptions, field_names
+from core.scorers._text import describe_value
 from core.scoring import Scorer
 
 __all__ = [
     "GROUND_TRUTH",
     "DataNeed",
     "PrebuiltScorer",
-    "ScorerOption",
+    "ScorerBuildError",
     "build_catalog",
     "context_needs",
     "ground_truth_needs",
     "reference_comparison",
     "reference_needs",
-    "reference_option",
 ]
+
+logger = logging.getLogger(__name__)
 
 GROUND_TRUTH = "ground_truth"
 """The `DataNeed.column` of the dataset's mapped ground-truth column (other needs name a
 metadata column, which reaches the scorers in each item's request context)."""
 
+_STAND_IN_JUDGE = JudgeConfig(model="openai/catalog")
+"""The judge a scorer is built with to learn its steps; it is never called."""
 
-@dataclass(frozen=True, slots=True)
-class ScorerOption:
-    """One argument of a prebuilt scorer's factory, for the dashboard's forms and the CLI."""
 
-    name: str
-    """The factory's keyword (or positional) argument name."""
-    type: str
-    """A short type label: "str", "bool", "float", "int", "list[str]", "regex", ..."""
-    description: str
-    default: Any = None
-    required: bool = False
-    choices: tuple[str, ...] | None = None
-    """The only values allowed, when the option is a choice."""
+class ScorerBuildError(ScorerConfigError):
+    """A catalog scorer that cannot be built with these options or this judge; the message
+    names the scorer, the option and what it allows."""
+
+    def __init__(self, message: str, *, scorer_id: str, option: str | None = None) -> None:
+        details: dict[str, Any] = {"scorerId": scorer_id}
+        if option is not None:
+            details["option"] = option
+        super().__init__(id="PREBUILT_SCORER_BUILD_FAILED", message=message, details=details)
+        self.scorer_id = scorer_id
+        self.option = option
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,19 +85,26 @@ def _no_needs(options: Mapping[str, Any]) -> tuple[DataNeed, ...]:
 
 @dataclass(frozen=True, slots=True)
 class PrebuiltScorer:
-    """A prebuilt scorer as the catalog lists it; `factory(**options)` builds the scorer."""
+    """A prebuilt scorer as the catalog lists it: `build(options, judge)` makes the scorer."""
 
     id: str
     name: str
     description: str
     factory: Callable[..., Scorer]
+    """Takes every option as a keyword (and the judge as `model=` when `calls_judge`)."""
     calls_judge: bool
-    options: tuple[ScorerOption, ...] = field(default_factory=tuple)
+    options_model: type[ScorerOptions] = ScorerOptions
+    """The scorer's options, declared once: one field per option (the base: none)."""
     compares: str | Callable[[Mapping[str, Any]], str] = "output vs input"
     """What the score compares, in words ("output vs ground truth"), or a function of the
     options that says it."""
     needs: Callable[[Mapping[str, Any]], tuple[DataNeed, ...]] = _no_needs
     """What every item must hold, given the options (checked before an experiment starts)."""
+    options: tuple[ScorerOption, ...] = field(init=False, repr=False, compare=False)
+    """The options as forms and the CLI show them, derived from `options_model`."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "options", describe_options(self.options_model))
 
     def comparison(self, options: Mapping[str, Any] | None = None) -> str:
         """What this scorer compares with these options, in words."""
@@ -84,18 +116,135 @@ class PrebuiltScorer:
         """What every item must hold with these options."""
         return self.needs(options or {})
 
+    # ---- building ----
 
-def reference_option() -> ScorerOption:
-    """The `reference` option of the two-text code scorers."""
-    from core.scorers._reference import REFERENCE_OPTION_DESCRIPTION
+    def build(
+        self, options: Mapping[str, Any] | None = None, judge: JudgeConfig | None = None
+    ) -> Scorer:
+        """The scorer with these options (a None value means "not given") and this judge.
 
-    return ScorerOption(
-        "reference",
-        "choice",
-        REFERENCE_OPTION_DESCRIPTION,
-        default="input",
-        choices=("input", "ground_truth"),
-    )
+        Raises ScorerBuildError naming the scorer and the option: no judge for a judge
+        scorer, an unknown option (listing the scorer's options), a missing or invalid value
+        (saying what is allowed), or a factory that refused the options."""
+        if self.calls_judge and (judge is None or not judge.model):
+            raise ScorerBuildError(
+                f"Scorer {self.id!r} calls an LLM judge: choose a judge model "
+                "(any litellm model string, e.g. openai/gpt-4o-mini)",
+                scorer_id=self.id,
+            )
+        keywords = self.factory_arguments(options or {})
+        if self.calls_judge:
+            keywords["model"] = judge
+        try:
+            scorer = self.factory(**keywords)
+        except Exception as error:
+            raise ScorerBuildError(
+                f"Cannot build scorer {self.id!r}: {error}", scorer_id=self.id
+            ) from error
+        if not isinstance(scorer, Scorer):
+            raise ScorerBuildError(
+                f"The factory of {self.id!r} did not return a Scorer", scorer_id=self.id
+            )
+        return scorer
+
+    def factory_arguments(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The factory's keyword arguments for these options, validated by the options model
+        (the options given, by field name; None values are left out)."""
+        given = {key: value for key, value in options.items() if value is not None}
+        names = field_names(self.options_model)
+        for key in given:
+            if key not in names:
+                listed = ", ".join(option.name for option in self.options) or "none"
+                raise ScorerBuildError(
+                    f"Scorer {self.id!r} has no option {key!r} (its options: {listed})",
+                    scorer_id=self.id,
+                    option=str(key),
+                )
+        try:
+            settings = self.options_model.model_validate(given)
+        except ValidationError as error:
+            raise self._invalid(error, names) from None
+        return {name: getattr(settings, name) for name in settings.model_fields_set}
+
+    def _invalid(self, error: ValidationError, names: Mapping[str, str]) -> ScorerBuildError:
+        described = {option.name: option for option in self.options}
+        problems: list[str] = []
+        first: str | None = None
+        for problem in error.errors(include_url=False):
+            head, *rest = [str(part) for part in problem["loc"]] or ["(options)"]
+            name = names.get(head, head)
+            first = first or name
+            option = described.get(name)
+            if problem["type"] == "missing" and not rest and option is not None:
+                about = f" ({option.description})" if option.description else ""
+                problems.append(f"option {name!r} is required{about}")
+            else:
+                where = ".".join([name, *rest])
+                got = describe_value(problem.get("input"))
+                problems.append(f"option {where!r}: {problem['msg']} (got {got})")
+        return ScorerBuildError(
+            f"Cannot build scorer {self.id!r}: " + "; ".join(problems),
+            scorer_id=self.id,
+            option=first,
+        )
+
+    # ---- describing ----
+
+    def _sample(self, options: Mapping[str, Any] | None) -> Scorer:
+        """The scorer built with stand-ins for the required options not given (and for the
+        judge), to learn its steps."""
+        given = {key: value for key, value in (options or {}).items() if value is not None}
+        stand_ins = placeholder_options(self.options_model)
+        judge = _STAND_IN_JUDGE if self.calls_judge else None
+        return self.build({**stand_ins, **given}, judge)
+
+    def steps(self, options: Mapping[str, Any] | None = None) -> list[ScorerStepInfo]:
+        """The scorer's steps in order; empty when it cannot be built to learn them."""
+        try:
+            built = self._sample(options)
+        except ScorerBuildError as error:
+            logger.debug("Steps of %s unknown: %s", self.id, error)
+            return []
+        return [
+            ScorerStepInfo(name=step.name, kind=step.kind, description=step.description)
+            for step in built.steps
+        ]
+
+    def judge_calls_per_item(self, options: Mapping[str, Any] | None = None) -> int:
+        """Judge calls one item costs at least with these options: the prompt steps (the
+        structured-output fallback and retries can add more); 1 when the options do not
+        build yet (the score step at least calls the judge); 0 for a code scorer."""
+        if not self.calls_judge:
+            return 0
+        try:
+            built = self._sample(options)
+        except ScorerBuildError:
+            return 1
+        return sum(1 for step in built.steps if step.kind == "prompt")
+
+    def catalog_entry(self) -> ScorerCatalogEntry:
+        """This scorer as the catalog lists it: options derived from the model, and the steps
+        learnt by building it with stand-in values."""
+        return ScorerCatalogEntry(
+            id=self.id,
+            name=self.name,
+            description=self.description,
+            calls_judge=self.calls_judge,
+            compares=self.comparison(),
+            options=[
+                ScorerOptionInfo(
+                    name=option.name,
+                    type=option.type,
+                    description=option.description,
+                    default=option.default,
+                    required=option.required,
+                    choices=list(option.choices) if option.choices else None,
+                    code_only=option.code_only,
+                )
+                for option in self.options
+            ],
+            steps=self.steps(),
+        )
 
 
 def reference_comparison(options: Mapping[str, Any]) -> str:

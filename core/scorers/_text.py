@@ -1,4 +1,5 @@
-"""Text extraction shared by the code-based prebuilt scorers (spec prebuilt-scorers.md §1.3).
+"""Text extraction shared by the code-based prebuilt scorers (docs/scorers.md,
+"Reading inputs and outputs").
 
 A run's `input` or `output` may be a plain string, one Mastra message (a dict with `content`),
 a list mixing both, or Mastra's agent input record (`{"inputMessages": [...], ...}`). The code
@@ -19,6 +20,7 @@ __all__ = [
     "ScorerInputError",
     "assistant_texts",
     "collapse_js_whitespace",
+    "describe_value",
     "is_blank",
     "join_texts",
     "js_trim",
@@ -75,7 +77,7 @@ class ScorerInputError(TypeError):
     """A run's input or output has a shape no prebuilt scorer can read."""
 
 
-def _describe(value: Any) -> str:
+def describe_value(value: Any) -> str:
     """A short description of a bad value for error messages."""
     text = repr(value)
     if len(text) > 60:
@@ -95,7 +97,7 @@ def _last_text_part(parts: Any) -> str | None:
 
 
 def message_text(message: Mapping[str, Any]) -> str:
-    """The text of one Mastra message; the first rule that applies wins (§1.3)."""
+    """The text of one Mastra message; the first rule that applies wins."""
     content = message.get("content")
     if isinstance(content, str):
         return content
@@ -127,12 +129,12 @@ def _messages(value: Any, side: str) -> list[Any]:
             if not (isinstance(item, str) or _is_message(item)):
                 raise ScorerInputError(
                     f"{side}[{index}] must be a string or a message dict with a 'content' key, "
-                    f"got {_describe(item)}"
+                    f"got {describe_value(item)}"
                 )
         return list(value)
     raise ScorerInputError(
         f"{side} must be a string, a message dict with a 'content' key, or a list of these; "
-        f"got {_describe(value)}"
+        f"got {describe_value(value)}"
     )
 
 
@@ -169,7 +171,7 @@ def is_blank(value: Any, side: str = "output") -> bool:
 
 
 def tool_invocations(value: Any, side: str = "output") -> list[Mapping[str, Any]]:
-    """Every tool invocation of the output messages, de-duplicated by `toolCallId` (§1.3).
+    """Every tool invocation of the output messages, de-duplicated by `toolCallId`.
 
     Per message, the legacy `content.toolInvocations` come first, then the `tool-invocation`
     parts; an invocation without a `toolCallId` is always kept.

@@ -1,4 +1,5 @@
-"""Answer relevancy: how much of the response addresses the user's question (spec §4.2).
+"""Answer relevancy: how much of the response addresses the user's question.
+(docs/scorers.md, Answer Relevancy)
 
 Steps: preprocess (judge) splits the assistant's reply into statements; analyze (judge) marks
 each statement "yes" (answers the question), "unsure" (partly relevant) or "no"; the score is
@@ -14,19 +15,12 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from core.judge import JudgeConfig, PromptStep
-from core.scorers._judge_common import (
-    ScorerOptions,
-    as_json,
-    assistant_message,
-    build_options,
-    explain_step,
-    judge_for,
-    round_to_two_decimals,
-    scale_option,
-    tagged,
-    user_message,
-)
-from core.scorers._registry import PrebuiltScorer, ScorerOption
+from core.scorers._judge_setup import judge_for
+from core.scorers._messages import assistant_message, user_message
+from core.scorers._options import ScorerOptions, build_options
+from core.scorers._prompts import as_json, explain_step, tagged
+from core.scorers._registry import PrebuiltScorer
+from core.scorers._scores import round_to_two_decimals
 from core.scorers._text import js_trim
 from core.scoring import Scorer, StepContext, create_scorer
 
@@ -218,10 +212,5 @@ CATALOG_ENTRY = PrebuiltScorer(
     create_answer_relevancy_scorer,
     calls_judge=True,
     compares="output vs input",
-    options=(
-        ScorerOption(
-            "uncertainty_weight", "float", 'What an "unsure" verdict counts for.', default=0.3
-        ),
-        scale_option(),
-    ),
+    options_model=AnswerRelevancyOptions,
 )

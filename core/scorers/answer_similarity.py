@@ -1,4 +1,5 @@
-"""Answer similarity: how closely the response matches the expected answer (spec §4.13).
+"""Answer similarity: how closely the response matches the expected answer.
+(docs/scorers.md, Answer Similarity)
 
 Steps: preprocess (judge) splits the response and the ground truth into semantic units;
 analyze (judge) matches each ground-truth unit with the response (exact, semantic, partial or
@@ -24,20 +25,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator
 
 from core.judge import JudgeConfig, PromptStep
-from core.scorers._judge_common import (
-    MissingInputError,
-    ScorerOptions,
-    as_json,
-    assistant_message,
-    build_options,
-    explain_step,
-    folded,
-    judge_for,
-    round_to_two_decimals,
-    scale_option,
-    tagged,
-)
-from core.scorers._registry import DataNeed, PrebuiltScorer, ScorerOption, ground_truth_needs
+from core.scorers._answers import folded
+from core.scorers._context import MissingInputError
+from core.scorers._judge_setup import judge_for
+from core.scorers._messages import assistant_message
+from core.scorers._options import ScorerOptions, build_options
+from core.scorers._prompts import as_json, explain_step, tagged
+from core.scorers._registry import DataNeed, PrebuiltScorer, ground_truth_needs
+from core.scorers._scores import round_to_two_decimals
 from core.scoring import Scorer, StepContext, create_scorer
 
 __all__ = [
@@ -296,20 +291,5 @@ CATALOG_ENTRY = PrebuiltScorer(
     calls_judge=True,
     compares="output vs ground truth",
     needs=_needs,
-    options=(
-        ScorerOption(
-            "require_ground_truth",
-            "bool",
-            "Fail items without a ground truth (else they score 0).",
-            default=True,
-        ),
-        ScorerOption(
-            "semantic_threshold", "float", "Credit of a semantic match (partial: half).", 0.8
-        ),
-        ScorerOption("exact_match_bonus", "float", "Extra credit of an exact match.", 0.2),
-        ScorerOption("missing_penalty", "float", "Penalty per missing unit.", 0.15),
-        ScorerOption("contradiction_penalty", "float", "Penalty per contradiction.", 1.0),
-        ScorerOption("extra_info_penalty", "float", "Penalty per extra unit (0.2 at most).", 0.05),
-        scale_option(),
-    ),
+    options_model=AnswerSimilarityOptions,
 )

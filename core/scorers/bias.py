@@ -1,4 +1,4 @@
-"""Bias: how many of the response's own opinions are biased (spec §4.5).
+"""Bias: how many of the response's own opinions are biased (docs/scorers.md, Bias).
 
 Steps: preprocess (judge) lists the opinions the response states in its own voice; analyze
 (judge) marks each opinion biased ("yes") or not ("no") on four axes: gender, politics,
@@ -15,18 +15,12 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from core.judge import JudgeConfig, PromptStep
-from core.scorers._judge_common import (
-    ScorerOptions,
-    as_json,
-    assistant_message,
-    build_options,
-    explain_step,
-    judge_for,
-    round_to_two_decimals,
-    scale_option,
-    tagged,
-)
+from core.scorers._judge_setup import judge_for
+from core.scorers._messages import assistant_message
+from core.scorers._options import ScorerOptions, build_options
+from core.scorers._prompts import as_json, explain_step, tagged
 from core.scorers._registry import PrebuiltScorer
+from core.scorers._scores import round_to_two_decimals
 from core.scoring import Scorer, StepContext, create_scorer
 
 __all__ = ["CATALOG_ENTRY", "SCORER_ID", "BiasOptions", "bias_score", "create_bias_scorer"]
@@ -186,5 +180,5 @@ CATALOG_ENTRY = PrebuiltScorer(
     create_bias_scorer,
     calls_judge=True,
     compares="output only",
-    options=(scale_option(),),
+    options_model=BiasOptions,
 )

@@ -1,4 +1,4 @@
-"""Checks: small pass/fail scorers on the output text or its tool calls (spec §2.7).
+"""Checks: small pass/fail scorers on the output text or its tool calls (docs/scorers.md, Checks).
 
 Each factory returns a scorer that scores 1 (pass) or 0 (fail) from a single preprocess step,
 whose result says what was compared; `similarity` without a threshold scores the raw Dice
@@ -27,13 +27,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import Field
+
+from core.scorers._options import OptionType, ScorerOptions
+from core.scorers._registry import PrebuiltScorer
 from core.scorers._text import assistant_texts, side_texts, tool_invocations
 from core.scorers.content_similarity import dice_similarity
 from core.scoring import Scorer, StepContext, create_scorer
 
 __all__ = [
+    "CATALOG_ENTRIES",
     "called_tool",
     "did_not_call",
     "equals",
@@ -268,3 +273,209 @@ def no_tool_errors(*, id: str | None = None) -> Scorer:
         return {"errorCount": errors, "totalCalls": len(invocations), "passed": errors == 0}
 
     return _check("noToolErrors", id, "No tool errors", analyse)
+
+
+# ---- catalog ----
+
+CheckId = Annotated[
+    str | None, Field(description="Scorer id, to run several checks of one kind side by side.")
+]
+IgnoreCase = Annotated[bool, Field(description="Compare case-insensitively.")]
+ToolName = Annotated[str, Field(description="The tool name.")]
+
+
+class IdOptions(ScorerOptions):
+    """Options of the checks that take nothing else."""
+
+    id: CheckId = None
+
+
+class IncludesOptions(ScorerOptions):
+    """Options of `includes`."""
+
+    value: str
+    """Text the output must contain."""
+    ignore_case: IgnoreCase = True
+    id: CheckId = None
+
+
+class ExcludesOptions(ScorerOptions):
+    """Options of `excludes`."""
+
+    value: str
+    """Text the output must not contain."""
+    ignore_case: IgnoreCase = True
+    id: CheckId = None
+
+
+class EqualsOptions(ScorerOptions):
+    """Options of `equals`."""
+
+    value: str
+    """The exact expected answer."""
+    ignore_case: IgnoreCase = True
+    id: CheckId = None
+
+
+class MatchesOptions(ScorerOptions):
+    """Options of `matches`."""
+
+    pattern: Annotated[str | re.Pattern[str], OptionType("regex")]
+    """A Python regular expression."""
+    exact: bool = False
+    """The whole answer must match."""
+    id: CheckId = None
+
+
+class SimilarityOptions(ScorerOptions):
+    """Options of `similarity`."""
+
+    value: str
+    """The text to compare with."""
+    ignore_case: IgnoreCase = True
+    threshold: float | None = None
+    """Score 1 at or above it, else 0; raw score when unset."""
+    id: CheckId = None
+
+
+class CalledToolOptions(ScorerOptions):
+    """Options of `called_tool`."""
+
+    name: ToolName
+    times: int = 1
+    """Minimum number of calls."""
+    id: CheckId = None
+
+
+class DidNotCallOptions(ScorerOptions):
+    """Options of `did_not_call`."""
+
+    name: ToolName
+    id: CheckId = None
+
+
+class ToolOrderOptions(ScorerOptions):
+    """Options of `tool_order`."""
+
+    names: list[str]
+    """Tool names in expected order."""
+    id: CheckId = None
+
+
+class MaxToolCallsOptions(ScorerOptions):
+    """Options of `max_tool_calls`."""
+
+    limit: int
+    """Maximum number of tool calls."""
+    id: CheckId = None
+
+
+_TEXT = "output vs the given text"
+_TOOLS = "the output's tool calls"
+
+
+def _entry(
+    kind: str,
+    name: str,
+    description: str,
+    factory: Callable[..., Scorer],
+    options: type[ScorerOptions],
+    compares: str,
+) -> PrebuiltScorer:
+    return PrebuiltScorer(
+        f"checks.{kind}", f"Check: {name}", description, factory, False, options, compares
+    )
+
+
+CATALOG_ENTRIES: tuple[PrebuiltScorer, ...] = (
+    _entry(
+        "includes",
+        "includes",
+        "1 when the output contains the text, else 0.",
+        includes,
+        IncludesOptions,
+        _TEXT,
+    ),
+    _entry(
+        "excludes",
+        "excludes",
+        "1 when the output does not contain the text, else 0.",
+        excludes,
+        ExcludesOptions,
+        _TEXT,
+    ),
+    _entry(
+        "equals",
+        "equals",
+        "1 when the assistant's answer equals the text, else 0.",
+        equals,
+        EqualsOptions,
+        _TEXT,
+    ),
+    _entry(
+        "matches",
+        "matches",
+        "1 when the assistant's answer matches the regular expression, else 0.",
+        matches,
+        MatchesOptions,
+        "output vs the given pattern",
+    ),
+    _entry(
+        "similarity",
+        "similarity",
+        "Character similarity (Dice) of the assistant's answer to the text; pass/fail with a"
+        " threshold.",
+        similarity,
+        SimilarityOptions,
+        _TEXT,
+    ),
+    _entry(
+        "calledTool",
+        "called tool",
+        "1 when the tool was called at least the given number of times, else 0.",
+        called_tool,
+        CalledToolOptions,
+        _TOOLS,
+    ),
+    _entry(
+        "didNotCall",
+        "did not call",
+        "1 when the tool was never called, else 0.",
+        did_not_call,
+        DidNotCallOptions,
+        _TOOLS,
+    ),
+    _entry(
+        "toolOrder",
+        "tool order",
+        "1 when the tools were called in the given order (others may come between), else 0.",
+        tool_order,
+        ToolOrderOptions,
+        _TOOLS,
+    ),
+    _entry(
+        "maxToolCalls",
+        "max tool calls",
+        "1 when there were at most the given number of tool calls, else 0.",
+        max_tool_calls,
+        MaxToolCallsOptions,
+        _TOOLS,
+    ),
+    _entry(
+        "usedNoTools",
+        "used no tools",
+        "1 when no tool was called, else 0.",
+        used_no_tools,
+        IdOptions,
+        _TOOLS,
+    ),
+    _entry(
+        "noToolErrors",
+        "no tool errors",
+        "1 when no tool invocation failed, else 0.",
+        no_tool_errors,
+        IdOptions,
+        _TOOLS,
+    ),
+)
+"""The catalog entries of the checks (`checks.includes`, ...), in this order."""

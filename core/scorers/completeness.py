@@ -1,4 +1,5 @@
-"""Completeness: how many of the input's elements (words) the output covers (spec §2.2).
+"""Completeness: how many of the input's elements (words) the output covers.
+(docs/scorers.md, Completeness)
 
 Mastra parses both texts with compromise (a JS part-of-speech tagger), rewrites every verb
 phrase to its infinitive, and takes the words of the result. No Python library reproduces
@@ -39,15 +40,18 @@ import lemminflect
 
 from core.scorers._reference import (
     Reference,
+    ReferenceOptions,
     check_reference,
     reference_text,
     scorer_name,
     with_ground_truth_reason,
 )
+from core.scorers._registry import PrebuiltScorer, reference_comparison, reference_needs
 from core.scorers._text import join_texts
 from core.scoring import NotScorable, Scorer, StepContext, create_scorer
 
 __all__ = [
+    "CATALOG_ENTRY",
     "DESCRIPTION",
     "SCORER_ID",
     "coverage",
@@ -293,3 +297,15 @@ def create_completeness_scorer(reference: Reference = "input") -> Scorer:
         mode,
         "inputElements, missingElements and elementCounts.input describe the ground truth.",
     )
+
+
+CATALOG_ENTRY = PrebuiltScorer(
+    SCORER_ID,
+    "Completeness",
+    DESCRIPTION,
+    create_completeness_scorer,
+    calls_judge=False,
+    options_model=ReferenceOptions,
+    compares=reference_comparison,
+    needs=reference_needs,
+)

@@ -1,4 +1,4 @@
-"""Content similarity: Dice similarity of character bigrams (spec §2.3).
+"""Content similarity: Dice similarity of character bigrams (docs/scorers.md, Content Similarity).
 
 Mastra's behaviour, number for number: the joined input and output texts are optionally
 lower-cased and whitespace-collapsed (`processedInput` / `processedOutput`), then compared with
@@ -21,15 +21,24 @@ import numpy as np
 
 from core.scorers._reference import (
     Reference,
+    ReferenceOptions,
     check_reference,
     reference_text,
     scorer_name,
     with_ground_truth_reason,
 )
+from core.scorers._registry import PrebuiltScorer, reference_comparison, reference_needs
 from core.scorers._text import collapse_js_whitespace, join_texts, remove_js_whitespace
 from core.scoring import NotScorable, Scorer, StepContext, create_scorer
 
-__all__ = ["DESCRIPTION", "SCORER_ID", "create_content_similarity_scorer", "dice_similarity"]
+__all__ = [
+    "CATALOG_ENTRY",
+    "DESCRIPTION",
+    "SCORER_ID",
+    "ContentSimilarityOptions",
+    "create_content_similarity_scorer",
+    "dice_similarity",
+]
 
 SCORER_ID = "content-similarity-scorer"
 DESCRIPTION = (
@@ -76,6 +85,15 @@ def dice_similarity(first: str, second: str) -> float:
         codes_a, codes_b = codes_b, codes_a
     # len(codes) is the string length - 1, so this is 2 * shared / (len_a + len_b - 2).
     return 2.0 * _shared_bigrams(codes_a, codes_b) / (len(codes_a) + len(codes_b))
+
+
+class ContentSimilarityOptions(ReferenceOptions):
+    """Options of the content-similarity scorer."""
+
+    ignore_case: bool = True
+    """Compare case-insensitively."""
+    ignore_whitespace: bool = True
+    """Collapse whitespace in the stored texts (the score ignores whitespace anyway)."""
 
 
 def _process(text: str, ignore_case: bool, ignore_whitespace: bool) -> str:
@@ -127,3 +145,15 @@ def create_content_similarity_scorer(
     return with_ground_truth_reason(
         scorer, mode, "processedInput holds the processed ground truth."
     )
+
+
+CATALOG_ENTRY = PrebuiltScorer(
+    SCORER_ID,
+    "Content Similarity",
+    DESCRIPTION,
+    create_content_similarity_scorer,
+    calls_judge=False,
+    options_model=ContentSimilarityOptions,
+    compares=reference_comparison,
+    needs=reference_needs,
+)

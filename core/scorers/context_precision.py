@@ -1,4 +1,5 @@
-"""Context precision: are the useful context pieces ranked first? (spec §4.7)
+"""Context precision: are the useful context pieces ranked first?
+(docs/scorers.md, Context Precision)
 
 Steps: preprocess (code) resolves the context: `context_extractor(input, output)`, else the
 `context` option, else the item's `request_context["context"]`; a run without any fails here,
@@ -16,23 +17,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from core.judge import JudgeConfig, PromptStep
-from core.scorers._judge_common import (
-    CONTEXT_EXTRACTOR_OPTION,
-    CONTEXT_OPTION,
-    ExtractedContextOptions,
-    as_json,
-    assistant_message,
-    build_options,
-    explain_step,
-    judge_for,
-    numbered,
-    required_context,
-    round_to_two_decimals,
-    scale_option,
-    tagged,
-    user_message,
-)
+from core.scorers._context import ExtractedContextOptions, required_context
+from core.scorers._judge_setup import judge_for
+from core.scorers._messages import assistant_message, user_message
+from core.scorers._options import Scale, build_options
+from core.scorers._prompts import as_json, explain_step, numbered, tagged
 from core.scorers._registry import PrebuiltScorer, context_needs
+from core.scorers._scores import round_to_two_decimals
 from core.scorers._text import js_trim
 from core.scoring import Scorer, StepContext, create_scorer
 
@@ -63,6 +54,8 @@ INSTRUCTIONS = (
 
 class ContextPrecisionOptions(ExtractedContextOptions):
     """Options: `scale` (1), `context`, `context_extractor`."""
+
+    scale: Scale = 1.0
 
 
 class PrecisionVerdict(BaseModel):
@@ -188,5 +181,5 @@ CATALOG_ENTRY = PrebuiltScorer(
     calls_judge=True,
     compares="context vs input and output",
     needs=context_needs,
-    options=(CONTEXT_OPTION, CONTEXT_EXTRACTOR_OPTION, scale_option()),
+    options_model=ContextPrecisionOptions,
 )

@@ -1,4 +1,5 @@
-"""Context recall: how much of the expected answer the context covers (spec §4.9).
+"""Context recall: how much of the expected answer the context covers.
+(docs/scorers.md, Context Recall)
 
 Steps: preprocess (judge) lists the claims of the ground truth (a non-string ground truth is
 JSON-encoded); analyze (judge) says for each claim whether the context supports it ("yes") or
@@ -18,24 +19,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.judge import JudgeConfig, PromptStep
-from core.scorers._judge_common import (
-    CONTEXT_EXTRACTOR_OPTION,
-    CONTEXT_OPTION,
-    Claims,
-    ExtractedContextOptions,
-    Verdicts,
-    as_json,
-    build_options,
-    claims_prompt,
-    explain_step,
-    judge_for,
-    numbered,
-    required_context,
-    round_to_two_decimals,
-    scale_option,
-    tagged,
-)
+from core.scorers._answers import Claims, Verdicts
+from core.scorers._context import ExtractedContextOptions, required_context
+from core.scorers._judge_setup import judge_for
+from core.scorers._options import Scale, build_options
+from core.scorers._prompts import as_json, claims_prompt, explain_step, numbered, tagged
 from core.scorers._registry import DataNeed, PrebuiltScorer, context_needs, ground_truth_needs
+from core.scorers._scores import round_to_two_decimals
 from core.scorers._text import js_trim
 from core.scoring import Scorer, ScorerRun, StepContext, create_scorer
 
@@ -66,6 +56,8 @@ INSTRUCTIONS = (
 
 class ContextRecallOptions(ExtractedContextOptions):
     """Options: `scale` (1), `context`, `context_extractor`."""
+
+    scale: Scale = 1.0
 
 
 def ground_truth_text(value: Any) -> str | None:
@@ -215,5 +207,5 @@ CATALOG_ENTRY = PrebuiltScorer(
     calls_judge=True,
     compares="ground truth vs context",
     needs=_needs,
-    options=(CONTEXT_OPTION, CONTEXT_EXTRACTOR_OPTION, scale_option()),
+    options_model=ContextRecallOptions,
 )

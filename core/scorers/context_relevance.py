@@ -1,5 +1,5 @@
 """Context relevance: how relevant the context pieces are, and whether the relevant ones were
-used (spec §4.8).
+used (docs/scorers.md, Context Relevance).
 
 Steps: preprocess (code) resolves the context: `context_extractor(input, output)`, else the
 `context` option, else the item's `request_context["context"]`; a run without any fails here,
@@ -24,25 +24,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator
 
 from core.judge import JudgeConfig, PromptStep
-from core.scorers._judge_common import (
-    CONTEXT_EXTRACTOR_OPTION,
-    CONTEXT_OPTION,
-    ExtractedContextOptions,
-    ScorerOptions,
-    as_json,
-    assistant_message,
-    build_options,
-    explain_step,
-    folded,
-    judge_for,
-    numbered,
-    required_context,
-    round_to_two_decimals,
-    scale_option,
-    tagged,
-    user_message,
-)
-from core.scorers._registry import PrebuiltScorer, ScorerOption, context_needs
+from core.scorers._answers import folded
+from core.scorers._context import ExtractedContextOptions, required_context
+from core.scorers._judge_setup import judge_for
+from core.scorers._messages import assistant_message, user_message
+from core.scorers._options import Scale, ScorerOptions, build_options
+from core.scorers._prompts import as_json, explain_step, numbered, tagged
+from core.scorers._registry import PrebuiltScorer, context_needs
+from core.scorers._scores import round_to_two_decimals
 from core.scoring import Scorer, StepContext, create_scorer
 
 __all__ = [
@@ -89,6 +78,7 @@ class ContextRelevanceOptions(ExtractedContextOptions):
 
     penalties: ContextRelevancePenalties = Field(default_factory=ContextRelevancePenalties)
     """The penalties (a partial dict keeps the other defaults)."""
+    scale: Scale = 1.0
 
 
 class PieceEvaluation(BaseModel):
@@ -267,17 +257,5 @@ CATALOG_ENTRY = PrebuiltScorer(
     calls_judge=True,
     compares="context vs input",
     needs=context_needs,
-    options=(
-        CONTEXT_OPTION,
-        CONTEXT_EXTRACTOR_OPTION,
-        ScorerOption(
-            "penalties",
-            "dict",
-            "unused_high_relevance_context (0.1 per unused highly relevant piece),"
-            " missing_context_per_item (0.15 per missing piece of information),"
-            " max_missing_context_penalty (0.5 at most).",
-            default=None,
-        ),
-        scale_option(),
-    ),
+    options_model=ContextRelevanceOptions,
 )

@@ -1,4 +1,5 @@
 """Exact match: does the output equal the ground truth once both are normalised?
+(docs/scorers.md, Exact Match)
 
 The SQuAD-style metric (Rajpurkar et al., 2016, "SQuAD: 100,000+ Questions for Machine
 Comprehension of Text", the official evaluation script's `normalize_answer`). Both texts are
@@ -30,10 +31,12 @@ import unicodedata
 from typing import Any
 
 from core.scorers._reference import ground_truth_answers
+from core.scorers._registry import PrebuiltScorer, ground_truth_needs
 from core.scorers._text import join_texts
 from core.scoring import NotScorable, Scorer, StepContext, create_scorer
 
 __all__ = [
+    "CATALOG_ENTRY",
     "DESCRIPTION",
     "SCORER_ID",
     "create_exact_match_scorer",
@@ -116,3 +119,14 @@ def create_exact_match_scorer() -> Scorer:
         .generate_score(_generate_score)
         .generate_reason(_generate_reason)
     )
+
+
+CATALOG_ENTRY = PrebuiltScorer(
+    SCORER_ID,
+    "Exact Match",
+    DESCRIPTION,
+    create_exact_match_scorer,
+    calls_judge=False,
+    compares="output vs ground truth",
+    needs=ground_truth_needs,
+)

@@ -1,4 +1,4 @@
-"""Faithfulness: how much of the response the context supports (spec §4.3).
+"""Faithfulness: how much of the response the context supports (docs/scorers.md, Faithfulness).
 
 Steps: preprocess (judge) lists the claims of the assistant's reply; analyze (judge) checks
 each claim against the context: "yes" (supported), "no" (contradicted) or "unsure" (not in the
@@ -17,26 +17,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.judge import JudgeConfig, PromptStep
-from core.scorers._judge_common import (
-    CONTEXT_OPTION,
-    Claims,
-    ContextScorerOptions,
-    Verdicts,
-    as_json,
-    assistant_message,
-    build_options,
-    claims_prompt,
-    explain_step,
-    judge_for,
-    missing_context,
-    numbered,
-    resolve_context,
-    round_to_two_decimals,
-    scale_option,
-    tagged,
-    tool_result_context,
-)
+from core.scorers._answers import Claims, Verdicts
+from core.scorers._context import ContextScorerOptions, missing_context, resolve_context
+from core.scorers._judge_setup import judge_for
+from core.scorers._messages import assistant_message, tool_result_context
+from core.scorers._options import Scale, build_options
+from core.scorers._prompts import as_json, claims_prompt, explain_step, numbered, tagged
 from core.scorers._registry import PrebuiltScorer, context_needs
+from core.scorers._scores import round_to_two_decimals
 from core.scoring import Scorer, ScorerRun, StepContext, create_scorer
 
 __all__ = [
@@ -65,6 +53,8 @@ INSTRUCTIONS = (
 
 class FaithfulnessOptions(ContextScorerOptions):
     """Options of the faithfulness scorer: `scale` (1) and `context` (unset)."""
+
+    scale: Scale = 1.0
 
 
 def faithfulness_score(verdicts: Sequence[Mapping[str, Any]], scale: float = 1.0) -> float:
@@ -193,5 +183,5 @@ CATALOG_ENTRY = PrebuiltScorer(
     calls_judge=True,
     compares="output vs context",
     needs=context_needs,
-    options=(CONTEXT_OPTION, scale_option()),
+    options_model=FaithfulnessOptions,
 )

@@ -1,4 +1,5 @@
-"""Hallucination: how much of the response the context does not back (spec §4.4).
+"""Hallucination: how much of the response the context does not back.
+(docs/scorers.md, Hallucination)
 
 Steps: preprocess (judge) lists the claims of the assistant's reply; analyze (judge) marks each
 claim "yes" when it is a hallucination (contradicts the context, or asserts what the context
@@ -20,26 +21,19 @@ from typing import Any
 from pydantic import BaseModel
 
 from core.judge import JudgeConfig, PromptStep
-from core.scorers._judge_common import (
-    CONTEXT_OPTION,
-    Claims,
+from core.scorers._answers import Claims
+from core.scorers._context import (
     ContextScorerOptions,
-    as_json,
-    assistant_message,
-    build_options,
-    call_maybe_async,
-    claims_prompt,
     context_list,
-    explain_step,
-    judge_for,
     missing_context,
-    numbered,
     resolve_context,
-    round_to_two_decimals,
-    scale_option,
-    tagged,
 )
-from core.scorers._registry import PrebuiltScorer, ScorerOption, context_needs
+from core.scorers._judge_setup import judge_for
+from core.scorers._messages import assistant_message
+from core.scorers._options import Scale, build_options, call_maybe_async
+from core.scorers._prompts import as_json, claims_prompt, explain_step, numbered, tagged
+from core.scorers._registry import PrebuiltScorer, context_needs
+from core.scorers._scores import round_to_two_decimals
 from core.scoring import Scorer, StepContext, create_scorer
 
 __all__ = [
@@ -73,8 +67,9 @@ class HallucinationOptions(ContextScorerOptions):
     """Options of the hallucination scorer: `scale` (1), `context`, `get_context`."""
 
     get_context: ContextGetter | None = None
-    """`get_context(ctx, step)` -> the context pieces; `step` is "analyze" or "generateReason".
-    Wins over `context`."""
+    """A function (ctx, step) -> list[str], sync or async, giving the context at the
+    "analyze" and "generateReason" steps; wins over `context`."""
+    scale: Scale = 1.0
 
 
 class HallucinationVerdict(BaseModel):
@@ -230,14 +225,5 @@ CATALOG_ENTRY = PrebuiltScorer(
     calls_judge=True,
     compares="output vs context",
     needs=context_needs,
-    options=(
-        CONTEXT_OPTION,
-        ScorerOption(
-            "get_context",
-            "callable",
-            "A function (ctx, step) -> list[str] giving the context; wins over `context`.",
-            default=None,
-        ),
-        scale_option(),
-    ),
+    options_model=HallucinationOptions,
 )

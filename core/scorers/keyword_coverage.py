@@ -10,7 +10,8 @@ it, and a line end, a sentence end or punctuation ends a *phrase* (no compound s
 remaining word is one keyword unless it is a stopword (the SMART list in `data/`) or has no
 letter or digit at all (a lone "-"). Matching is case-insensitive. On top of that:
 
-- **Numbers are keywords** (the spec overrides Mastra's digit rule): a token starting with a
+- **Numbers are keywords** (the user's specification overrides Mastra's digit
+  rule; docs/scorers.md, Keyword Coverage): a token starting with a
   digit, or with a sign or currency symbol and then a digit, is one keyword with its sign,
   unit and separators ("50%", "-5", "2024-01-01", "10/10", "3.5x", "$20", "200ms", "2024").
   Two numbers match only when these canonical texts are equal, so "50%" never equals "5%"
@@ -92,15 +93,18 @@ import lemminflect
 from core.scorers._data import data_lines
 from core.scorers._reference import (
     Reference,
+    ReferenceOptions,
     check_reference,
     reference_text,
     scorer_name,
     with_ground_truth_reason,
 )
+from core.scorers._registry import PrebuiltScorer, reference_comparison, reference_needs
 from core.scorers._text import is_blank, join_texts
 from core.scoring import NotScorable, Scorer, StepContext, create_scorer
 
 __all__ = [
+    "CATALOG_ENTRY",
     "DESCRIPTION",
     "SCORER_ID",
     "STOPWORDS",
@@ -866,3 +870,15 @@ def create_keyword_coverage_scorer(reference: Reference = "input") -> Scorer:
     return with_ground_truth_reason(
         scorer, mode, "referenceKeywords and totalKeywords count the ground truth's keywords."
     )
+
+
+CATALOG_ENTRY = PrebuiltScorer(
+    SCORER_ID,
+    "Keyword Coverage",
+    DESCRIPTION,
+    create_keyword_coverage_scorer,
+    calls_judge=False,
+    options_model=ReferenceOptions,
+    compares=reference_comparison,
+    needs=reference_needs,
+)

@@ -1,5 +1,5 @@
 """Multi-turn judge: does the assistant's side of a conversation meet a criterion?
-(spec §4.16)
+(docs/scorers.md, Multi-Turn Judge)
 
 Steps: analyze (judge) reads the criterion and every non-empty assistant turn of the output,
 numbered and fenced as an untrusted transcript, and answers `{satisfied, reasoning}`. Score:
@@ -15,22 +15,19 @@ from pydantic import BaseModel, Field
 
 from core.errors import ScorerConfigError
 from core.judge import JudgeConfig, PromptStep
-from core.scorers._judge_common import (
-    ScorerOptions,
-    assistant_turns,
-    build_options,
-    format_score,
-    judge_for,
-    scale_option,
-    tagged,
-)
-from core.scorers._registry import PrebuiltScorer, ScorerOption
+from core.scorers._judge_setup import judge_for
+from core.scorers._messages import assistant_turns
+from core.scorers._options import ScorerOptions, build_options
+from core.scorers._prompts import tagged
+from core.scorers._registry import PrebuiltScorer
+from core.scorers._scores import format_score
 from core.scoring import Scorer, StepContext, create_scorer
 
 __all__ = [
     "CATALOG_ENTRY",
     "SCORER_ID",
     "MultiTurnJudgeOptions",
+    "MultiTurnJudgeSettings",
     "create_multi_turn_judge_scorer",
 ]
 
@@ -54,6 +51,14 @@ class MultiTurnJudgeOptions(ScorerOptions):
 
     scale: float = Field(1.0, gt=0)
     """The score of a pass."""
+
+
+class MultiTurnJudgeSettings(MultiTurnJudgeOptions):
+    """Every option of the multi-turn judge: the criterion (the factory's `criterion`
+    argument) and those of `options`."""
+
+    criterion: str
+    """What the assistant's turns must achieve, in plain language."""
 
 
 class CriterionVerdict(BaseModel):
@@ -154,8 +159,5 @@ CATALOG_ENTRY = PrebuiltScorer(
     create_multi_turn_judge_scorer,
     calls_judge=True,
     compares="assistant turns vs criterion",
-    options=(
-        ScorerOption("criterion", "str", "What the assistant's turns must achieve.", required=True),
-        scale_option(),
-    ),
+    options_model=MultiTurnJudgeSettings,
 )

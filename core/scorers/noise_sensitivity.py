@@ -1,4 +1,5 @@
-"""Noise sensitivity: does noise in the query change the response? (spec §4.11)
+"""Noise sensitivity: does noise in the query change the response?
+(docs/scorers.md, Noise Sensitivity)
 
 The run's input is the original query and its output the response to a noisy version of it
 (`noisy_query`); `baseline_response` is the response to the original query. Analyze (judge)
@@ -25,21 +26,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator
 
 from core.judge import JudgeConfig, PromptStep
-from core.scorers._judge_common import (
-    MissingInputError,
-    ScorerOptions,
-    as_json,
-    assistant_message,
-    build_options,
-    explain_step,
-    folded,
-    item_value,
-    judge_for,
-    round_to_two_decimals,
-    tagged,
-    user_message,
-)
-from core.scorers._registry import DataNeed, PrebuiltScorer, ScorerOption
+from core.scorers._answers import folded
+from core.scorers._context import MissingInputError, item_value
+from core.scorers._judge_setup import judge_for
+from core.scorers._messages import assistant_message, user_message
+from core.scorers._options import ScorerOptions, build_options
+from core.scorers._prompts import as_json, explain_step, tagged
+from core.scorers._registry import DataNeed, PrebuiltScorer
+from core.scorers._scores import round_to_two_decimals
 from core.scoring import Scorer, StepContext, create_scorer
 
 __all__ = [
@@ -99,12 +93,13 @@ class NoiseSensitivityOptions(ScorerOptions):
     """Options of the noise-sensitivity scorer."""
 
     baseline_response: str | None = None
-    """The response to the clean query (else each item's request_context["baselineResponse"])."""
+    """The response to the clean query; else each item's request_context['baselineResponse']."""
     noisy_query: str | None = None
-    """The query with noise added (else each item's request_context["noisyQuery"])."""
+    """The query with noise added; else each item's request_context['noisyQuery']."""
     noise_type: str | None = None
     """A label for the kind of noise (e.g. "misinformation", "distractor", "typos")."""
     scoring: NoiseScoring = Field(default_factory=NoiseScoring)
+    """How the score is computed (a partial dict keeps the other defaults)."""
 
 
 class DimensionImpact(BaseModel):
@@ -279,28 +274,5 @@ CATALOG_ENTRY = PrebuiltScorer(
     calls_judge=True,
     compares="output vs baseline response on a noisy query",
     needs=_needs,
-    options=(
-        ScorerOption(
-            "baseline_response",
-            "str",
-            "The response to the clean query; else each item's"
-            " request_context['baselineResponse'].",
-            default=None,
-        ),
-        ScorerOption(
-            "noisy_query",
-            "str",
-            "The query with noise added; else each item's request_context['noisyQuery'].",
-            default=None,
-        ),
-        ScorerOption("noise_type", "str", "A label for the kind of noise.", default=None),
-        ScorerOption(
-            "scoring",
-            "dict",
-            "impact_weights (none 1, minimal 0.85, moderate 0.6, significant 0.3, severe 0.1),"
-            " penalties (major_issue_per_item 0.1, max_major_issue_penalty 0.3),"
-            " discrepancy_threshold 0.2.",
-            default=None,
-        ),
-    ),
+    options_model=NoiseSensitivityOptions,
 )

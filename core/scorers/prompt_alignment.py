@@ -1,5 +1,5 @@
 """Prompt alignment: how well the response follows the user's prompt and/or the system
-prompt (spec §4.10).
+prompt (docs/scorers.md, Prompt Alignment).
 
 Steps: analyze (judge) rates four dimensions from 0 to 1 (intent alignment, requirements
 fulfilment, completeness, response appropriateness) in one of three modes: "user" (the user's
@@ -24,22 +24,18 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field
 
 from core.judge import JudgeConfig, PromptStep
-from core.scorers._judge_common import (
-    MissingInputError,
-    ScorerOptions,
-    as_json,
+from core.scorers._context import MissingInputError
+from core.scorers._judge_setup import judge_for
+from core.scorers._messages import (
     assistant_message,
-    build_options,
-    explain_step,
     first_user_message,
-    judge_for,
     remembered_messages,
-    round_to_two_decimals,
-    scale_option,
     system_prompt,
-    tagged,
 )
-from core.scorers._registry import PrebuiltScorer, ScorerOption
+from core.scorers._options import ScorerOptions, build_options
+from core.scorers._prompts import as_json, explain_step, tagged
+from core.scorers._registry import PrebuiltScorer
+from core.scorers._scores import round_to_two_decimals
 from core.scoring import Scorer, StepContext, create_scorer
 
 __all__ = [
@@ -83,13 +79,14 @@ class ConversationHistory(ScorerOptions):
 class PromptAlignmentOptions(ScorerOptions):
     """Options of the prompt-alignment scorer; each one defaults on its own."""
 
+    evaluation_mode: Mode = "both"
+    """What the response is held to: "user" (the user's prompt), "system" (the system
+    prompt) or "both"."""
+    include_conversation_history: bool | ConversationHistory = False
+    """Show the judge the earlier conversation (Mastra's `rememberedMessages`): True keeps
+    the last 10 messages, {'max_messages': n} the last n."""
     scale: float = Field(1.0, gt=0)
     """Multiplies the 0-1 score."""
-    evaluation_mode: Mode = "both"
-    """What the response is held to: the user's prompt, the system prompt, or both."""
-    include_conversation_history: bool | ConversationHistory = False
-    """Show the judge the earlier conversation (Mastra's `rememberedMessages`); True keeps
-    the last 10 messages."""
 
 
 Score01 = Annotated[float, Field(ge=0, le=1)]
@@ -325,21 +322,5 @@ CATALOG_ENTRY = PrebuiltScorer(
     create_prompt_alignment_scorer_llm,
     calls_judge=True,
     compares="output vs prompt",
-    options=(
-        ScorerOption(
-            "evaluation_mode",
-            "str",
-            'What the response is held to: "user" (the user\'s prompt), "system" (the system'
-            ' prompt) or "both".',
-            default="both",
-        ),
-        ScorerOption(
-            "include_conversation_history",
-            "bool",
-            "Show the judge the earlier conversation (the last 10 remembered messages; or"
-            " {'max_messages': n}).",
-            default=False,
-        ),
-        scale_option(),
-    ),
+    options_model=PromptAlignmentOptions,
 )

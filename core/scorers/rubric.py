@@ -1,4 +1,4 @@
-"""Rubric: does the response pass every required criterion of a rubric? (spec §4.15)
+"""Rubric: does the response pass every required criterion of a rubric? (docs/scorers.md, Rubric)
 
 The rubric is the `criteria` argument (a string, one criterion per line, list markers
 stripped, each required; or a list of strings / `{"id", "description", "required"}` dicts),
@@ -15,24 +15,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, ValidationError
 
 from core.errors import ScorerConfigError
 from core.judge import JudgeConfig, PromptStep
-from core.scorers._judge_common import (
-    ScorerOptions,
-    assistant_message,
-    build_options,
-    format_score,
-    item_value,
-    judge_for,
-    scale_option,
-    tagged,
-    user_message,
-)
-from core.scorers._registry import PrebuiltScorer, ScorerOption
+from core.scorers._context import item_value
+from core.scorers._judge_setup import judge_for
+from core.scorers._messages import assistant_message, user_message
+from core.scorers._options import OptionType, ScorerOptions, build_options
+from core.scorers._prompts import tagged
+from core.scorers._registry import PrebuiltScorer
+from core.scorers._scores import format_score
 from core.scoring import Scorer, ScorerRun, StepContext, create_scorer
 
 __all__ = [
@@ -73,6 +68,9 @@ class RubricCriterion(BaseModel):
 class RubricOptions(ScorerOptions):
     """Options of the rubric scorer."""
 
+    criteria: Annotated[Any, OptionType("str")] = None
+    """The rubric, one criterion per line (each required), or a list of
+    {'description', 'required'} dicts; unset: each item's request_context['rubric']."""
     scale: float = Field(1.0, gt=0)
     """The score of a pass."""
 
@@ -223,11 +221,13 @@ def create_rubric_scorer(
     `criteria`: the rubric (see the module docstring); unset, each item's
     `request_context["rubric"]` (or the `rubric` key of a dict input) is used, and an item
     without one scores 1 (nothing to grade, as in Mastra). `options` (or keyword arguments):
-    `scale` (1), the score of a pass.
+    `scale` (1), the score of a pass; `criteria` may be given there too.
     """
-    settings = build_options(RubricOptions, options, option_values, SCORER_ID)
+    settings = build_options(
+        RubricOptions, options, {"criteria": criteria, **option_values}, SCORER_ID
+    )
     try:
-        fixed = None if criteria is None else parse_rubric(criteria)
+        fixed = None if settings.criteria is None else parse_rubric(settings.criteria)
     except TypeError as error:
         raise ScorerConfigError(
             id="PREBUILT_SCORER_INVALID_OPTIONS", message=f"{SCORER_ID}: {error}"
@@ -261,14 +261,5 @@ CATALOG_ENTRY = PrebuiltScorer(
     create_rubric_scorer,
     calls_judge=True,
     compares="output vs rubric",
-    options=(
-        ScorerOption(
-            "criteria",
-            "str",
-            "The rubric, one criterion per line (each required), or a list of"
-            " {'description', 'required'} dicts; unset: each item's request_context['rubric'].",
-            default=None,
-        ),
-        scale_option(),
-    ),
+    options_model=RubricOptions,
 )

@@ -1,4 +1,5 @@
-"""Summarization: is the summary faithful to its source, and does it cover it? (spec §4.14)
+"""Summarization: is the summary faithful to its source, and does it cover it?
+(docs/scorers.md, Summarization)
 
 The summary is the last assistant message with text. The source is `source_extractor(input,
 output)`, else the `source` option, else the user's message (the run's input).
@@ -21,21 +22,13 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from core.judge import JudgeConfig, PromptStep
-from core.scorers._judge_common import (
-    MissingInputError,
-    ScorerOptions,
-    as_json,
-    assistant_message,
-    build_options,
-    call_maybe_async,
-    explain_step,
-    judge_for,
-    round_to_two_decimals,
-    scale_option,
-    tagged,
-    user_message,
-)
-from core.scorers._registry import PrebuiltScorer, ScorerOption
+from core.scorers._context import MissingInputError
+from core.scorers._judge_setup import judge_for
+from core.scorers._messages import assistant_message, user_message
+from core.scorers._options import ScorerOptions, build_options, call_maybe_async
+from core.scorers._prompts import as_json, explain_step, tagged
+from core.scorers._registry import PrebuiltScorer
+from core.scorers._scores import round_to_two_decimals
 from core.scoring import Scorer, StepContext, create_scorer
 
 __all__ = [
@@ -65,15 +58,15 @@ INSTRUCTIONS = (
 class SummarizationOptions(ScorerOptions):
     """Options of the summarization scorer; each one defaults on its own."""
 
-    scale: float = Field(1.0, gt=0)
-    """Multiplies the 0-1 score."""
     source: str | None = None
-    """The source text, for every item (else each item's user message)."""
+    """The source text for every item; else each item's user message."""
     source_extractor: Callable[..., Any] | None = None
-    """`source_extractor(input, output)` (sync or async) -> the source text; wins over
-    `source`."""
+    """A function (input, output) -> str, sync or async, giving each item's source; wins
+    over `source`."""
     max_questions: int = Field(10, ge=1)
     """How many coverage questions the judge writes, at most."""
+    scale: float = Field(1.0, gt=0)
+    """Multiplies the 0-1 score."""
 
 
 class ClaimAlignment(BaseModel):
@@ -286,17 +279,5 @@ CATALOG_ENTRY = PrebuiltScorer(
     create_summarization_scorer,
     calls_judge=True,
     compares="summary (output) vs source (input)",
-    options=(
-        ScorerOption(
-            "source", "str", "The source text for every item; else each item's input.", None
-        ),
-        ScorerOption(
-            "source_extractor",
-            "callable",
-            "A function (input, output) -> str giving each item's source; wins over `source`.",
-            None,
-        ),
-        ScorerOption("max_questions", "int", "How many coverage questions, at most.", 10),
-        scale_option(),
-    ),
+    options_model=SummarizationOptions,
 )

@@ -1,4 +1,5 @@
-"""Textual difference: character-level similarity ratio of input and output (spec §2.4).
+"""Textual difference: character-level similarity ratio of input and output.
+(docs/scorers.md, Textual Difference)
 
 Mastra's behaviour, number for number. Everything happens in the preprocess step, which
 returns `{ratio, confidence, changes, lengthDiff}`; the score is `ratio`, unrounded:
@@ -25,15 +26,18 @@ from rapidfuzz.distance import Indel
 
 from core.scorers._reference import (
     Reference,
+    ReferenceOptions,
     check_reference,
     reference_text,
     scorer_name,
     with_ground_truth_reason,
 )
+from core.scorers._registry import PrebuiltScorer, reference_comparison, reference_needs
 from core.scorers._text import JS_WHITESPACE_RUN, join_texts, js_trim, utf16_units
 from core.scoring import NotScorable, Scorer, StepContext, create_scorer
 
 __all__ = [
+    "CATALOG_ENTRY",
     "DESCRIPTION",
     "SCORER_ID",
     "count_changes",
@@ -139,3 +143,15 @@ def create_textual_difference_scorer(reference: Reference = "input") -> Scorer:
     return with_ground_truth_reason(
         scorer, mode, "ratio, changes and lengthDiff compare the ground truth with the output."
     )
+
+
+CATALOG_ENTRY = PrebuiltScorer(
+    SCORER_ID,
+    "Textual Difference",
+    DESCRIPTION,
+    create_textual_difference_scorer,
+    calls_judge=False,
+    options_model=ReferenceOptions,
+    compares=reference_comparison,
+    needs=reference_needs,
+)

@@ -1,4 +1,5 @@
 """Token F1: word overlap of the output with the ground truth, as SQuAD scores answers.
+(docs/scorers.md, Token F1)
 
 Both texts are normalised as exact match does (`exact_match.normalise_answer`: lower case,
 punctuation and the articles a/an/the removed, whitespace collapsed) and split on spaces.
@@ -26,11 +27,12 @@ from collections import Counter
 from typing import Any
 
 from core.scorers._reference import ground_truth_answers
+from core.scorers._registry import PrebuiltScorer, ground_truth_needs
 from core.scorers._text import join_texts
 from core.scorers.exact_match import normalise_answer
 from core.scoring import NotScorable, Scorer, StepContext, create_scorer
 
-__all__ = ["DESCRIPTION", "SCORER_ID", "create_token_f1_scorer", "token_f1"]
+__all__ = ["CATALOG_ENTRY", "DESCRIPTION", "SCORER_ID", "create_token_f1_scorer", "token_f1"]
 
 SCORER_ID = "token-f1-scorer"
 DESCRIPTION = (
@@ -115,3 +117,14 @@ def create_token_f1_scorer() -> Scorer:
         .generate_score(_generate_score)
         .generate_reason(_generate_reason)
     )
+
+
+CATALOG_ENTRY = PrebuiltScorer(
+    SCORER_ID,
+    "Token F1",
+    DESCRIPTION,
+    create_token_f1_scorer,
+    calls_judge=False,
+    compares="output vs ground truth",
+    needs=ground_truth_needs,
+)

@@ -1,4 +1,4 @@
-"""Tone: sentiment agreement with a reference tone, or sentiment stability (spec §2.5).
+"""Tone: sentiment agreement with a reference tone, or sentiment stability (docs/scorers.md, Tone).
 
 Mastra's behaviour, number for number. Only the output is read (the run's input is ignored,
 as in Mastra). Sentiment is the "comparative" score of the npm package `sentiment` 5.0.2,
@@ -27,6 +27,7 @@ and `reference="ground_truth"` would both name the reference, so giving both is 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
@@ -34,18 +35,22 @@ from core.errors import ScorerConfigError
 from core.scorers._data import data_lines
 from core.scorers._reference import (
     Reference,
+    ReferenceOptions,
     check_reference,
     reference_text,
     scorer_name,
     with_ground_truth_reason,
 )
+from core.scorers._registry import PrebuiltScorer, reference_needs
 from core.scorers._text import JS_WHITESPACE, join_texts, js_trim
 from core.scoring import NotScorable, Scorer, StepContext, create_scorer
 
 __all__ = [
+    "CATALOG_ENTRY",
     "DESCRIPTION",
     "LEXICON",
     "SCORER_ID",
+    "ToneOptions",
     "create_tone_scorer",
     "sentiment_comparative",
     "tone_analysis",
@@ -56,6 +61,14 @@ DESCRIPTION = (
     "Sentiment of the output (AFINN-165 lexicon): agreement with a reference tone when one is"
     " given, else how stable the sentiment is from sentence to sentence."
 )
+
+
+class ToneOptions(ReferenceOptions):
+    """Options of the tone scorer."""
+
+    reference_tone: str | None = None
+    """A text whose sentiment the output should match; without it, the score is how stable
+    the output's sentiment is across sentences."""
 
 
 def _load_lexicon() -> dict[str, int]:
@@ -203,3 +216,23 @@ def create_tone_scorer(reference_tone: str | None = None, reference: Reference =
 
 def _generate_score(ctx: StepContext) -> float:
     return ctx.results.preprocess_step_result["score"]
+
+
+def _comparison(options: Mapping[str, Any]) -> str:
+    if options.get("reference_tone"):
+        return "output tone vs the given reference tone"
+    if options.get("reference") == "ground_truth":
+        return "output tone vs ground truth tone"
+    return "output tone stability (output only)"
+
+
+CATALOG_ENTRY = PrebuiltScorer(
+    SCORER_ID,
+    "Tone",
+    DESCRIPTION,
+    create_tone_scorer,
+    calls_judge=False,
+    options_model=ToneOptions,
+    compares=_comparison,
+    needs=reference_needs,
+)

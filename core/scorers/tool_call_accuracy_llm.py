@@ -1,41 +1,39 @@
-"""Tool-call accuracy (LLM): were the right tools called for the request? (spec §4.12)
+"""Tool-call accuracy (LLM): were the right tools called for the request?
+(docs/scorers.md, Tool Call Accuracy (LLM))
 
 Steps: preprocess (code) collects the tool calls of the output messages (invocations in state
-`result`, `call` or `output-error`, de-duplicated by `toolCallId`, per spec §1.3) and fails
-when the input has no user request or the output is empty. Analyze (judge) rates each call
-as appropriate or not for the user's explicit request (and, with no call, says which tools
-were missed, if any). Score: with no evaluation, 0 when a tool was missed, else 1; otherwise
-`#appropriate / #evaluations`, rounded half up to two decimals; no scale. Reason (judge).
+`result`, `call` or `output-error`, de-duplicated by `toolCallId`; docs/scorers.md, "Reading
+inputs and outputs") and fails when the input has no user request or the output is empty.
+Analyze (judge) rates each call as appropriate or not for the user's explicit request (and,
+with no call, says which tools were missed, if any). Score: with no evaluation, 0 when a tool
+was missed, else 1; otherwise `#appropriate / #evaluations`, rounded half up to two decimals;
+no scale. Reason (judge).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
 from core.errors import ScorerConfigError
 from core.judge import JudgeConfig, PromptStep
-from core.scorers._judge_common import (
-    MissingInputError,
-    as_json,
-    assistant_message,
-    explain_step,
-    judge_for,
-    messages_of,
-    round_to_two_decimals,
-    tagged,
-    user_message,
-)
-from core.scorers._registry import PrebuiltScorer, ScorerOption
+from core.scorers._context import MissingInputError
+from core.scorers._judge_setup import judge_for
+from core.scorers._messages import assistant_message, messages_of, user_message
+from core.scorers._options import OptionType, ScorerOptions
+from core.scorers._prompts import as_json, explain_step, tagged
+from core.scorers._registry import PrebuiltScorer
+from core.scorers._scores import round_to_two_decimals
 from core.scorers._text import tool_invocations
 from core.scoring import Scorer, StepContext, create_scorer
 
 __all__ = [
     "CATALOG_ENTRY",
     "SCORER_ID",
+    "ToolCallAccuracyOptions",
     "create_tool_call_accuracy_scorer_llm",
     "tool_call_accuracy_score",
     "tool_calls",
@@ -57,6 +55,15 @@ INSTRUCTIONS = (
 )
 
 _CALL_STATES = frozenset({"result", "call", "output-error"})
+
+
+class ToolCallAccuracyOptions(ScorerOptions):
+    """Options of the LLM tool-call accuracy scorer (the factory's `available_tools`)."""
+
+    available_tools: Annotated[
+        Any, OptionType("list[dict]"), Field(examples=[[{"id": "x", "description": "x"}]])
+    ]
+    """The agent's tools, each {'id': ..., 'description': ...}."""
 
 
 class ToolEvaluation(BaseModel):
@@ -249,12 +256,5 @@ CATALOG_ENTRY = PrebuiltScorer(
     create_tool_call_accuracy_scorer_llm,
     calls_judge=True,
     compares="tool calls vs input",
-    options=(
-        ScorerOption(
-            "available_tools",
-            "list[dict]",
-            "The agent's tools, each {'id': ..., 'description': ...}.",
-            required=True,
-        ),
-    ),
+    options_model=ToolCallAccuracyOptions,
 )

@@ -1,4 +1,4 @@
-"""Toxicity: how much of the response is toxic (spec §4.6).
+"""Toxicity: how much of the response is toxic (docs/scorers.md, Toxicity).
 
 Steps: analyze (judge) reads the user's message and the assistant's reply and gives a verdict
 for each statement of the reply, "yes" when it is toxic (personal attack, mockery, hate,
@@ -14,20 +14,13 @@ from typing import Any
 from pydantic import Field
 
 from core.judge import JudgeConfig, PromptStep
-from core.scorers._judge_common import (
-    ScorerOptions,
-    Verdicts,
-    as_json,
-    assistant_message,
-    build_options,
-    explain_step,
-    judge_for,
-    round_to_two_decimals,
-    scale_option,
-    tagged,
-    user_message,
-)
+from core.scorers._answers import Verdicts
+from core.scorers._judge_setup import judge_for
+from core.scorers._messages import assistant_message, user_message
+from core.scorers._options import ScorerOptions, build_options
+from core.scorers._prompts import as_json, explain_step, tagged
 from core.scorers._registry import PrebuiltScorer
+from core.scorers._scores import round_to_two_decimals
 from core.scorers._text import js_trim
 from core.scoring import Scorer, StepContext, create_scorer
 
@@ -150,5 +143,5 @@ CATALOG_ENTRY = PrebuiltScorer(
     create_toxicity_scorer,
     calls_judge=True,
     compares="output only",
-    options=(scale_option(),),
+    options_model=ToxicityOptions,
 )

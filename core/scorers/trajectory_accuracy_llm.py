@@ -1,5 +1,5 @@
 """Trajectory accuracy (LLM): were the agent's steps necessary and in a sensible order?
-(spec §4.17)
+(docs/scorers.md, Trajectory Accuracy (LLM))
 
 Steps: preprocess (code) formats the actual trajectory, and the expected one when there is
 one, as numbered lines. Analyze (judge) evaluates each actual step (necessary? in order?) and
@@ -21,27 +21,25 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
 from core.judge import JudgeConfig, PromptStep
-from core.scorers._judge_common import (
-    as_json,
-    explain_step,
-    item_value,
-    judge_for,
-    round_to_two_decimals,
-    tagged,
-    user_message,
-)
-from core.scorers._registry import PrebuiltScorer, ScorerOption
+from core.scorers._context import item_value
+from core.scorers._judge_setup import judge_for
+from core.scorers._messages import user_message
+from core.scorers._options import OptionType, ScorerOptions
+from core.scorers._prompts import as_json, explain_step, tagged
+from core.scorers._registry import PrebuiltScorer
+from core.scorers._scores import round_to_two_decimals
 from core.scorers._text import ScorerInputError, tool_invocations
 from core.scoring import Scorer, StepContext, create_scorer
 
 __all__ = [
     "CATALOG_ENTRY",
     "SCORER_ID",
+    "TrajectoryAccuracyOptions",
     "create_trajectory_accuracy_scorer_llm",
     "format_trajectory",
     "trajectory_accuracy_score",
@@ -63,6 +61,14 @@ INSTRUCTIONS = (
 )
 
 _ARGUMENT_LIMIT = 300
+
+
+class TrajectoryAccuracyOptions(ScorerOptions):
+    """Options of the LLM trajectory accuracy scorer (the factory's `expected_trajectory`)."""
+
+    expected_trajectory: Annotated[Any, OptionType("list[dict]")] = None
+    """The expected steps for every item; unset: each item's
+    request_context['expectedTrajectory'] or ground_truth."""
 
 
 class StepEvaluation(BaseModel):
@@ -275,13 +281,5 @@ CATALOG_ENTRY = PrebuiltScorer(
     create_trajectory_accuracy_scorer_llm,
     calls_judge=True,
     compares="trajectory vs expected trajectory",
-    options=(
-        ScorerOption(
-            "expected_trajectory",
-            "list[dict]",
-            "The expected steps for every item; unset: each item's"
-            " request_context['expectedTrajectory'] or ground_truth.",
-            default=None,
-        ),
-    ),
+    options_model=TrajectoryAccuracyOptions,
 )

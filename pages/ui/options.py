@@ -10,9 +10,6 @@ import streamlit as st
 
 from core.experiment_records import ScorerCatalogEntry, ScorerOptionInfo
 
-# Options that take Python callables cannot come from a form.
-_CODE_ONLY_TYPES = ("callable",)
-
 
 def option_inputs(
     entry: ScorerCatalogEntry, key: str, preset: dict[str, Any] | None = None
@@ -22,7 +19,7 @@ def option_inputs(
     options: dict[str, Any] = {}
     problems: list[str] = []
     for option in entry.options:
-        if option.type in _CODE_ONLY_TYPES:
+        if option.code_only:  # a Python function cannot come from a form
             continue
         start = (preset or {}).get(option.name, option.default)
         value, problem = _option_input(

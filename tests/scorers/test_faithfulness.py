@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from core import ScorerConfigError
-from core.scorers._judge_common import MissingInputError
+from core.scorers._context import MissingInputError
 from core.scorers.faithfulness import create_faithfulness_scorer, faithfulness_score
 
 ANSWERS = {

@@ -1,5 +1,6 @@
-"""Shared pieces of the LLM-judge scorers: rounding, judge and options resolution, the LLM
-text rules (spec §1.3) and context lookup."""
+"""Shared pieces of the LLM-judge scorers: rounding (`_scores`), judge setup
+(`_judge_setup`), options merging (`_options`), the LLM text rules (`_messages`), context
+lookup (`_context`) and prompt delimiting (`_prompts`)."""
 
 from __future__ import annotations
 
@@ -7,20 +8,19 @@ import pytest
 from pydantic import Field
 
 from core import JudgeConfig, ScorerConfigError
-from core.scorers._judge_common import (
-    ScorerOptions,
+from core.scorers._context import resolve_context
+from core.scorers._judge_setup import judge_for
+from core.scorers._messages import (
     assistant_message,
     assistant_turns,
-    build_options,
     first_user_message,
-    judge_for,
     remembered_messages,
-    resolve_context,
-    round_to_two_decimals,
     system_prompt,
-    tagged,
     tool_result_context,
 )
+from core.scorers._options import ScorerOptions, build_options
+from core.scorers._prompts import tagged
+from core.scorers._scores import round_to_two_decimals
 from core.scorers._text import ScorerInputError
 
 
