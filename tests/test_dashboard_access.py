@@ -243,6 +243,7 @@ def test_streamlit_settings_harden_the_dashboard() -> None:
     assert server["enableCORS"] is True
     assert server["maxUploadSize"] * 1024 * 1024 == DEFAULT_SIZE_LIMIT_BYTES
     assert settings["client"]["showErrorDetails"] == "none"
+    assert settings["logger"]["enableRich"] is False
     assert settings["browser"]["gatherUsageStats"] is False
 
 

@@ -1,4 +1,4 @@
-"""The door of the dashboard: app.py calls `gate()` before it draws the navigation or any page.
+"""The door of the dashboard: app.py calls `gate()` before it draws the menu or a page.
 
 How it decides (the rules themselves are in core/dashboard_access.py, shared with
 `scorelab serve`; the set-up is in docs/deploy.md):
@@ -11,6 +11,11 @@ How it decides (the rules themselves are in core/dashboard_access.py, shared wit
 5. Logged in with an e-mail address not on the allow-list (or one the provider says it has
    not verified): a refusal and a logout button, nothing else.
 6. Allowed: the caller draws the pages; the sidebar holds who is signed in and a logout button.
+
+"Nothing else" includes the menu: what the gate draws is the one hidden page of a navigation of
+its own, which replaces any menu the browser holds (the first run of a fresh server may have sent
+the `pages/` folder's, see pages/ui/__init__.py). That navigation also answers the app's own
+page paths, so a deep link opens on the login rather than on "page not found".
 """
 
 from __future__ import annotations
@@ -18,10 +23,11 @@ from __future__ import annotations
 import functools
 import logging
 import os
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, NoReturn
 
 import streamlit as st
+from streamlit.logger import get_logger
 
 from core.dashboard_access import (
     DOCS,
@@ -35,28 +41,30 @@ from pages.ui.fmt import md_text
 
 __all__ = ["gate"]
 
-_LOG = logging.getLogger("scorelab.auth")
+_LOG = get_logger("scorelab.auth")  # in the server's log, as Streamlit's own lines
 
 
-def gate() -> None:
-    """Return only when the visitor may see the pages; otherwise draw why not and stop the run."""
+def gate(url_paths: Iterable[str] = ()) -> None:
+    """Return only when the visitor may see the pages; otherwise draw why not and stop the run.
+    `url_paths`: the app's page paths (`st.Page.url_path`), answered by the gate's own page."""
+    paths = [path for path in url_paths if path]
     secrets = _secrets()
     address = st.get_option("server.address")
     problems = login_problems(secrets, os.environ)
     if problems and not is_loopback(address):  # without [auth], that is a problem too
-        _stop(unprotected_address_message(address, problems))
+        _stop(paths, unprotected_address_message(address, problems))
     if not login_wanted(secrets):
         return
     if problems:
-        _stop(f"The login is not set up completely: {'; '.join(problems)}. See {DOCS}.")
+        _stop(paths, f"The login is not set up completely: {'; '.join(problems)}. See {DOCS}.")
     user = st.user
     if not user.get("is_logged_in"):
-        _login_screen()
+        _only(paths, _login_screen)
     email = user.get("email")
     if not AllowList.from_settings(secrets, os.environ).allows(
         email, email_verified=user.get("email_verified")
     ):
-        _refusal(email)
+        _only(paths, functools.partial(_refusal, email))
     with st.sidebar:
         st.caption(f"Signed in as {md_text(email)}")
         _logout_button()
@@ -69,10 +77,17 @@ def _secrets() -> Mapping[str, Any]:
     return st.secrets.to_dict()
 
 
-def _stop(message: str) -> None:
-    _log_once(logging.ERROR, message)
-    st.error(md_text(message), icon=":material/lock:")
+def _only(paths: list[str], draw: Callable[[], None]) -> NoReturn:
+    """Draw `draw` as the app's only page, under every page path, with no menu; stop."""
+    pages = [st.Page(draw, title="scorelab", url_path="scorelab", default=True)]
+    pages += [st.Page(draw, title="scorelab", url_path=path) for path in paths]
+    st.navigation(pages, position="hidden").run()
     st.stop()
+
+
+def _stop(paths: list[str], message: str) -> NoReturn:
+    _log_once(logging.ERROR, message)
+    _only(paths, functools.partial(st.error, md_text(message), icon=":material/lock:"))
 
 
 def _login_screen() -> None:
@@ -80,7 +95,6 @@ def _login_screen() -> None:
     st.write("This dashboard is private. Log in with your organisation's account to open it.")
     if st.button("Log in", type="primary", icon=":material/login:", key="scorelab_login"):
         st.login()
-    st.stop()
 
 
 def _refusal(email: object) -> None:
@@ -93,7 +107,6 @@ def _refusal(email: object) -> None:
         icon=":material/block:",
     )
     _logout_button()
-    st.stop()
 
 
 def _logout_button() -> None:

@@ -30,7 +30,7 @@ def gated_app() -> None:
 
     from pages.ui import auth
 
-    auth.gate()
+    auth.gate(["datasets", "scorers", ""])
     st.sidebar.write("NAVIGATION")
     st.write("THE PAGES")
 
@@ -163,3 +163,25 @@ def test_logging_out_leads_back_to_the_login_button(address: Any) -> None:
     test.sidebar.button[0].click().run()
     assert not sees_pages(test)
     assert buttons(test) == ["Log in"]
+
+
+def test_a_refusal_is_written_to_the_server_log(address: Any) -> None:
+    import logging
+
+    from pages.ui import auth
+
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    logger = logging.getLogger("scorelab.auth")
+    logger.addHandler(handler)
+    auth._log_once.cache_clear()
+    try:
+        address("0.0.0.0")
+        run()
+        run(LOGIN, {"is_logged_in": True, "email": "mallory@example.org"})
+    finally:
+        logger.removeHandler(handler)
+    messages = [(record.levelname, record.getMessage()) for record in records]
+    assert messages[0][0] == "ERROR" and "will not serve on 0.0.0.0" in messages[0][1]
+    assert messages[1] == ("WARNING", "refused mallory@example.org: not on the allow-list")
