@@ -37,8 +37,12 @@ NAV_LINK = '[data-testid="stSidebarNavLink"]'
 @pytest.fixture(scope="module")
 def provider() -> Iterator[str]:
     """A local OpenID Connect provider on 127.0.0.1, one user set with e-mail claims."""
-    with warnings.catch_warnings():  # the provider imports Authlib's deprecated JOSE module
-        warnings.simplefilter("ignore", DeprecationWarning)
+    # The provider imports Authlib's deprecated JOSE module; Authlib's own import puts an
+    # "always" filter for its warnings first, so it must come before the filter that hides them.
+    from authlib.deprecate import AuthlibDeprecationWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AuthlibDeprecationWarning)
         from oidc_provider_mock import app
     from werkzeug.serving import make_server
 
