@@ -34,7 +34,7 @@ lock: | $(UV)
 	$(UV) lock
 
 dashboard: $(VENV)/.runtime
-	$(VENV)/bin/streamlit run app.py --server.headless true
+	$(VENV)/bin/scorelab serve --server.headless true
 
 lint: $(VENV)/.installed
 	$(PY) -m ruff check .

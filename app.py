@@ -7,11 +7,14 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import streamlit as st
 
-from pages.ui import nav
+from pages.ui import auth, nav
 from pages.ui.services import service
 
 st.set_page_config(page_title="scorelab", page_icon=":material/straighten:", layout="wide")
+sections = nav.sections()
+# Before anything else is drawn: off loopback only with the login, and behind it when set up.
+auth.gate(page.url_path for pages in sections.values() for page in pages)
 service()  # imports the sample datasets on first start
 with st.sidebar:
     st.caption("scorelab · LLM eval experiments on Mastra's scorer model")
-st.navigation(nav.sections()).run()
+st.navigation(sections).run()

@@ -5,7 +5,7 @@
                  [--threshold ID=MIN ...] [--max-failure-rate SHARE]
                  [--label-column COLUMN]
     scorelab scorers
-    scorelab serve [streamlit options]
+    scorelab serve [streamlit options]   (127.0.0.1 unless --server.address; see docs/deploy.md)
 
 Exit codes: 0 done, 1 a threshold failed or more scorer runs failed than --max-failure-rate
 allows (none by default), 2 bad input or usage (one line on stderr, never a
@@ -137,7 +137,16 @@ def _parser() -> argparse.ArgumentParser:
     scorers.add_argument("--json", action="store_true", help="print the catalog as JSON")
     scorers.set_defaults(handler=_scorers)
 
-    serve = commands.add_parser("serve", help="start the dashboard (streamlit run app.py)")
+    serve = commands.add_parser(
+        "serve",
+        help="start the dashboard (streamlit run app.py) on 127.0.0.1; any other "
+        "--server.address needs the login (docs/deploy.md)",
+        # Nothing after `serve` is parsed here: with no `-` prefix of its own, argparse takes
+        # `--server.port 8502` and the like as plain words and hands them all to streamlit,
+        # in order (`scorelab serve --help` shows streamlit's options).
+        prefix_chars="+",
+        add_help=False,
+    )
     serve.add_argument("streamlit_args", nargs=argparse.REMAINDER, help="passed to streamlit")
     serve.set_defaults(handler=_serve)
     return parser
@@ -560,6 +569,10 @@ def _scorers(arguments: argparse.Namespace) -> int:
     return 0
 
 
+LOOPBACK = "127.0.0.1"
+"""Where `scorelab serve` listens unless told otherwise: this machine only."""
+
+
 def _serve(arguments: argparse.Namespace) -> int:
     app = PROJECT_DIR / "app.py"
     if not app.is_file():
@@ -567,8 +580,80 @@ def _serve(arguments: argparse.Namespace) -> int:
     env = dict(os.environ)
     if arguments.database_url:
         env["SCORELAB_DATABASE_URL"] = arguments.database_url
-    command = [sys.executable, "-m", "streamlit", "run", str(app), *arguments.streamlit_args]
+    flags = list(arguments.streamlit_args)
+    given = _flag_values(flags, "server.address")
+    address = given[-1] if given else env.get("STREAMLIT_SERVER_ADDRESS")
+    if address is None:
+        # Private by default, whatever a config.toml elsewhere says.
+        address = LOOPBACK
+        flags = ["--server.address", LOOPBACK, *flags]
+    _check_serving_address(address, flags, env)
+    command = [sys.executable, "-m", "streamlit", "run", str(app), *flags]
     return subprocess.call(command, env=env)
+
+
+def _check_serving_address(address: str | None, flags: list[str], env: dict[str, str]) -> None:
+    """Refuse, before streamlit starts, an address other hosts reach when the login is not set
+    up (app.py refuses it too, for a plain `streamlit run`)."""
+    from core.dashboard_access import (
+        SecretsError,
+        is_loopback,
+        login_problems,
+        read_secrets,
+        unprotected_address_message,
+    )
+
+    if is_loopback(address):
+        return
+    try:
+        secrets = read_secrets(_secrets_files(flags))
+    except SecretsError as error:
+        raise CliError(str(error)) from None
+    problems = login_problems(secrets, env)
+    if problems:
+        raise CliError(unprotected_address_message(address, problems))
+
+
+def _secrets_files(flags: list[str]) -> list[Path]:
+    """The secrets files streamlit will read: --secrets.files, else `[secrets] files` of a
+    config.toml, else secrets.toml in ~/.streamlit, ./.streamlit and the app's .streamlit."""
+    given = _flag_values(flags, "secrets.files")
+    if given:
+        return [Path(name) for name in given]
+    folders = list(dict.fromkeys([Path.home(), Path.cwd(), PROJECT_DIR]))
+    configured: list[str] = []
+    for folder in folders:  # a later config file wins, as in streamlit
+        config = _toml_or_empty(folder / ".streamlit" / "config.toml")
+        files = (config.get("secrets") or {}).get("files")
+        if isinstance(files, list) and files:
+            configured = [str(name) for name in files]
+    if configured:
+        return [Path(name) for name in configured]
+    return [folder / ".streamlit" / "secrets.toml" for folder in folders]
+
+
+def _toml_or_empty(path: Path) -> dict[str, Any]:
+    import tomllib
+
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}  # streamlit reports a broken config file itself
+
+
+def _flag_values(flags: list[str], name: str) -> list[str]:
+    """Each value given to streamlit's `--name VALUE` or `--name=VALUE`, in order (streamlit
+    keeps the last; the script's own arguments after `--` are not streamlit's)."""
+    values = []
+    option = f"--{name}"
+    for index, flag in enumerate(flags):
+        if flag == "--":
+            break
+        if flag == option and index + 1 < len(flags):
+            values.append(flags[index + 1])
+        elif flag.startswith(option + "="):
+            values.append(flag[len(option) + 1 :])
+    return values
 
 
 if __name__ == "__main__":

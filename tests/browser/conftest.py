@@ -65,8 +65,16 @@ def _wait_healthy(url: str, process: subprocess.Popen[bytes], seconds: float = 6
 
 
 @contextlib.contextmanager
-def serve_dashboard(folder: Path) -> Iterator[str]:
-    """`streamlit run app.py` on a free loopback port, on a fresh SQLite database in `folder`."""
+def serve_dashboard(
+    folder: Path,
+    *,
+    address: str = "127.0.0.1",
+    secrets: Path | None = None,
+    script: Path = ROOT / "app.py",
+) -> Iterator[str]:
+    """`streamlit run app.py` on a free port of `address` (reached through 127.0.0.1), on a
+    fresh SQLite database in `folder`. Its only secrets are `secrets` (default: none, whatever
+    the developer keeps in ~/.streamlit or .streamlit); `script` replaces app.py."""
     _require_chromium()
     port = _free_port()
     environment = {
@@ -80,12 +88,13 @@ def serve_dashboard(folder: Path) -> Iterator[str]:
         "-m",
         "streamlit",
         "run",
-        str(ROOT / "app.py"),
+        str(script),
         "--server.headless=true",
         f"--server.port={port}",
-        "--server.address=127.0.0.1",
+        f"--server.address={address}",
         "--browser.gatherUsageStats=false",
         "--server.fileWatcherType=none",
+        f"--secrets.files={secrets or folder / 'no-secrets.toml'}",
     ]
     with (folder / "streamlit.log").open("wb") as output:
         process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=output, stderr=output)
