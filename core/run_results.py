@@ -240,6 +240,17 @@ class ScorerRunResult(Record):
         a step result, a judge output or the run's data stays (see `json_ready`)."""
         return json_ready(self)
 
+    def judge_totals(self) -> tuple[JudgeUsage, int, int]:
+        """Usage, model calls and attempts summed over every judge execution of the run."""
+        usage, calls, attempts = JudgeUsage(), 0, 0
+        for step in (self.judge or {}).values():
+            for execution in step.executions:
+                if execution.usage is not None:
+                    usage = usage + execution.usage
+                calls += execution.model_call_count
+                attempts += execution.attempt_count
+        return usage, calls, attempts
+
 
 def json_ready(value: Any) -> Any:
     """Turn records, sets and tuples into plain JSON-ready values.

@@ -6,8 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import threading
-import time
 
 import pytest
 
@@ -70,8 +68,8 @@ async def test_one_scorer_raising_on_one_item_leaves_every_other_result() -> Non
         if key != ("i2", "fragile"):
             assert outcome.status == "success"
             assert outcome.result is not None and outcome.result["score"] == outcome.score
-    assert summary.status == "completed" and summary.completed_with_errors
-    assert (summary.succeeded, summary.failed, summary.skipped) == (7, 1, 0)
+    assert summary.status == "completed" and summary.counts.failed > 0
+    assert (summary.counts.succeeded, summary.counts.failed, summary.counts.skipped) == (7, 1, 0)
     assert summary.scores == {"steady": 1.0, "fragile": 0.5}
 
 
@@ -98,7 +96,7 @@ async def test_scorer_run_error_keeps_recovered_score_and_failed_execution(
     assert outcome.usage.input_tokens == 10 and outcome.usage.total_tokens == 30
     assert (outcome.judge_calls, outcome.judge_attempts) == (1, 2)
     assert summary.status == "failed"  # every run failed
-    assert summary.judge_attempts == 2
+    assert summary.counts.judge_attempts == 2
 
 
 async def test_success_carries_the_mastra_result_and_judge_usage(
@@ -115,7 +113,7 @@ async def test_success_carries_the_mastra_result_and_judge_usage(
     assert result["generateScorePrompt"] == "score this"
     assert [e["status"] for e in result["judge"]["generateScore"]["executions"]] == ["success"]
     assert outcome.usage.total_tokens == 60 and outcome.judge_calls == 2
-    assert progress[-1].usage.total_tokens == 60 and progress[-1].judge_calls == 2
+    assert progress[-1].counts.usage.total_tokens == 60 and progress[-1].counts.judge_calls == 2
 
 
 async def test_errors_that_are_not_scorer_run_errors_are_isolated_too() -> None:
@@ -126,7 +124,7 @@ async def test_errors_that_are_not_scorer_run_errors_are_isolated_too() -> None:
     failed = [o for o in outcomes if o.status == "failed"]
     assert len(failed) == 2 and {o.error_type for o in failed} == {"ScorerConfigError"}
     assert all(o.failed_step is None for o in failed)
-    assert summary.succeeded == 2
+    assert summary.counts.succeeded == 2
 
 
 async def test_progress_counts_up_to_the_total() -> None:
@@ -136,9 +134,9 @@ async def test_progress_counts_up_to_the_total() -> None:
         concurrency=2,
         progress_interval_s=0.0,
     )
-    assert [p.done for p in progress] == [*list(range(1, 11)), 10]
+    assert [p.counts.done for p in progress] == [*list(range(1, 11)), 10]
     assert progress[-1].status == "completed" and progress[-1].eta_s is None
-    assert progress[-1].failed == 1 and progress[-1].total == 10
+    assert progress[-1].counts.failed == 1 and progress[-1].counts.total == 10
     assert all(p.status == "running" for p in progress[:-1])
     assert progress[3].eta_s is not None and progress[3].elapsed_s >= 0
 
@@ -161,28 +159,44 @@ async def test_cancel_stops_new_runs_and_keeps_finished_ones() -> None:
         cancel=token,
     )
     assert summary.status == "cancelled"
-    assert len(outcomes) == 3 and summary.succeeded == 3 and summary.skipped == 17
+    assert len(outcomes) == 3 and summary.counts.succeeded == 3 and summary.counts.skipped == 17
 
 
 async def test_cancel_can_abort_runs_in_flight() -> None:
-    async def slow(ctx):  # type: ignore[no-untyped-def]
-        await asyncio.sleep(30)
+    in_flight = 0
+    both_running = asyncio.Event()
+
+    async def stuck(ctx):  # type: ignore[no-untyped-def]
+        nonlocal in_flight
+        in_flight += 1
+        if in_flight == 2:
+            both_running.set()
+        await asyncio.Event().wait()  # never set: only the abort ends this run
         return 1.0
 
-    scorer = create_scorer(id="slow", description="sleeps").generate_score(slow)
+    scorer = create_scorer(id="stuck", description="never finishes").generate_score(stuck)
     token = CancelToken()
-    threading.Timer(0.2, lambda: token.cancel(abort_in_flight=True)).start()
-    started = time.perf_counter()
-    summary = await run_experiment(
-        items=items(4),
-        scorers=[scorer],
-        concurrency=2,
-        on_outcome=None,
-        on_progress=None,
-        cancel=token,
+
+    async def abort_once_both_run() -> None:
+        await both_running.wait()
+        # From another thread, as the service's cancel button does.
+        await asyncio.to_thread(token.cancel, abort_in_flight=True)
+
+    aborter = asyncio.ensure_future(abort_once_both_run())
+    summary = await asyncio.wait_for(
+        run_experiment(
+            items=items(4),
+            scorers=[scorer],
+            concurrency=2,
+            on_outcome=None,
+            on_progress=None,
+            cancel=token,
+        ),
+        timeout=30,
     )
-    assert time.perf_counter() - started < 5
-    assert summary.status == "cancelled" and summary.succeeded == 0 and summary.skipped == 4
+    await aborter
+    assert summary.status == "cancelled"
+    assert summary.counts.succeeded == 0 and summary.counts.skipped == 4
 
 
 async def test_concurrency_is_bounded() -> None:
@@ -206,7 +220,7 @@ async def test_concurrency_is_bounded() -> None:
         on_progress=None,
         cancel=None,
     )
-    assert summary.succeeded == 30 and peak == 4
+    assert summary.counts.succeeded == 30 and peak == 4
 
 
 async def test_rate_limited_judge_is_retried_through_judge_settings(
@@ -292,7 +306,7 @@ async def test_a_judge_answering_non_finite_scores_never_makes_a_non_finite_mean
     assert failed.failed_execution is not None
     assert failed.failed_execution.error.code == "JUDGE_OUTPUT_INVALID_JSON"
     assert (failed.judge_attempts, failed.judge_calls) == (2, 2)
-    assert summary.judge_attempts == judge_server.call_count == 6
+    assert summary.counts.judge_attempts == judge_server.call_count == 6
     json.dumps(progress[-1].model_dump(mode="json"), allow_nan=False)
 
 
