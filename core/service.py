@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePath
 from typing import Any
 
+from core.experiment_import import import_experiment
 from core.experiment_records import (
     ColumnMapping,
     DatasetInfo,
@@ -28,14 +29,13 @@ from core.experiment_records import (
     ExperimentInfo,
     ExperimentProgress,
     ImportReport,
-    RunCounts,
     ScorerCatalogEntry,
     ScorerOptionInfo,
     ScorerOutcome,
     ScorerSpec,
     ScorerStepInfo,
 )
-from core.experiments.datasets import SUPPORTED_EXTENSIONS, dataset_fingerprint, read_dataset
+from core.experiments.datasets import SUPPORTED_EXTENSIONS, read_dataset
 from core.experiments.jobs import ExperimentJob, Jobs, stored_progress
 from core.judge import JudgeConfig
 from core.judge.credentials import (
@@ -44,11 +44,7 @@ from core.judge.credentials import (
     JudgeSetupError,
     experiment_judge,
 )
-from core.reporting.experiment_file import (
-    ExperimentFileError,
-    ExportedExperiment,
-    read_experiment_json,
-)
+from core.reporting.experiment_file import ExperimentFileError
 from core.run_results import ScorerRunResult
 from core.scorers import PREBUILT, DataNeed, PrebuiltScorer
 from core.scoring import Scorer
@@ -386,64 +382,7 @@ class Service:
         ExperimentFileError (naming the place) for a file that is not a readable export, and
         StorageError when the database refuses; then nothing is left half-imported.
         """
-        exported = read_experiment_json(data)
-        dataset, created = self._dataset_for(exported)
-        experiment_id: str | None = None
-        try:
-            info = self.store.create_experiment(
-                name=(name or "").strip() or f"{exported.name} (imported)",
-                dataset_id=dataset.id,
-                scorers=exported.scorers,  # empty for exports that did not record them
-                scorer_ids=exported.scorer_ids,
-                judge_model=exported.judge_model,
-                api_base=None,
-                judge_settings={},
-                concurrency=1,
-            )
-            experiment_id = info.id
-            self.store.add_results(info.id, exported.results)
-            counts = _imported_counts(info, exported)
-            # A progress write first stamps started_at, so it never falls after finished_at.
-            self.store.update_experiment_progress(info.id, counts)
-            self.store.finish_experiment(info.id, exported.status, counts)
-        except BaseException:
-            self._undo_import(experiment_id, dataset.id if created else None)
-            raise
-        self._jobs.add(
-            ExperimentJob(info.id, counts, status=exported.status, failures=exported.failures)
-        )
-        return info.id
-
-    def _dataset_for(self, exported: ExportedExperiment) -> tuple[DatasetInfo, bool]:
-        """The stored dataset with the items' fingerprint, or a new one; True when new."""
-        fingerprint = dataset_fingerprint(exported.items)
-        existing = self.store.find_dataset(fingerprint)
-        if existing is not None:
-            return existing, False
-        metadata = list(dict.fromkeys(key for item in exported.items for key in item.metadata))
-        mapping = ColumnMapping(
-            id="id", input="input", output="output", ground_truth="groundTruth", metadata=metadata
-        )
-        saved = self.store.save_dataset(
-            name=exported.dataset_name or f"{exported.name} (dataset)",
-            file_name=f"{exported.name}.json",
-            format="json",
-            fingerprint=fingerprint,
-            columns=["id", "input", "output", "groundTruth", *metadata],
-            mapping=mapping,
-            items=exported.items,
-        )
-        return saved, True
-
-    def _undo_import(self, experiment_id: str | None, dataset_id: str | None) -> None:
-        """Remove what a failed import wrote (best effort: the database may be the problem)."""
-        try:
-            if experiment_id is not None:
-                self.store.delete_experiment(experiment_id)
-            if dataset_id is not None:
-                self.store.delete_dataset(dataset_id)
-        except StorageError as error:
-            logger.error("Could not remove a half-imported experiment: %s", error)
+        return self._jobs.add(import_experiment(self.store, data, name)).experiment_id
 
     # ---- internals ----
 
@@ -596,17 +535,6 @@ def scorer_catalog(
 ) -> list[ScorerCatalogEntry]:
     """The catalog (PREBUILT by default) as records, without opening any database."""
     return [_catalog_entry(e) for e in (PREBUILT if catalog is None else catalog).values()]
-
-
-def _imported_counts(info: ExperimentInfo, exported: ExportedExperiment) -> RunCounts:
-    return RunCounts(
-        total=info.counts.total,
-        succeeded=len(exported.results),
-        failed=len(exported.failures),
-        usage=exported.usage,
-        judge_calls=exported.judge_calls,
-        judge_attempts=exported.judge_attempts,
-    )
 
 
 _service: Service | None = None

@@ -1,5 +1,6 @@
 """run_experiment: each (item, scorer) run isolated, failures with what was recovered, progress,
-cancellation and bounded concurrency."""
+cancellation and bounded concurrency; item by item with prepare, gates and the raise and
+fail_item policies (what run_evals stands on); the counts record."""
 
 from __future__ import annotations
 
@@ -9,9 +10,15 @@ import math
 
 import pytest
 
-from core import JudgeConfig, PromptStep, Scorer, create_scorer
-from core.experiment_records import DatasetItem, ExperimentProgress, ScorerOutcome
-from core.experiments.engine import CancelToken, run_experiment
+from core import JudgeConfig, JudgeUsage, PromptStep, Scorer, ScorerRunError, create_scorer
+from core.experiment_records import DatasetItem, ExperimentProgress, RunCounts, ScorerOutcome
+from core.experiments.engine import (
+    CancelToken,
+    ItemRun,
+    RunFailed,
+    ScorerInput,
+    run_experiment,
+)
 from core.testing import FakeJudge, Fault
 
 
@@ -313,3 +320,139 @@ async def test_a_judge_answering_non_finite_scores_never_makes_a_non_finite_mean
 async def test_the_mean_of_huge_finite_scores_stays_finite() -> None:
     summary = await run_experiment(items=items(3), scorers=[constant("s", 1.5e308)])
     assert summary.scores["s"] == pytest.approx(1.5e308) and math.isfinite(summary.scores["s"])
+
+
+# ---- item by item (what run_evals stands on) ----
+
+
+async def test_item_options_need_per_item() -> None:
+    async def prepare(item: DatasetItem) -> ScorerInput:
+        return ScorerInput.of(item)
+
+    for options in ({"prepare": prepare}, {"on_item": print}, {"on_error": "fail_item"}):
+        with pytest.raises(ValueError, match="pass per_item=True"):
+            await run_experiment(items=items(1), scorers=[constant("a", 1)], **options)
+    with pytest.raises(ValueError, match="on_error must be"):
+        await run_experiment(items=items(1), scorers=[constant("a", 1)], on_error="ignore")
+
+
+async def test_per_item_runs_prepare_gates_then_scorers_in_order() -> None:
+    seen: list[tuple[str, object]] = []
+
+    def recording(scorer_id: str) -> Scorer:
+        def score(ctx):  # type: ignore[no-untyped-def]
+            seen.append((scorer_id, ctx.run.output))
+            return 1.0
+
+        return create_scorer(id=scorer_id, description="records").generate_score(score)
+
+    async def prepare(item: DatasetItem) -> ScorerInput:
+        return ScorerInput(item.input, f"made for {item.id}", None, None)
+
+    done: list[ItemRun] = []
+    summary = await run_experiment(
+        items=items(2),
+        scorers=[recording("first"), recording("second")],
+        concurrency=1,
+        per_item=True,
+        prepare=prepare,
+        gates=[recording("gate")],
+        on_item=done.append,
+    )
+    assert seen == [
+        ("gate", "made for i0"),
+        ("first", "made for i0"),
+        ("second", "made for i0"),
+        ("gate", "made for i1"),
+        ("first", "made for i1"),
+        ("second", "made for i1"),
+    ]
+    assert [[run.scorer_id for run in d.runs] for d in done] == [["first", "second"]] * 2
+    assert [[run.scorer_id for run in d.gates] for d in done] == [["gate"]] * 2
+    assert summary.counts.total == 4 and summary.counts.succeeded == 4  # gates are not counted
+
+
+async def test_fail_item_stops_the_items_other_scorers_only() -> None:
+    done: list[ItemRun] = []
+    summary = await run_experiment(
+        items=items(3),
+        scorers=[raising_on("question 1"), constant("after", 1.0)],
+        per_item=True,
+        on_error="fail_item",
+        on_item=done.append,
+    )
+    by_item = {d.item.id: [(run.scorer_id, run.ok) for run in d.runs] for d in done}
+    assert by_item == {
+        "i0": [("fragile", True), ("after", True)],
+        "i1": [("fragile", False)],  # "after" never ran on it
+        "i2": [("fragile", True), ("after", True)],
+    }
+    assert (summary.counts.succeeded, summary.counts.failed, summary.counts.skipped) == (4, 1, 1)
+    assert summary.status == "completed"
+
+
+async def test_raise_stops_at_the_first_failure_with_its_item_and_cause() -> None:
+    started: list[str] = []
+
+    def score(ctx):  # type: ignore[no-untyped-def]
+        started.append(ctx.run.input)
+        if ctx.run.input == "question 0":
+            raise RuntimeError("broken on the first item")
+        return 1.0
+
+    scorer = create_scorer(id="first-breaks", description="d").generate_score(score)
+    with pytest.raises(RunFailed) as raised:
+        await run_experiment(items=items(50), scorers=[scorer], concurrency=1, on_error="raise")
+    assert raised.value.item.id == "i0" and raised.value.scorer_id == "first-breaks"
+    assert isinstance(raised.value.__cause__, ScorerRunError)
+    assert raised.value.error is raised.value.__cause__
+    assert started == ["question 0"]  # nothing ran after it
+
+
+async def test_a_failing_prepare_fails_its_item_or_raises() -> None:
+    async def prepare(item: DatasetItem) -> ScorerInput:
+        if item.id == "i1":
+            raise ConnectionError("target down")
+        return ScorerInput.of(item)
+
+    done: list[ItemRun] = []
+    await run_experiment(
+        items=items(2),
+        scorers=[constant("a", 1.0)],
+        per_item=True,
+        prepare=prepare,
+        on_error="fail_item",
+        on_item=done.append,
+    )
+    failed = next(d for d in done if d.item.id == "i1")
+    assert isinstance(failed.error, ConnectionError) and failed.runs == [] and failed.given is None
+    with pytest.raises(RunFailed) as raised:
+        await run_experiment(
+            items=items(2),
+            scorers=[constant("a", 1.0)],
+            per_item=True,
+            prepare=prepare,
+            on_error="raise",
+        )
+    assert raised.value.scorer_id is None and isinstance(raised.value.__cause__, ConnectionError)
+
+
+# ---- counts ----
+
+
+def test_counts_add_runs_and_parts() -> None:
+    success = ScorerOutcome(
+        item_id="a",
+        scorer_id="s",
+        status="success",
+        usage=JudgeUsage(input_tokens=3, total_tokens=3),
+        judge_calls=1,
+        judge_attempts=2,
+    )
+    failure = ScorerOutcome(item_id="b", scorer_id="s", status="failed", judge_attempts=1)
+    counts = RunCounts(total=4).with_outcome(success).with_outcome(failure)
+    assert (counts.succeeded, counts.failed, counts.done, counts.skipped) == (1, 1, 2, 2)
+    assert (counts.judge_calls, counts.judge_attempts, counts.usage.total_tokens) == (1, 3, 3)
+    assert counts.fraction == 0.5 and RunCounts().fraction == 1.0
+    both = counts + RunCounts(total=2, succeeded=2, usage=JudgeUsage(total_tokens=4))
+    assert (both.total, both.succeeded, both.failed, both.usage.total_tokens) == (6, 3, 1, 7)
