@@ -304,7 +304,7 @@ class RunCounts(Record):
         self, *, succeeded: bool, usage: JudgeUsage, judge_calls: int, judge_attempts: int
     ) -> RunCounts:
         """These counts with one more finished run."""
-        return RunCounts.model_construct(
+        return RunCounts(
             total=self.total,
             succeeded=self.succeeded + succeeded,
             failed=self.failed + (not succeeded),
@@ -326,7 +326,7 @@ class RunCounts(Record):
         """Field-by-field sum (the counts of two parts of one experiment)."""
         if not isinstance(other, RunCounts):
             return NotImplemented
-        return RunCounts.model_construct(
+        return RunCounts(
             total=self.total + other.total,
             succeeded=self.succeeded + other.succeeded,
             failed=self.failed + other.failed,
@@ -372,7 +372,7 @@ class ExperimentProgress(Record):
         eta = None
         if status == "running" and counts.done:
             eta = elapsed_s / counts.done * counts.skipped
-        return cls.model_construct(
+        return cls(
             experiment_id=experiment_id,
             status=status,
             counts=counts,

@@ -164,7 +164,7 @@ async def run_evals(
     try:
         await run_experiment(
             # The engine knows an item by its id: here, its position in `data`.
-            items=[DatasetItem.model_construct(id=str(index)) for index in range(len(items))],
+            items=[DatasetItem(id=str(index)) for index in range(len(items))],
             scorers=[entry.scorer for entry in entries],
             concurrency=concurrency,
             on_error="raise" if on_error == "raise" else "fail_item",
