@@ -155,6 +155,7 @@ class ExperimentJob:
         self.experiment_id = experiment_id
         self.cancel = CancelToken()
         self._changed = threading.Condition()
+        self._watchers = 0  # waiters that look at the counts, not only at the end
         self._counts = counts
         self._status: ExperimentStatus = status
         self._error: str | None = None
@@ -198,11 +199,15 @@ class ExperimentJob:
             return progress.finished or (until is not None and until(progress))
 
         with self._changed:
-            if not self._changed.wait_for(reached, timeout):
-                raise TimeoutError(
-                    f"Experiment {self.experiment_id} still running after {timeout} s"
-                )
-            return self._progress()
+            self._watchers += until is not None
+            try:
+                if not self._changed.wait_for(reached, timeout):
+                    raise TimeoutError(
+                        f"Experiment {self.experiment_id} still running after {timeout} s"
+                    )
+                return self._progress()
+            finally:
+                self._watchers -= until is not None
 
     def _progress(self) -> ExperimentProgress:
         elapsed = self._elapsed_s
@@ -240,7 +245,8 @@ class ExperimentJob:
             self._counts = self._counts.with_outcome(outcome)
             if outcome.status != "success":
                 self._failures.append(outcome)
-            self._changed.notify_all()
+            if self._watchers:  # waking a thread per run would slow the run down
+                self._changed.notify_all()
         if outcome.status == "success" and self._writer is not None:
             self._writer.put(outcome)
 
