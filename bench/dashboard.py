@@ -81,7 +81,7 @@ def detail_page(items: int) -> None:
     )
     progress = service.wait(experiment, timeout=1800)
     print(
-        f"experiment: {progress.done:,} scorer runs stored in "
+        f"experiment: {progress.counts.done:,} scorer runs stored in "
         f"{time.perf_counter() - started:.1f} s ({progress.status})"
     )
     app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)

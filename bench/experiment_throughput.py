@@ -65,7 +65,7 @@ async def experiment_runs(url: str, items: int, concurrency: int) -> float:
         cancel=None,
     )
     elapsed = time.perf_counter() - started
-    assert summary.succeeded == items, summary
+    assert summary.counts.succeeded == items, summary
     return items / elapsed
 
 
@@ -92,7 +92,8 @@ def service_runs(url: str, items: int, concurrency: int, folder: Path) -> float:
     )
     final = service.wait(experiment_id)
     elapsed = time.perf_counter() - started
-    assert final.succeeded == items and service.store.result_count(experiment_id) == items, final
+    stored = service.store.result_count(experiment_id)
+    assert final.counts.succeeded == items and stored == items, final
     service.store.close()
     return items / elapsed
 

@@ -19,7 +19,13 @@ from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from core.experiment_records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
+from core.experiment_records import (
+    DatasetItem,
+    ExperimentDetail,
+    ExperimentInfo,
+    RunCounts,
+    ScorerOutcome,
+)
 from core.reporting import filter_items, item_frame, judge_usage_frame
 from core.run_results import ErrorSummary, JudgeExecutionFailure, JudgeUsage
 
@@ -121,7 +127,7 @@ def synthetic_detail(items: int, scorers: int, seed: int = 7) -> ExperimentDetai
         scorer_ids=scorer_ids,
         status="completed",
         total_items=items,
-        total_runs=items * scorers,
+        counts=RunCounts(total=items * scorers),
         created_at=NOW,
     )
     return ExperimentDetail(

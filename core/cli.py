@@ -332,12 +332,13 @@ class _ProgressBar:
         self.width = width
 
     def draw(self, progress: Any) -> None:
-        filled = round(self.width * progress.fraction)
-        tokens = progress.usage.total_tokens or 0
+        counts = progress.counts
+        filled = round(self.width * counts.fraction)
+        tokens = counts.usage.total_tokens or 0
         eta = f" · ETA {_clock(progress.eta_s)}" if progress.eta_s is not None else ""
         line = (
-            f"[{'#' * filled}{'.' * (self.width - filled)}] {progress.done}/{progress.total} runs"
-            f" · {progress.failed} failed · {tokens:,} judge tokens"
+            f"[{'#' * filled}{'.' * (self.width - filled)}] {counts.done}/{counts.total} runs"
+            f" · {counts.failed} failed · {tokens:,} judge tokens"
             f" · {_clock(progress.elapsed_s)}{eta}"
         )
         self.stream.write("\r" + line + "\x1b[K")
@@ -508,21 +509,18 @@ def _write_outputs(
 
 
 def _print_summary(detail: Any, gate: _Gate) -> None:
-    info = detail.info
+    info, counts = detail.info, detail.info.counts
     print(f"Experiment {info.id} ({info.name}): {info.status}")
-    print(
-        f"  {info.total_items} items, {info.succeeded_runs} runs succeeded, "
-        f"{info.failed_runs} failed"
-    )
+    print(f"  {info.total_items} items, {counts.succeeded} runs succeeded, {counts.failed} failed")
     for scorer_id in info.scorer_ids:
         mean = info.scores.get(scorer_id)
         failed = gate.failed_by_scorer.get(scorer_id, 0)
         note = f" ({failed} of {info.total_items} runs failed, not in the mean)" if failed else ""
         print(f"  {scorer_id}: {'no score' if mean is None else f'{mean:.4f}'}{note}")
-    if info.judge_calls:
-        usage = info.usage
+    if counts.judge_calls:
+        usage = counts.usage
         print(
-            f"  judge: {info.judge_calls} calls, {usage.input_tokens or 0} input and "
+            f"  judge: {counts.judge_calls} calls, {usage.input_tokens or 0} input and "
             f"{usage.output_tokens or 0} output tokens"
         )
     for result in gate.thresholds:

@@ -27,6 +27,7 @@ __all__ = [
     "ExperimentSummary",
     "ImportProblem",
     "ImportReport",
+    "RunCounts",
     "ScorerCatalogEntry",
     "ScorerOptionInfo",
     "ScorerOutcome",
@@ -252,6 +253,75 @@ class ScorerOutcome(Record):
     """Judge attempts started (sum of `attemptCount`)."""
 
 
+class RunCounts(Record):
+    """How far an experiment's scorer runs got and what its judge cost: the one set of counters
+    the engine keeps, the store writes in the experiment's row, and the service, the CLI and
+    the pages show. Counts from several sources (chunks run elsewhere) add up with `+`."""
+
+    total: int = 0
+    """Scorer runs planned (items × scorers)."""
+    succeeded: int = 0
+    """Runs that produced a result (the stored ones)."""
+    failed: int = 0
+    """Runs that failed (counted only: their details stay in the memory of the process)."""
+    usage: JudgeUsage = Field(default_factory=JudgeUsage)
+    """Judge tokens over every finished run, failed ones included."""
+    judge_calls: int = 0
+    """Judge model calls that returned, over every finished run."""
+    judge_attempts: int = 0
+    """Judge attempts started, over every finished run."""
+
+    @property
+    def done(self) -> int:
+        """Runs finished (succeeded + failed)."""
+        return self.succeeded + self.failed
+
+    @property
+    def skipped(self) -> int:
+        """Runs planned but not finished (cancelled, or not reached yet)."""
+        return self.total - self.done
+
+    @property
+    def fraction(self) -> float:
+        """done / total, for progress bars."""
+        return self.done / self.total if self.total else 1.0
+
+    def with_run(
+        self, *, succeeded: bool, usage: JudgeUsage, judge_calls: int, judge_attempts: int
+    ) -> RunCounts:
+        """These counts with one more finished run."""
+        return RunCounts(
+            total=self.total,
+            succeeded=self.succeeded + succeeded,
+            failed=self.failed + (not succeeded),
+            usage=self.usage if usage.is_empty() else self.usage + usage,
+            judge_calls=self.judge_calls + judge_calls,
+            judge_attempts=self.judge_attempts + judge_attempts,
+        )
+
+    def with_outcome(self, outcome: ScorerOutcome) -> RunCounts:
+        """These counts with one more finished run, described by its outcome."""
+        return self.with_run(
+            succeeded=outcome.status == "success",
+            usage=outcome.usage,
+            judge_calls=outcome.judge_calls,
+            judge_attempts=outcome.judge_attempts,
+        )
+
+    def __add__(self, other: RunCounts) -> RunCounts:
+        """Field-by-field sum (the counts of two parts of one experiment)."""
+        if not isinstance(other, RunCounts):
+            return NotImplemented
+        return RunCounts(
+            total=self.total + other.total,
+            succeeded=self.succeeded + other.succeeded,
+            failed=self.failed + other.failed,
+            usage=self.usage + other.usage,
+            judge_calls=self.judge_calls + other.judge_calls,
+            judge_attempts=self.judge_attempts + other.judge_attempts,
+        )
+
+
 class ExperimentProgress(Record):
     """Where a running (or finished) experiment is."""
 
@@ -259,20 +329,8 @@ class ExperimentProgress(Record):
     """The experiment, when the service runs it."""
     status: ExperimentStatus = "running"
     """The experiment's status."""
-    total: int = 0
-    """Scorer runs planned (items × scorers)."""
-    done: int = 0
-    """Scorer runs finished (succeeded + failed)."""
-    succeeded: int = 0
-    """Runs that produced a result."""
-    failed: int = 0
-    """Runs that failed."""
-    usage: JudgeUsage = Field(default_factory=JudgeUsage)
-    """Judge tokens so far."""
-    judge_calls: int = 0
-    """Judge calls so far."""
-    judge_attempts: int = 0
-    """Judge attempts so far."""
+    counts: RunCounts = Field(default_factory=RunCounts)
+    """Its runs and judge totals so far."""
     elapsed_s: float = 0.0
     """Seconds since the start."""
     eta_s: float | None = None
@@ -281,41 +339,45 @@ class ExperimentProgress(Record):
     """Why the experiment broke (status `error`)."""
 
     @property
-    def fraction(self) -> float:
-        """done / total, for progress bars."""
-        return self.done / self.total if self.total else 1.0
-
-    @property
     def finished(self) -> bool:
         """True once the experiment stopped, whatever the reason."""
         return self.status not in ("pending", "running")
 
+    @classmethod
+    def measured(
+        cls,
+        status: ExperimentStatus,
+        counts: RunCounts,
+        elapsed_s: float,
+        *,
+        experiment_id: str | None = None,
+        error: str | None = None,
+    ) -> ExperimentProgress:
+        """The progress after `elapsed_s` seconds, with the time left estimated from the pace
+        so far while the experiment runs."""
+        eta = None
+        if status == "running" and counts.done:
+            eta = elapsed_s / counts.done * counts.skipped
+        return cls(
+            experiment_id=experiment_id,
+            status=status,
+            counts=counts,
+            elapsed_s=elapsed_s,
+            eta_s=eta,
+            error=error,
+        )
+
 
 class ExperimentSummary(Record):
-    """What `run_experiment` returns once every run finished (or it was cancelled)."""
+    """What `run_experiment` returns once every run finished (or it was stopped)."""
 
     status: ExperimentStatus
-    """`completed`, `failed` (every run failed) or `cancelled`."""
-    total_items: int
-    """Items in the dataset."""
-    total_runs: int
-    """Scorer runs planned."""
-    succeeded: int
-    """Runs that produced a result."""
-    failed: int
-    """Runs that failed."""
-    skipped: int
-    """Runs never started (cancelled)."""
-    completed_with_errors: bool
-    """True when some run failed."""
+    """`completed` (some runs may have failed: see `counts.failed`), `failed` (every run
+    failed) or `cancelled` (see `counts.skipped`)."""
+    counts: RunCounts
+    """The runs and judge totals."""
     scores: dict[str, float] = Field(default_factory=dict)
     """Mean of the numeric scores of successful runs, per scorer id."""
-    usage: JudgeUsage = Field(default_factory=JudgeUsage)
-    """Judge usage over every run."""
-    judge_calls: int = 0
-    """Judge calls over every run."""
-    judge_attempts: int = 0
-    """Judge attempts over every run."""
     started_at: datetime
     """Start (UTC)."""
     finished_at: datetime
@@ -370,20 +432,8 @@ class ExperimentInfo(Record):
     """Where it is."""
     total_items: int = 0
     """Items in the dataset."""
-    total_runs: int = 0
-    """Scorer runs planned."""
-    done_runs: int = 0
-    """Scorer runs finished."""
-    succeeded_runs: int = 0
-    """Scorer runs that produced a result (stored)."""
-    failed_runs: int = 0
-    """Scorer runs that failed (counted only; their details stay in memory)."""
-    usage: JudgeUsage = Field(default_factory=JudgeUsage)
-    """Judge usage over every run, failed ones included."""
-    judge_calls: int = 0
-    """Judge calls over every run."""
-    judge_attempts: int = 0
-    """Judge attempts over every run."""
+    counts: RunCounts = Field(default_factory=RunCounts)
+    """Its runs and judge totals (failed runs' usage included; their details stay in memory)."""
     scores: dict[str, float] = Field(default_factory=dict)
     """Mean stored score per scorer id."""
     comparisons: dict[str, str] = Field(default_factory=dict)

@@ -61,7 +61,15 @@ class JudgeUsage(Record):
 
     def is_empty(self) -> bool:
         """True when no key was reported."""
-        return all(getattr(self, key) is None for key in _USAGE_KEYS)
+        # Spelled out: it is asked once per scorer run.
+        return (
+            self.input_tokens is None
+            and self.output_tokens is None
+            and self.total_tokens is None
+            and self.reasoning_tokens is None
+            and self.cached_input_tokens is None
+            and self.cache_creation_input_tokens is None
+        )
 
     @classmethod
     def normalize(cls, raw: Any) -> Self:
@@ -239,6 +247,20 @@ class ScorerRunResult(Record):
         """JSON-ready camelCase dict: the record's own None fields are left out, a `null` inside
         a step result, a judge output or the run's data stays (see `json_ready`)."""
         return json_ready(self)
+
+    def judge_totals(self) -> tuple[JudgeUsage, int, int]:
+        """Usage, model calls and attempts summed over every judge execution of the run."""
+        usage, calls, attempts = _NO_USAGE, 0, 0
+        for step in (self.judge or {}).values():
+            for execution in step.executions:
+                if execution.usage is not None:
+                    usage = usage + execution.usage
+                calls += execution.model_call_count
+                attempts += execution.attempt_count
+        return usage, calls, attempts
+
+
+_NO_USAGE = JudgeUsage()  # frozen: one instance serves every run without a judge
 
 
 def json_ready(value: Any) -> Any:

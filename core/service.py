@@ -1,27 +1,24 @@
 """The synchronous facade the dashboard and the CLI call: datasets, the scorer catalog, and
 experiments run in background worker threads.
 
-It composes the engine (`core.experiments`) and the store (`core.storage`), which never import
-each other. Successful scorer results are written to the store in batches as they complete;
-failed runs stay in this process's memory (never in the score storage). Judge API keys come
-from the environment only and are never stored.
+Composition only: the engine and the jobs that drive it (`core.experiments`), the store
+(`core.storage`; the two never import each other: a job writes to the store as its
+`ResultSink`), the judge's credential policy (`core.judge.credentials`) and the export reader.
+Successful scorer results are stored as they complete; failed runs stay in this process's
+memory (never in the score storage). Judge API keys come from the environment only and are
+never stored.
 """
 
 from __future__ import annotations
 
 import logging
-import os
-import queue
-import re
 import threading
-import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path, PurePath
 from typing import Any
 
-from core._sync import run_coroutine_sync
+from core.experiment_import import import_experiment
 from core.experiment_records import (
     ColumnMapping,
     DatasetInfo,
@@ -35,20 +32,16 @@ from core.experiment_records import (
     ScorerOutcome,
     ScorerSpec,
 )
-from core.experiments.datasets import (
-    SUPPORTED_EXTENSIONS,
-    ParsedUpload,
-    dataset_fingerprint,
-    read_upload,
-)
-from core.experiments.engine import CancelToken, run_experiment
+from core.experiments.datasets import SUPPORTED_EXTENSIONS, ParsedUpload, read_upload
+from core.experiments.jobs import ExperimentJob, Jobs, stored_progress
 from core.judge import JudgeConfig
-from core.judge.check import judge_problems
-from core.reporting.experiment_file import (
-    ExperimentFileError,
-    ExportedExperiment,
-    read_experiment_json,
+from core.judge.credentials import (
+    DEFAULT_JUDGE_SETTINGS,
+    JUDGE_API_KEY_ENV,
+    JudgeSetupError,
+    experiment_judge,
 )
+from core.reporting.experiment_file import ExperimentFileError
 from core.run_results import ScorerRunResult
 from core.scorers import PREBUILT, DataNeed, PrebuiltScorer, ScorerBuildError
 from core.scoring import Scorer
@@ -69,21 +62,7 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-JUDGE_API_KEY_ENV = "SCORELAB_JUDGE_API_KEY"
-"""Optional key for the judge server (else litellm reads the provider's usual variable)."""
-
-DEFAULT_JUDGE_SETTINGS: dict[str, Any] = {"num_retries": 2}
-"""The judge retries (with backoff, each retry a recorded attempt) rate-limited and failed
-judge requests; settings given per experiment override these."""
-
 SAMPLES_DIR = Path(__file__).resolve().parents[1] / "data" / "samples"
-
-_BATCH_SIZE = 500
-_FLUSH_EVERY_S = 0.5
-_HEARTBEAT_EVERY_S = 5.0
-"""How often a running experiment's row is touched even when no run finishes (a slow judge):
-well within `core.storage.STALE_AFTER_S`, after which it would be reported as interrupted."""
-_CREDENTIAL_SETTING = re.compile(r"key|token|secret|password|authorization|header", re.I)
 
 
 class DatasetImportError(ValueError):
@@ -99,89 +78,6 @@ class DatasetImportError(ValueError):
 
 class ExperimentConfigError(ValueError):
     """An experiment that cannot start (unknown scorer, bad option, no judge model, ...)."""
-
-
-# ---- jobs ----
-
-
-@dataclass
-class _Job:
-    """A running (or finished) experiment of this process."""
-
-    experiment_id: str
-    cancel: CancelToken
-    progress: ExperimentProgress
-    failures: list[ScorerOutcome] = field(default_factory=list)
-    thread: threading.Thread | None = None
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-
-class _ResultWriter:
-    """Writes successful outcomes (and the latest progress) to the store in batches, from its
-    own thread, so the event loop never waits for the database."""
-
-    def __init__(self, store: Store, experiment_id: str, on_error: Any) -> None:
-        self._store = store
-        self._experiment_id = experiment_id
-        self._on_error = on_error
-        self._queue: queue.Queue[ScorerOutcome | None] = queue.Queue()
-        self._progress: ExperimentProgress | None = None
-        self._last_beat = time.monotonic()  # the experiment row was just written
-        self.error: BaseException | None = None
-        self.written = 0
-        self._thread = threading.Thread(
-            target=self._run, name=f"scorelab-writer-{experiment_id[:8]}", daemon=True
-        )
-        self._thread.start()
-
-    def put(self, outcome: ScorerOutcome) -> None:
-        self._queue.put(outcome)
-
-    def set_progress(self, progress: ExperimentProgress) -> None:
-        self._progress = progress
-
-    def close(self) -> None:
-        """Flush everything still queued and stop."""
-        self._queue.put(None)
-        self._thread.join()
-
-    def _run(self) -> None:
-        batch: list[ScorerOutcome] = []
-        last_flush = time.monotonic()
-        while True:
-            try:
-                outcome = self._queue.get(timeout=_FLUSH_EVERY_S)
-            except queue.Empty:
-                outcome = ...  # no news: maybe time to flush
-            if outcome is None:
-                self._flush(batch)
-                return
-            if isinstance(outcome, ScorerOutcome):
-                batch.append(outcome)
-            now = time.monotonic()
-            due = now - last_flush >= _FLUSH_EVERY_S
-            beat = now - self._last_beat >= _HEARTBEAT_EVERY_S
-            if len(batch) >= _BATCH_SIZE or (due and (batch or self._progress is not None)) or beat:
-                self._flush(batch)
-                batch = []
-                last_flush = time.monotonic()
-
-    def _flush(self, batch: list[ScorerOutcome]) -> None:
-        if self.error is not None:
-            return
-        try:
-            if batch:
-                self.written += self._store.add_results(self._experiment_id, batch)
-            progress, self._progress = self._progress, None
-            if progress is not None:  # writes the heartbeat too
-                self._store.update_experiment_progress(self._experiment_id, progress)
-                self._last_beat = time.monotonic()
-            elif time.monotonic() - self._last_beat >= _HEARTBEAT_EVERY_S:
-                self._store.heartbeat(self._experiment_id)
-                self._last_beat = time.monotonic()
-        except Exception as error:  # a broken database stops the experiment, loudly
-            self.error = error
-            self._on_error()
 
 
 # ---- the service ----
@@ -200,8 +96,7 @@ class Service:
         self.store = Store(database_url)
         self.catalog: Mapping[str, PrebuiltScorer] = PREBUILT if catalog is None else catalog
         self.samples_dir = SAMPLES_DIR if samples_dir is None else samples_dir
-        self._jobs: dict[str, _Job] = {}
-        self._lock = threading.Lock()
+        self._jobs = Jobs()
         self._catalog_cache: list[ScorerCatalogEntry] | None = None
 
     # ---- datasets ----
@@ -341,14 +236,7 @@ class Service:
         Raises ExperimentConfigError for a configuration that cannot work and ScorerRunError
         when a step fails; nothing is stored.
         """
-        config = ExperimentConfig(
-            dataset_id="playground",
-            scorers=[spec],
-            judge_model=judge_model,
-            api_base=api_base,
-            judge_settings=dict(judge_settings or {}),
-        )
-        judge = _judge_config(config) if judge_model else None
+        judge = _judge(judge_model, api_base, dict(judge_settings or {}))
         scorer = self.build_scorer(spec, judge)
         return scorer.run_sync(
             input=input, output=output, ground_truth=ground_truth, request_context=request_context
@@ -426,31 +314,16 @@ class Service:
             judge_settings=config.judge_settings,
             concurrency=config.concurrency,
         )
-        job = _Job(
-            experiment_id=info.id,
-            cancel=CancelToken(),
-            progress=ExperimentProgress(
-                experiment_id=info.id, status="pending", total=info.total_runs
-            ),
-        )
-        job.thread = threading.Thread(
-            target=self._run_job,
-            args=(job, items, scorers, config.concurrency),
-            name=f"scorelab-experiment-{info.id[:8]}",
-            daemon=True,
-        )
-        with self._lock:
-            self._jobs[info.id] = job
-        job.thread.start()
+        job = self._jobs.add(ExperimentJob(info.id, info.counts))
+        job.start(self.store, items, scorers, config.concurrency)
         return info.id
 
     def progress(self, experiment_id: str) -> ExperimentProgress:
         """Where an experiment is (from memory while this process runs it, else storage)."""
         job = self._jobs.get(experiment_id)
         if job is not None:
-            with job.lock:
-                return job.progress
-        return _stored_progress(self.store.get_experiment(experiment_id))
+            return job.progress()
+        return stored_progress(self.store.get_experiment(experiment_id))
 
     def cancel(self, experiment_id: str, *, abort_in_flight: bool = False) -> None:
         """Stop starting new runs (and, with `abort_in_flight`, cancel those running).
@@ -464,13 +337,18 @@ class Service:
             return  # finished, or run by another process: nothing to stop here
         job.cancel.cancel(abort_in_flight=abort_in_flight)
 
-    def wait(self, experiment_id: str, timeout: float | None = None) -> ExperimentProgress:
-        """Block until the experiment stops; raises TimeoutError after `timeout` seconds."""
+    def wait(
+        self,
+        experiment_id: str,
+        timeout: float | None = None,
+        *,
+        until: Callable[[ExperimentProgress], bool] | None = None,
+    ) -> ExperimentProgress:
+        """Block until the experiment stops (its results and final row written), or until
+        `until(progress)` holds; raises TimeoutError after `timeout` seconds."""
         job = self._jobs.get(experiment_id)
-        if job is not None and job.thread is not None:
-            job.thread.join(timeout)
-            if job.thread.is_alive():
-                raise TimeoutError(f"Experiment {experiment_id} still running after {timeout} s")
+        if job is not None:
+            return job.wait(timeout, until)
         return self.progress(experiment_id)
 
     def list_experiments(self) -> list[ExperimentInfo]:
@@ -480,9 +358,7 @@ class Service:
     def running_experiments(self) -> list[str]:
         """Ids of the experiments this process is running, oldest first (from memory: no
         database read, so pages can ask on every rerun)."""
-        with self._lock:
-            jobs = list(self._jobs.values())
-        return [j.experiment_id for j in jobs if j.thread is not None and j.thread.is_alive()]
+        return self._jobs.running()
 
     def get_experiment(self, experiment_id: str) -> ExperimentInfo:
         """One experiment; raises NotFoundError."""
@@ -491,31 +367,26 @@ class Service:
     def load_experiment(self, experiment_id: str) -> ExperimentDetail:
         """An experiment with its items, stored results and in-memory failures."""
         info = self.get_experiment(experiment_id)
-        job = self._jobs.get(experiment_id)
         return ExperimentDetail(
             info=info,
             items=self.store.dataset_items(info.dataset_id),
             results=self.store.experiment_results(experiment_id),
             failures=self.failures(experiment_id),
-            failures_in_memory=job is not None,
+            failures_in_memory=self._jobs.get(experiment_id) is not None,
         )
 
     def failures(self, experiment_id: str) -> list[ScorerOutcome]:
         """The failed runs of an experiment this process ran (empty otherwise)."""
         job = self._jobs.get(experiment_id)
-        if job is None:
-            return []
-        with job.lock:
-            return list(job.failures)
+        return job.failures() if job is not None else []
 
     def delete_experiment(self, experiment_id: str) -> None:
         """Remove a finished experiment and its results."""
         job = self._jobs.get(experiment_id)
-        if job is not None and job.thread is not None and job.thread.is_alive():
+        if job is not None and job.running:
             raise ExperimentConfigError("Cancel the experiment before deleting it")
         self.store.delete_experiment(experiment_id)
-        with self._lock:
-            self._jobs.pop(experiment_id, None)
+        self._jobs.forget(experiment_id)
 
     # ---- imported experiments ----
 
@@ -525,69 +396,12 @@ class Service:
 
         Its dataset is reused when one with the same content fingerprint is stored, else created
         from the file's items. The file's successful results are stored; its failed runs are
-        counted in `failed_runs` and kept in this process's memory (`failures(id)`), never in
+        counted in `counts.failed` and kept in this process's memory (`failures(id)`), never in
         the score storage, like the failures of an experiment run here. Raises
         ExperimentFileError (naming the place) for a file that is not a readable export, and
         StorageError when the database refuses; then nothing is left half-imported.
         """
-        exported = read_experiment_json(data)
-        dataset, created = self._dataset_for(exported)
-        experiment_id: str | None = None
-        try:
-            info = self.store.create_experiment(
-                name=(name or "").strip() or f"{exported.name} (imported)",
-                dataset_id=dataset.id,
-                scorers=exported.scorers,  # empty for exports that did not record them
-                scorer_ids=exported.scorer_ids,
-                judge_model=exported.judge_model,
-                api_base=None,
-                judge_settings={},
-                concurrency=1,
-            )
-            experiment_id = info.id
-            self.store.add_results(info.id, exported.results)
-            progress = _imported_progress(info, exported)
-            # A progress write first stamps started_at, so it never falls after finished_at.
-            self.store.update_experiment_progress(info.id, progress)
-            self.store.finish_experiment(info.id, exported.status, progress)
-        except BaseException:
-            self._undo_import(experiment_id, dataset.id if created else None)
-            raise
-        job = _Job(info.id, CancelToken(), progress, failures=list(exported.failures))
-        with self._lock:
-            self._jobs[info.id] = job
-        return info.id
-
-    def _dataset_for(self, exported: ExportedExperiment) -> tuple[DatasetInfo, bool]:
-        """The stored dataset with the items' fingerprint, or a new one; True when new."""
-        fingerprint = dataset_fingerprint(exported.items)
-        existing = self.store.find_dataset(fingerprint)
-        if existing is not None:
-            return existing, False
-        metadata = list(dict.fromkeys(key for item in exported.items for key in item.metadata))
-        mapping = ColumnMapping(
-            id="id", input="input", output="output", ground_truth="groundTruth", metadata=metadata
-        )
-        saved = self.store.save_dataset(
-            name=exported.dataset_name or f"{exported.name} (dataset)",
-            file_name=f"{exported.name}.json",
-            format="json",
-            fingerprint=fingerprint,
-            columns=["id", "input", "output", "groundTruth", *metadata],
-            mapping=mapping,
-            items=exported.items,
-        )
-        return saved, True
-
-    def _undo_import(self, experiment_id: str | None, dataset_id: str | None) -> None:
-        """Remove what a failed import wrote (best effort: the database may be the problem)."""
-        try:
-            if experiment_id is not None:
-                self.store.delete_experiment(experiment_id)
-            if dataset_id is not None:
-                self.store.delete_dataset(dataset_id)
-        except StorageError as error:
-            logger.error("Could not remove a half-imported experiment: %s", error)
+        return self._jobs.add(import_experiment(self.store, data, name)).experiment_id
 
     # ---- internals ----
 
@@ -598,7 +412,7 @@ class Service:
             raise ExperimentConfigError(
                 f"Concurrency must be a positive integer, got {config.concurrency!r}"
             )
-        judge = _judge_config(config) if config.judge_model else None
+        judge = _judge(config.judge_model, config.api_base, config.judge_settings)
         scorers = [self.build_scorer(spec, judge) for spec in config.scorers]
         ids = [s.id for s in scorers]
         repeated = sorted({i for i in ids if ids.count(i) > 1})
@@ -609,108 +423,20 @@ class Service:
             )
         return scorers
 
-    def _run_job(
-        self, job: _Job, items: list[DatasetItem], scorers: list[Scorer], concurrency: int
-    ) -> None:
-        experiment_id = job.experiment_id
-        writer = _ResultWriter(
-            self.store, experiment_id, lambda: job.cancel.cancel(abort_in_flight=True)
-        )
-
-        def on_outcome(outcome: ScorerOutcome) -> None:
-            if outcome.status == "success":
-                writer.put(outcome)
-            else:
-                with job.lock:
-                    job.failures.append(outcome)
-
-        def on_progress(progress: ExperimentProgress) -> None:
-            # The final status is shown only once every result is written (see _finish).
-            update: dict[str, Any] = {"experiment_id": experiment_id}
-            if progress.finished:
-                update["status"] = "running"
-            progress = progress.model_copy(update=update)
-            with job.lock:
-                job.progress = progress
-            writer.set_progress(progress)
-
-        final: ExperimentProgress | None = None
-        error: BaseException | None = None
-        try:
-            self.store.update_experiment_progress(
-                experiment_id, job.progress.model_copy(update={"status": "running"})
-            )
-            on_progress(job.progress.model_copy(update={"status": "running"}))
-            summary = run_coroutine_sync(
-                run_experiment(
-                    items=items,
-                    scorers=scorers,
-                    concurrency=concurrency,
-                    on_outcome=on_outcome,
-                    on_progress=on_progress,
-                    cancel=job.cancel,
-                )
-            )
-            final = job.progress.model_copy(update={"status": summary.status})
-        except BaseException as failure:  # the worker must always record how it ended
-            error = failure
-        finally:
-            writer.close()
-        self._finish(job, final, error or writer.error)
-
-    def _finish(
-        self, job: _Job, final: ExperimentProgress | None, error: BaseException | None
-    ) -> None:
-        with job.lock:
-            progress = final or job.progress
-            if error is not None:
-                message = f"{type(error).__name__}: {error}" if str(error) else repr(error)
-                progress = progress.model_copy(
-                    update={"status": "error", "error": message, "eta_s": None}
-                )
-                logger.error("Experiment %s stopped: %s", job.experiment_id, message)
-            job.progress = progress
-        try:
-            self.store.finish_experiment(
-                job.experiment_id, progress.status, progress, error=progress.error
-            )
-        except Exception as failure:  # nothing more can be done than say so
-            logger.error(
-                "Could not record the end of experiment %s: %s", job.experiment_id, failure
-            )
-            with job.lock:
-                job.progress = job.progress.model_copy(
-                    update={"status": "error", "error": f"Could not record the end: {failure}"}
-                )
-
 
 # ---- helpers ----
 
 
-def _judge_config(config: ExperimentConfig) -> JudgeConfig:
-    for key in config.judge_settings:
-        if _CREDENTIAL_SETTING.search(key):
-            raise ExperimentConfigError(
-                f"judge_settings may not hold {key!r}: credentials come from the environment "
-                f"(the provider's usual variable, or {JUDGE_API_KEY_ENV}) and are never stored"
-            )
-    api_key = os.environ.get(JUDGE_API_KEY_ENV) or None
-    problems = judge_problems(config.judge_model or "", config.api_base, api_key is not None)
-    if problems:
-        raise ExperimentConfigError("; ".join(problems))
-    if config.api_base and api_key is None and not _provider_key_in_environment(config):
-        # OpenAI-compatible servers (vLLM, Ollama, proxies) often need no key, but the OpenAI
-        # client refuses to start without one.
-        api_key = "no-key"
+def _judge(
+    model: str | None, api_base: str | None, settings: Mapping[str, Any]
+) -> JudgeConfig | None:
+    """The judge of a model string (None without one: a scorer that needs it says so)."""
+    if not model:
+        return None
     try:
-        return JudgeConfig(
-            model=config.judge_model,
-            api_base=config.api_base or None,
-            api_key=api_key,
-            model_settings={**DEFAULT_JUDGE_SETTINGS, **config.judge_settings},
-        )
-    except ValueError as error:
-        raise ExperimentConfigError(f"Invalid judge settings: {error}") from error
+        return experiment_judge(model, api_base, settings)
+    except JudgeSetupError as error:
+        raise ExperimentConfigError(str(error)) from error
 
 
 def _dataset_has(dataset: DatasetInfo, need: DataNeed) -> bool:
@@ -740,9 +466,6 @@ def _missing_data_message(entry: PrebuiltScorer, need: DataNeed, dataset: Datase
     )
 
 
-def _provider_key_in_environment(config: ExperimentConfig) -> bool:
-    provider = (config.judge_model or "").split("/", 1)[0].upper().replace("-", "_")
-    return bool(os.environ.get(f"{provider}_API_KEY"))
 
 
 def scorer_catalog(
@@ -750,39 +473,6 @@ def scorer_catalog(
 ) -> list[ScorerCatalogEntry]:
     """The catalog (PREBUILT by default) as records, without opening any database."""
     return [e.catalog_entry() for e in (PREBUILT if catalog is None else catalog).values()]
-
-
-def _stored_progress(info: ExperimentInfo) -> ExperimentProgress:
-    end = info.finished_at or datetime.now(UTC)
-    elapsed = (end - info.started_at).total_seconds() if info.started_at else 0.0
-    return ExperimentProgress(
-        experiment_id=info.id,
-        status=info.status,
-        total=info.total_runs,
-        done=info.done_runs,
-        succeeded=info.succeeded_runs,
-        failed=info.failed_runs,
-        usage=info.usage,
-        judge_calls=info.judge_calls,
-        judge_attempts=info.judge_attempts,
-        elapsed_s=max(elapsed, 0.0),
-        error=info.error,
-    )
-
-
-def _imported_progress(info: ExperimentInfo, exported: ExportedExperiment) -> ExperimentProgress:
-    succeeded, failed = len(exported.results), len(exported.failures)
-    return ExperimentProgress(
-        experiment_id=info.id,
-        status=exported.status,
-        total=info.total_runs,
-        done=succeeded + failed,
-        succeeded=succeeded,
-        failed=failed,
-        usage=exported.usage,
-        judge_calls=exported.judge_calls,
-        judge_attempts=exported.judge_attempts,
-    )
 
 
 _service: Service | None = None

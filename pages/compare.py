@@ -40,7 +40,7 @@ _md = fmt.md_text
 
 
 def _version(info: ExperimentInfo) -> tuple[str, str, int, int]:
-    return (info.id, info.status, info.done_runs, info.failed_runs)
+    return (info.id, info.status, info.counts.done, info.counts.failed)
 
 
 @st.cache_resource(max_entries=4, show_spinner="Pairing items and bootstrapping…")
@@ -82,12 +82,12 @@ def render_import(shared: Service) -> None:
             return
         info = shared.get_experiment(new_id)
         failed = (
-            f"; {info.failed_runs:,} failed runs kept in memory only (never in the score storage)"
-            if info.failed_runs
+            f"; {info.counts.failed:,} failed runs kept in memory only (never in the score storage)"
+            if info.counts.failed
             else ""
         )
         st.success(
-            f"Imported **{_md(info.name)}**: {info.succeeded_runs:,} results stored{failed}."
+            f"Imported **{_md(info.name)}**: {info.counts.succeeded:,} results stored{failed}."
         )
 
 

@@ -49,8 +49,8 @@ def render_summary(info: ExperimentInfo, view: ExperimentView) -> None:
     )
     cards = st.columns(6)
     cards[0].metric("Items", f"{info.total_items:,}")
-    cards[1].metric("Scorer runs", f"{info.done_runs:,} / {info.total_runs:,}")
-    cards[2].metric("Failed runs", f"{info.failed_runs:,}")
+    cards[1].metric("Scorer runs", f"{info.counts.done:,} / {info.counts.total:,}")
+    cards[2].metric("Failed runs", f"{info.counts.failed:,}")
     cards[3].metric("Judge tokens", fmt.tokens(usage.get("total_tokens", 0)))
     cards[4].metric(
         "Est. judge cost",

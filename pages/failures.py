@@ -47,9 +47,9 @@ def main() -> None:
         return
     failures = experiment_view(info).detail.failures
     if not failures:
-        if info.failed_runs and not experiment_view(info).detail.failures_in_memory:
+        if info.counts.failed and not experiment_view(info).detail.failures_in_memory:
             st.warning(
-                f"{info.failed_runs:,} runs of this experiment failed, but their details are "
+                f"{info.counts.failed:,} runs of this experiment failed, but their details are "
                 "gone: they were kept in memory by a dashboard process that has since stopped."
             )
         else:

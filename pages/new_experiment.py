@@ -126,8 +126,8 @@ def render_last_started() -> None:
         return
     if progress.finished:
         st.success(
-            f"Experiment finished ({progress.status}): {progress.done:,} runs, "
-            f"{progress.failed:,} failed."
+            f"Experiment finished ({progress.status}): {progress.counts.done:,} runs, "
+            f"{progress.counts.failed:,} failed."
         )
         if st.button("Open the results", icon=":material/search:"):
             nav.open_experiment(nav.EXPERIMENT, experiment_id)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from core import JudgeConfig, PromptStep, Scorer, create_scorer
 from core.experiment_records import (
     ColumnMapping,
     ExperimentConfig,
-    ExperimentProgress,
+    RunCounts,
     ScorerOutcome,
     ScorerSpec,
 )
@@ -55,12 +56,62 @@ def fragile(fail_on: str = "question 2") -> Scorer:
     return create_scorer(id="fragile", description="raises on one item").generate_score(score)
 
 
-def slow(delay: float = 0.05) -> Scorer:
+DEADLINE = 30.0
+"""Seconds any wait of these tests may take before it fails (none waits a fixed time)."""
+
+
+class Turnstile:
+    """Holds every run of the `gated` scorer until the test lets it through, so no run ends on
+    its own timing and the tests never guess how long anything takes."""
+
+    def __init__(self) -> None:
+        self._permits = threading.Semaphore(0)
+        self._open = threading.Event()
+        self._changed = threading.Condition()
+        self.held = 0
+        self.passed = 0
+
+    def let_through(self, runs: int) -> None:
+        self._permits.release(runs)
+
+    def open(self) -> None:
+        """Let every run through, now and from now on."""
+        self._open.set()
+        self._permits.release(10_000)
+
+    def wait_until(self, condition: Callable[[Turnstile], bool]) -> None:
+        with self._changed:
+            assert self._changed.wait_for(lambda: condition(self), DEADLINE), "turnstile"
+
+    async def enter(self) -> None:
+        await asyncio.to_thread(self._enter)
+
+    def _enter(self) -> None:  # in a worker thread: it blocks
+        self._count(held=1)
+        try:
+            if not self._open.is_set() and not self._permits.acquire(timeout=DEADLINE):
+                raise TimeoutError("the test never let this run through")
+        finally:
+            self._count(held=-1, passed=1)
+
+    def _count(self, held: int = 0, passed: int = 0) -> None:
+        with self._changed:
+            self.held += held
+            self.passed += passed
+            self._changed.notify_all()
+
+
+_turnstile = Turnstile()
+
+
+def gated() -> Scorer:
+    turnstile = _turnstile  # the current test's
+
     async def score(ctx: Any) -> float:
-        await asyncio.sleep(delay)
+        await turnstile.enter()
         return 1.0
 
-    return create_scorer(id="slow", description="takes its time").generate_score(score)
+    return create_scorer(id="gated", description="waits for the test").generate_score(score)
 
 
 def judged(model: JudgeConfig, options: dict[str, Any] | None = None) -> Scorer:
@@ -77,17 +128,12 @@ class FragileOptions(ScorerOptions):
     """input to fail on"""
 
 
-class SlowOptions(ScorerOptions):
-    delay: float = 0.05
-    """seconds per run"""
-
-
 CATALOG = {
     **PREBUILT,
     "fragile": PrebuiltScorer(
         "fragile", "Fragile", "Raises on one item", fragile, False, FragileOptions
     ),
-    "slow": PrebuiltScorer("slow", "Slow", "Sleeps", slow, False, SlowOptions),
+    "gated": PrebuiltScorer("gated", "Gated", "Waits for the test", gated, False),
     "judged": PrebuiltScorer("judged", "Judged", "An LLM judge", judged, True),
 }
 
@@ -99,14 +145,36 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
 
 
 @pytest.fixture
-def service(database_url: str, tmp_path: Path) -> Iterator[Service]:
+def turnstile(monkeypatch: pytest.MonkeyPatch) -> Iterator[Turnstile]:
+    fresh = Turnstile()
+    monkeypatch.setitem(globals(), "_turnstile", fresh)
+    yield fresh
+    fresh.open()  # never leave a run (or its thread) held
+
+
+@pytest.fixture
+def service(database_url: str, tmp_path: Path, turnstile: Turnstile) -> Iterator[Service]:
     service = Service(database_url, catalog=CATALOG, samples_dir=tmp_path / "samples")
     yield service
+    turnstile.open()
     for info in service.list_experiments():
         if not service.progress(info.id).finished:
             service.cancel(info.id, abort_in_flight=True)
-            service.wait(info.id, timeout=30)
+            service.wait(info.id, timeout=DEADLINE)
     service.store.close()
+
+
+def many(count: int) -> bytes:
+    return b"question,answer\n" + b"".join(b"q%d,a%d\n" % (n, n) for n in range(count))
+
+
+def start_gated(service: Service, items: int, concurrency: int = 1) -> str:
+    dataset = service.import_dataset(f"{items}.csv", many(items))
+    return service.start_experiment(
+        ExperimentConfig(
+            dataset_id=dataset.id, scorers=[ScorerSpec(scorer_id="gated")], concurrency=concurrency
+        )
+    )
 
 
 def run(service: Service, dataset_id: str, *specs: ScorerSpec, **config: Any) -> str:
@@ -237,7 +305,7 @@ def test_failed_runs_stay_in_memory_and_never_reach_the_database(
     )
     detail = service.load_experiment(experiment_id)
     assert detail.info.status == "completed"
-    assert (detail.info.succeeded_runs, detail.info.failed_runs) == (5, 1)
+    assert (detail.info.counts.succeeded, detail.info.counts.failed) == (5, 1)
     assert {(r.item_id, r.scorer_id) for r in detail.results} == {
         ("a", "fragile"),
         ("b", "fragile"),
@@ -297,8 +365,8 @@ def test_judge_failure_keeps_recovered_score_in_memory_only(
     assert detail.info.scores == {"judged": 0.875}
     info = detail.info
     assert info.judge_model == "openai/fake-judge" and info.api_base == judge_server.url
-    assert info.judge_attempts == 6 and info.judge_calls == 5
-    assert info.usage.input_tokens == 50  # failed runs' usage is counted too
+    assert info.counts.judge_attempts == 6 and info.counts.judge_calls == 5
+    assert info.counts.usage.input_tokens == 50  # failed runs' usage is counted too
     stored = dump_database(database_url)
     assert SECRET not in stored
     assert "0.25" not in stored  # the recovered score is never written
@@ -341,8 +409,8 @@ def test_judge_attempts_equal_the_requests_the_judge_server_received(
 
     info = service.get_experiment(experiment_id)
     stats = judge_server.stats()
-    assert info.judge_attempts == stats["requests"] == judge_server.call_count
-    assert info.judge_calls == stats["byStatus"]["200"]  # calls that returned a response
+    assert info.counts.judge_attempts == stats["requests"] == judge_server.call_count
+    assert info.counts.judge_calls == stats["byStatus"]["200"]  # calls that returned a response
     assert stats["requests"] > 12  # 6 runs x 2 steps, plus the faults' extra requests
     assert retry_waits  # the transport faults were retried
 
@@ -377,45 +445,45 @@ def test_a_judge_answering_nan_stores_only_finite_scores(
     json.dumps(detail.info.model_dump(mode="json"), allow_nan=False)
 
 
-def test_cancel_mid_run_keeps_finished_rows(service: Service) -> None:
-    rows = b"question,answer\n" + b"".join(b"q%d,a%d\n" % (n, n) for n in range(60))
-    dataset = service.import_dataset("many.csv", rows)
-    experiment_id = service.start_experiment(
-        ExperimentConfig(
-            dataset_id=dataset.id, scorers=[ScorerSpec(scorer_id="slow")], concurrency=2
-        )
-    )
-    deadline = time.monotonic() + 30
-    while service.progress(experiment_id).done < 6 and time.monotonic() < deadline:
-        time.sleep(0.02)
+def test_cancel_mid_run_keeps_finished_rows(service: Service, turnstile: Turnstile) -> None:
+    experiment_id = start_gated(service, 60, concurrency=2)
+    turnstile.let_through(6)
+    service.wait(experiment_id, timeout=DEADLINE, until=lambda p: p.counts.done >= 6)
     service.cancel(experiment_id)
-    final = service.wait(experiment_id, timeout=30)
+    turnstile.open()  # the runs in flight finish; no new one starts
+    final = service.wait(experiment_id, timeout=DEADLINE)
     assert final.status == "cancelled"
     stored = service.store.result_count(experiment_id)
-    assert 6 <= stored < 60 and stored == final.succeeded
+    assert 6 <= stored <= 8 and stored == final.counts.succeeded  # 6 + at most 2 in flight
     info = service.get_experiment(experiment_id)
-    assert info.status == "cancelled" and info.succeeded_runs == stored
+    assert info.status == "cancelled" and info.counts.succeeded == stored
 
 
-def test_progress_while_running(service: Service) -> None:
-    rows = b"question,answer\n" + b"".join(b"q%d,a%d\n" % (n, n) for n in range(20))
-    dataset = service.import_dataset("many.csv", rows)
-    experiment_id = service.start_experiment(
-        ExperimentConfig(
-            name="progress",
-            dataset_id=dataset.id,
-            scorers=[ScorerSpec(scorer_id="slow")],
-            concurrency=1,
-        )
-    )
-    seen = set()
-    while not (progress := service.progress(experiment_id)).finished:
-        seen.add(progress.status)
-        time.sleep(0.01)
-    assert "running" in seen or "pending" in seen
-    assert (progress.status, progress.done, progress.total) == ("completed", 20, 20)
-    assert service.store.result_count(experiment_id) == 20  # all written before "completed"
-    assert [e.name for e in service.list_experiments()] == ["progress"]
+def test_progress_while_running_and_completed_only_once_everything_is_written(
+    service: Service, turnstile: Turnstile, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writes = threading.Event()
+    add_results = service.store.add_results
+
+    def held_back(experiment_id: str, outcomes: Any) -> int:
+        assert writes.wait(DEADLINE), "the test never let the writes through"
+        return add_results(experiment_id, outcomes)
+
+    monkeypatch.setattr(service.store, "add_results", held_back)
+    experiment_id = start_gated(service, 20)
+    turnstile.wait_until(lambda t: t.held == 1)
+    running = service.progress(experiment_id)
+    assert (running.status, running.counts.done, running.counts.total) == ("running", 0, 20)
+    turnstile.open()
+    service.wait(experiment_id, timeout=DEADLINE, until=lambda p: p.counts.done == 20)
+    # Every run finished, but the results are not written yet: not completed.
+    assert service.progress(experiment_id).status == "running"
+    writes.set()
+    final = service.wait(experiment_id, timeout=DEADLINE)
+    assert (final.status, final.counts.done, final.counts.total) == ("completed", 20, 20)
+    assert final.eta_s is None and final.elapsed_s > 0
+    assert service.store.result_count(experiment_id) == 20
+    assert service.get_experiment(experiment_id).status == "completed"
 
 
 @pytest.mark.parametrize(
@@ -451,6 +519,11 @@ def test_progress_while_running(service: Service) -> None:
             "is chosen twice",
         ),
         ([ScorerSpec(scorer_id="tone-scorer")], {"concurrency": 0}, "positive integer"),
+        (
+            [ScorerSpec(scorer_id="judged")],
+            {"judge_model": "gpt4-typo"},
+            "litellm cannot route the judge model 'gpt4-typo'",
+        ),
     ],
 )
 def test_bad_configurations_start_nothing(
@@ -485,24 +558,18 @@ def test_get_service_is_one_per_process(monkeypatch: pytest.MonkeyPatch, tmp_pat
 
 
 def test_a_database_failure_stops_the_experiment_with_status_error(
-    service: Service, monkeypatch: pytest.MonkeyPatch
+    service: Service, turnstile: Turnstile, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    rows = b"question,answer\n" + b"".join(b"q%d,a%d\n" % (n, n) for n in range(30))
-    dataset = service.import_dataset("many.csv", rows)
-
     def broken(experiment_id: str, outcomes: Any) -> int:
         raise StorageError("Could not store the scorer results: disk I/O error")
 
     monkeypatch.setattr(service.store, "add_results", broken)
-    experiment_id = service.start_experiment(
-        ExperimentConfig(
-            dataset_id=dataset.id, scorers=[ScorerSpec(scorer_id="slow")], concurrency=1
-        )
-    )
-    final = service.wait(experiment_id, timeout=30)
+    experiment_id = start_gated(service, 30)
+    turnstile.let_through(1)  # one result to write; the next run waits until the end
+    final = service.wait(experiment_id, timeout=DEADLINE)
     assert final.status == "error"
     assert final.error == "StorageError: Could not store the scorer results: disk I/O error"
-    assert final.done < 30  # stopped early, not after every run
+    assert final.counts.done == 1  # stopped at once, the held run aborted
     info = service.get_experiment(experiment_id)
     assert info.status == "error" and "disk I/O error" in (info.error or "")
 
@@ -511,28 +578,39 @@ def test_a_database_failure_stops_the_experiment_with_status_error(
 
 
 def test_a_run_waiting_on_a_slow_scorer_keeps_beating(
-    service: Service, monkeypatch: pytest.MonkeyPatch
+    service: Service, turnstile: Turnstile, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import core.service as module
+    import core.experiments.jobs as jobs
 
-    monkeypatch.setattr(module, "_HEARTBEAT_EVERY_S", 0.1)
-    monkeypatch.setattr(module, "_FLUSH_EVERY_S", 0.05)
-    dataset = service.import_dataset("one.csv", b"question,answer\nq,a\n")
-    # Another process's view, with a threshold far shorter than the scorer's 1.5 s.
-    observer = Store(service.store.url, stale_after_s=0.75)
+    monkeypatch.setattr(jobs, "_HEARTBEAT_EVERY_S", 0.1)
+    monkeypatch.setattr(jobs, "_FLUSH_EVERY_S", 0.05)
+    beats = threading.Condition()
+    beaten = 0
+    heartbeat = service.store.heartbeat
+
+    def counted(experiment_id: str) -> None:
+        nonlocal beaten
+        heartbeat(experiment_id)
+        with beats:
+            beaten += 1
+            beats.notify_all()
+
+    monkeypatch.setattr(service.store, "heartbeat", counted)
+    # Another process's view, with a threshold the held run outlives.
+    stale_after = 1.0
+    observer = Store(service.store.url, stale_after_s=stale_after)
     try:
-        experiment_id = service.start_experiment(
-            ExperimentConfig(
-                dataset_id=dataset.id,
-                scorers=[ScorerSpec(scorer_id="slow", options={"delay": 1.5})],
+        experiment_id = start_gated(service, 1)
+        turnstile.wait_until(lambda t: t.held == 1)  # from now on no run finishes
+        held_since = time.monotonic()
+        with beats:
+            outlived = beats.wait_for(
+                lambda: beaten >= 3 and time.monotonic() - held_since > stale_after, DEADLINE
             )
-        )
-        seen = []
-        while not service.progress(experiment_id).finished:
-            seen.append(observer.get_experiment(experiment_id).status)
-            time.sleep(0.05)
-        assert service.wait(experiment_id, timeout=30).status == "completed"
-        assert "interrupted" not in seen and "running" in seen
+        assert outlived
+        assert observer.get_experiment(experiment_id).status == "running"
+        turnstile.open()
+        assert service.wait(experiment_id, timeout=DEADLINE).status == "completed"
         assert observer.get_experiment(experiment_id).status == "completed"
     finally:
         observer.close()
@@ -548,16 +626,16 @@ def test_an_experiment_whose_process_died_shows_as_interrupted(
     info = killed.create_experiment(
         name="killed",
         dataset_id=dataset.id,
-        scorers=[ScorerSpec(scorer_id="slow")],
-        scorer_ids=["slow"],
+        scorers=[ScorerSpec(scorer_id="gated")],
+        scorer_ids=["gated"],
         judge_model=None,
         api_base=None,
         judge_settings={},
         concurrency=1,
     )
-    killed.update_experiment_progress(info.id, ExperimentProgress(total=3, done=1, succeeded=1))
+    killed.update_experiment_progress(info.id, RunCounts(total=3, succeeded=1))
     killed.add_results(
-        info.id, [ScorerOutcome(item_id=item.id, scorer_id="slow", status="success", score=1.0)]
+        info.id, [ScorerOutcome(item_id=item.id, scorer_id="gated", status="success", score=1.0)]
     )
     table = ExperimentRow.__table__
     with killed.engine.begin() as connection:  # its last heartbeat, two minutes ago
@@ -571,24 +649,31 @@ def test_an_experiment_whose_process_died_shows_as_interrupted(
     restarted = Service(database_url, catalog=CATALOG)
     try:
         [listed] = restarted.list_experiments()
-        assert listed.status == "interrupted" and listed.succeeded_runs == 1
+        assert listed.status == "interrupted" and listed.counts.succeeded == 1
         progress = restarted.progress(info.id)
         assert progress.status == "interrupted" and progress.finished
         detail = restarted.load_experiment(info.id)
         assert [r.item_id for r in detail.results] == [item.id]
-        assert detail.info.scores == {"slow": 1.0}
+        assert detail.info.scores == {"gated": 1.0}
     finally:
         restarted.store.close()
 
 
-def test_running_experiments_lists_only_live_runs_of_this_process(service: Service) -> None:
-    dataset = service.import_dataset("one.csv", b"question,answer\nq,a\n")
+def test_running_experiments_lists_only_live_runs_of_this_process(
+    service: Service, turnstile: Turnstile
+) -> None:
     assert service.running_experiments() == []
-    experiment_id = service.start_experiment(
-        ExperimentConfig(
-            dataset_id=dataset.id, scorers=[ScorerSpec(scorer_id="slow", options={"delay": 1.0})]
-        )
-    )
+    experiment_id = start_gated(service, 1)
     assert service.running_experiments() == [experiment_id]
-    assert service.wait(experiment_id, timeout=30).status == "completed"
+    turnstile.open()
+    assert service.wait(experiment_id, timeout=DEADLINE).status == "completed"
     assert service.running_experiments() == []
+
+
+def test_wait_gives_up_at_its_deadline(service: Service, turnstile: Turnstile) -> None:
+    experiment_id = start_gated(service, 1)
+    turnstile.wait_until(lambda t: t.held == 1)
+    with pytest.raises(TimeoutError, match=r"still running after 0\.01 s"):
+        service.wait(experiment_id, timeout=0.01)
+    turnstile.open()
+    assert service.wait(experiment_id, timeout=DEADLINE).status == "completed"

@@ -1,36 +1,61 @@
-"""`run_experiment`: every scorer on every item, each (item, scorer) run isolated.
+"""`run_experiment`: the one loop that runs scorers over items.
 
-Mastra's dataset-experiment semantics (scorer-core.md, end of §6.4): a failing scorer gives a
-failed outcome with the error and, for a `ScorerRunError`, the recovered score and reason, the
-failed step, the completed steps and the failed judge execution. The engine never touches
-storage; the caller decides what to keep (the service writes only successful outcomes).
+Every (item, scorer) run goes through here, whoever asks for it:
+
+- the service's experiments: each run isolated, `concurrency` runs at once; a failing scorer
+  gives a failed outcome with the error and, for a `ScorerRunError`, the recovered score and
+  reason, the failed step, the completed steps and the failed judge execution (Mastra's
+  dataset-experiment semantics, scorer-core.md, end of §6.4);
+- `run_evals` (`per_item=True`): `concurrency` items at once, each item's output produced by
+  `prepare` (a target), its gates and then its scorers run in order, the first failure either
+  raised (`on_error="raise"`) or failing the item (`on_error="fail_item"`).
+
+The engine never touches storage: the caller decides what to keep from the outcomes it is
+handed (the service writes only successful ones). What it counts is a `RunCounts`, the record
+the store, the service and the pages share.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import math
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
+from core._clock import elapsed_ms
 from core.errors import ScorerRunError
 from core.experiment_records import (
     DatasetItem,
     ExperimentProgress,
     ExperimentStatus,
     ExperimentSummary,
+    RunCounts,
     ScorerOutcome,
 )
-from core.experiments._means import finite_mean
 from core.run_results import JudgeExecutionFailure, JudgeUsage, ScorerRunResult
 from core.scoring import Scorer
 
-__all__ = ["CancelToken", "run_experiment", "run_outcome"]
+__all__ = [
+    "CancelToken",
+    "ErrorMode",
+    "ItemRun",
+    "Run",
+    "RunFailed",
+    "ScorerInput",
+    "run_experiment",
+    "run_outcome",
+]
+
+ErrorMode = Literal["isolate", "raise", "fail_item"]
+"""What a failing run does: `isolate` (it is a failed outcome, the rest go on), `raise` (the
+experiment stops and raises `RunFailed`), `fail_item` (the item's remaining scorers are not
+run; `per_item` only)."""
 
 OnOutcome = Callable[[ScorerOutcome], None]
 OnProgress = Callable[[ExperimentProgress], None]
@@ -81,53 +106,123 @@ class CancelToken:
         return remove
 
 
-@dataclass(slots=True)
-class _Tally:
-    """Running totals, for progress events and the summary."""
+@dataclass(frozen=True, slots=True)
+class ScorerInput:
+    """What an item's scorers are given."""
 
-    total: int
-    started: float = field(default_factory=time.perf_counter)
-    succeeded: int = 0
-    failed: int = 0
+    input: Any = None
+    output: Any = None
+    ground_truth: Any = None
+    request_context: Any = None
+
+    @classmethod
+    def of(cls, item: DatasetItem) -> ScorerInput:
+        """A stored item as it is scored: its other columns are its request context (a
+        `context` column is what the faithfulness, hallucination and context-* scorers judge
+        against)."""
+        return cls(item.input, item.output, item.ground_truth, item.metadata or None)
+
+
+Prepare = Callable[[DatasetItem], Awaitable[ScorerInput]]
+
+
+@dataclass(slots=True)
+class Run:
+    """One scorer on one item: its result, or the error it raised."""
+
+    item: DatasetItem
+    scorer_id: str
+    result: ScorerRunResult | None
+    error: Exception | None
+    duration_ms: int
     usage: JudgeUsage = field(default_factory=JudgeUsage)
     judge_calls: int = 0
     judge_attempts: int = 0
-    score_sums: dict[str, list[float]] = field(default_factory=dict)
-
-    def add(self, outcome: ScorerOutcome) -> None:
-        if outcome.status == "success":
-            self.succeeded += 1
-            if outcome.score is not None:
-                self.score_sums.setdefault(outcome.scorer_id, []).append(outcome.score)
-        else:
-            self.failed += 1
-        if not outcome.usage.is_empty():
-            self.usage = self.usage + outcome.usage
-        self.judge_calls += outcome.judge_calls
-        self.judge_attempts += outcome.judge_attempts
 
     @property
-    def done(self) -> int:
-        return self.succeeded + self.failed
+    def ok(self) -> bool:
+        """True when the scorer returned a result."""
+        return self.error is None
 
-    def progress(self, status: ExperimentStatus) -> ExperimentProgress:
-        elapsed = time.perf_counter() - self.started
-        remaining = self.total - self.done
-        eta = None
-        if status == "running" and self.done:
-            eta = elapsed / self.done * remaining
-        return ExperimentProgress(
-            status=status,
-            total=self.total,
-            done=self.done,
-            succeeded=self.succeeded,
-            failed=self.failed,
-            usage=self.usage,
-            judge_calls=self.judge_calls,
-            judge_attempts=self.judge_attempts,
-            elapsed_s=elapsed,
-            eta_s=eta,
+    def outcome(self) -> ScorerOutcome:
+        """The run as an outcome record (success with the Mastra-format result, or failure
+        with what was recovered)."""
+        totals: dict[str, Any] = {
+            "item_id": self.item.id,
+            "scorer_id": self.scorer_id,
+            "duration_ms": self.duration_ms,
+            "usage": self.usage,
+            "judge_calls": self.judge_calls,
+            "judge_attempts": self.judge_attempts,
+        }
+        if self.error is None:
+            assert self.result is not None
+            return ScorerOutcome(
+                status="success",
+                score=self.result.score,
+                reason=self.result.reason,
+                result=self.result.to_dict(),
+                **totals,
+            )
+        return ScorerOutcome(
+            status="failed",
+            error=str(self.error) or type(self.error).__name__,
+            error_type=type(self.error).__name__,
+            **_recovered(self.error),
+            **totals,
         )
+
+
+@dataclass(slots=True)
+class ItemRun:
+    """What happened to one item (`per_item`): handed to `on_item` once it is done."""
+
+    item: DatasetItem
+    given: ScorerInput | None
+    """What its scorers were given; None when `prepare` failed."""
+    runs: list[Run] = field(default_factory=list)
+    """Its scorers' runs in order (with `fail_item`, up to the first failure)."""
+    gates: list[Run] = field(default_factory=list)
+    """Its gates' runs in order."""
+    error: Exception | None = None
+    """The error `prepare` raised, if it did."""
+
+
+class RunFailed(Exception):
+    """`on_error="raise"`: the first failure, with its item and scorer (None when `prepare`
+    failed); the original error is `error` and the `__cause__`."""
+
+    def __init__(self, item: DatasetItem, scorer_id: str | None, error: Exception) -> None:
+        super().__init__(f"item {item.id!r}, {scorer_id or 'prepare'}: {error}")
+        self.item = item
+        self.scorer_id = scorer_id
+        self.error = error
+
+
+OnItem = Callable[[ItemRun], Awaitable[None] | None]
+
+
+@dataclass(slots=True)
+class _Totals:
+    """The counts and the running mean score per scorer."""
+
+    counts: RunCounts
+    means: dict[str, list[float]] = field(default_factory=dict)  # id -> [runs, mean]
+
+    def add(self, run: Run) -> None:
+        self.counts = self.counts.with_run(
+            succeeded=run.ok,
+            usage=run.usage,
+            judge_calls=run.judge_calls,
+            judge_attempts=run.judge_attempts,
+        )
+        score = run.result.score if run.result is not None else None
+        if run.ok and isinstance(score, int | float) and math.isfinite(score):
+            entry = self.means.setdefault(run.scorer_id, [0, 0.0])
+            entry[0] += 1
+            # Each share is at most max/n, so the mean of scores near the largest double
+            # stays finite where a plain sum would overflow.
+            entry[1] += score / entry[0] - entry[1] / entry[0]
 
 
 async def run_experiment(
@@ -139,145 +234,125 @@ async def run_experiment(
     on_progress: OnProgress | None = None,
     cancel: CancelToken | None = None,
     progress_interval_s: float = 0.1,
+    on_error: ErrorMode = "isolate",
+    per_item: bool = False,
+    prepare: Prepare | None = None,
+    gates: Sequence[Scorer] = (),
+    on_item: OnItem | None = None,
 ) -> ExperimentSummary:
-    """Run every scorer on every item, at most `concurrency` runs at once.
+    """Run every scorer on every item.
 
-    `on_outcome` is called once per finished run (in the event loop's thread; it should be
-    quick, e.g. put the outcome on a queue). `on_progress` is called at most every
-    `progress_interval_s` seconds and once at the end. An exception raised by either callback
-    stops the experiment and propagates.
+    At most `concurrency` runs at once; with `per_item`, `concurrency` items at once, each
+    running `prepare` (what its scorers are given; default: the item's own fields), then its
+    `gates` and its scorers in order, then `on_item`. Gate runs go to `on_item` only (neither
+    counted nor handed to `on_outcome`), and never fail the item or the experiment.
+
+    `on_outcome` is called once per finished scorer run (in the event loop's thread; it should
+    be quick, e.g. put the outcome on a queue). `on_progress` is called at most every
+    `progress_interval_s` seconds and once at the end. An exception raised by a callback stops
+    the experiment and propagates; so does the first failure with `on_error="raise"`, as
+    `RunFailed`.
     """
     _check_arguments(items, scorers, concurrency)
+    _check_item_options(on_error, per_item, prepare, gates, on_item)
     started_at = datetime.now(UTC)
-    tally = _Tally(total=len(items) * len(scorers))
-    pairs = _pairs(items, scorers)
+    started = time.perf_counter()
+    totals = _Totals(RunCounts(total=len(items) * len(scorers)))
     last_progress = -math.inf
 
-    def report(outcome: ScorerOutcome) -> None:
+    def report(run: Run) -> None:
         nonlocal last_progress
-        tally.add(outcome)
+        totals.add(run)
         if on_outcome is not None:
-            on_outcome(outcome)
+            on_outcome(run.outcome())
         now = time.perf_counter()
         if on_progress is not None and now - last_progress >= progress_interval_s:
             last_progress = now
-            on_progress(tally.progress("running"))
+            on_progress(ExperimentProgress.measured("running", totals.counts, now - started))
+
+    async def run_unit(item: DatasetItem, unit: tuple[Scorer, ...]) -> None:
+        try:
+            given = ScorerInput.of(item) if prepare is None else await prepare(item)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            if on_error == "raise":
+                raise RunFailed(item, None, error) from error
+            await _call(on_item, ItemRun(item, None, error=error))
+            return
+        done = ItemRun(item, given, gates=[await _run(item, gate, given) for gate in gates])
+        for scorer in unit:
+            run = await _run(item, scorer, given)
+            report(run)
+            done.runs.append(run)
+            if run.error is not None and on_error == "raise":
+                raise RunFailed(item, scorer.id, run.error) from run.error
+            if run.error is not None and on_error == "fail_item":
+                break
+        await _call(on_item, done)
+
+    units = _units(items, scorers, per_item)
 
     async def worker() -> None:
-        for item, scorer in pairs:
+        for item, unit in units:
             if cancel is not None and cancel.cancelled:
                 return
-            report(await run_outcome(item, scorer))
+            await run_unit(item, unit)
 
     aborted = await _run_workers(worker, concurrency, cancel)
-    cancelled = aborted or (cancel is not None and cancel.cancelled and tally.done < tally.total)
-    status = _final_status(tally, cancelled)
+    counts = totals.counts
+    cancelled = aborted or (cancel is not None and cancel.cancelled and counts.skipped > 0)
+    status = _final_status(counts, cancelled)
     if on_progress is not None:
-        on_progress(tally.progress(status))
-    return _summary(tally, status, len(items), started_at)
-
-
-async def _run_workers(
-    worker: Callable[[], Any], concurrency: int, cancel: CancelToken | None
-) -> bool:
-    """Run `concurrency` workers; True when `cancel(abort_in_flight=True)` cut them short."""
-    loop = asyncio.get_running_loop()
-    tasks = [asyncio.ensure_future(worker()) for _ in range(concurrency)]
-    aborted = False
-
-    def abort() -> None:
-        nonlocal aborted
-        aborted = True
-        for task in tasks:
-            loop.call_soon_threadsafe(task.cancel)
-
-    remove = cancel._on_abort(abort) if cancel is not None else (lambda: None)
-    try:
-        results = await asyncio.gather(*tasks, return_exceptions=True)
-    finally:
-        remove()
-        for task in tasks:
-            task.cancel()
-    errors = [r for r in results if isinstance(r, BaseException)]
-    real = [e for e in errors if not isinstance(e, asyncio.CancelledError)]
-    if real:
-        raise real[0]
-    if errors and not aborted:  # cancelled from outside: let the caller see it
-        raise asyncio.CancelledError()
-    return aborted
-
-
-def _pairs(items: Sequence[DatasetItem], scorers: Sequence[Scorer]) -> Iterator[Any]:
-    """(item, scorer) pairs, item by item, shared by the workers."""
-    for item in items:
-        for scorer in scorers:
-            yield item, scorer
+        on_progress(ExperimentProgress.measured(status, counts, time.perf_counter() - started))
+    return ExperimentSummary(
+        status=status,
+        counts=counts,
+        scores={scorer_id: mean for scorer_id, (_, mean) in totals.means.items()},
+        started_at=started_at,
+        finished_at=datetime.now(UTC),
+    )
 
 
 async def run_outcome(item: DatasetItem, scorer: Scorer) -> ScorerOutcome:
-    """Run one scorer on one item; never raises for a scorer failure."""
+    """Run one scorer on one item as an experiment does; never raises for a scorer failure."""
+    return (await _run(item, scorer, ScorerInput.of(item))).outcome()
+
+
+async def _run(item: DatasetItem, scorer: Scorer, given: ScorerInput) -> Run:
+    """One scorer on one item; a scorer failure is returned in the run, never raised."""
     started = time.perf_counter()
     try:
-        # The item's other columns are its request context: a `context` column is what the
-        # faithfulness, hallucination and context-* scorers judge against.
         result = await scorer.run(
-            input=item.input,
-            output=item.output,
-            ground_truth=item.ground_truth,
-            request_context=item.metadata or None,
+            input=given.input,
+            output=given.output,
+            ground_truth=given.ground_truth,
+            request_context=given.request_context,
         )
     except asyncio.CancelledError:
         raise
     except Exception as error:
-        return _failure(item, scorer, error, _elapsed_ms(started))
-    return _success(item, scorer, result, _elapsed_ms(started))
+        snapshot = error.result if isinstance(error, ScorerRunError) else None
+        usage, calls, attempts = snapshot.judge_totals() if snapshot else (JudgeUsage(), 0, 0)
+        return Run(item, scorer.id, None, error, elapsed_ms(started), usage, calls, attempts)
+    usage, calls, attempts = result.judge_totals()
+    return Run(item, scorer.id, result, None, elapsed_ms(started), usage, calls, attempts)
 
 
-def _success(
-    item: DatasetItem, scorer: Scorer, result: ScorerRunResult, duration_ms: int
-) -> ScorerOutcome:
-    usage, calls, attempts = _judge_totals(result)
-    return ScorerOutcome(
-        item_id=item.id,
-        scorer_id=scorer.id,
-        status="success",
-        score=result.score,
-        reason=result.reason,
-        result=result.to_dict(),
-        duration_ms=duration_ms,
-        usage=usage,
-        judge_calls=calls,
-        judge_attempts=attempts,
-    )
-
-
-def _failure(
-    item: DatasetItem, scorer: Scorer, error: Exception, duration_ms: int
-) -> ScorerOutcome:
-    fields: dict[str, Any] = {}
-    if isinstance(error, ScorerRunError):
-        snapshot = error.result
-        usage, calls, attempts = _judge_totals(snapshot)
-        fields = {
-            "recovered_score": snapshot.score if snapshot is not None else None,
-            "recovered_reason": snapshot.reason if snapshot is not None else None,
-            "failed_step": error.failed_step,
-            "completed_steps": list(error.completed_steps),
-            "failed_execution": _failed_execution(snapshot, error.failed_step),
-            "snapshot": snapshot.to_dict() if snapshot is not None else None,
-            "usage": usage,
-            "judge_calls": calls,
-            "judge_attempts": attempts,
-        }
-    return ScorerOutcome(
-        item_id=item.id,
-        scorer_id=scorer.id,
-        status="failed",
-        error=str(error) or type(error).__name__,
-        error_type=type(error).__name__,
-        duration_ms=duration_ms,
-        **fields,
-    )
+def _recovered(error: Exception) -> dict[str, Any]:
+    """What a `ScorerRunError` kept: the score and reason computed before the failure, the
+    failed step, the steps before it and the failed judge execution."""
+    if not isinstance(error, ScorerRunError):
+        return {}
+    snapshot = error.result
+    return {
+        "recovered_score": snapshot.score if snapshot is not None else None,
+        "recovered_reason": snapshot.reason if snapshot is not None else None,
+        "failed_step": error.failed_step,
+        "completed_steps": list(error.completed_steps),
+        "failed_execution": _failed_execution(snapshot, error.failed_step),
+        "snapshot": snapshot.to_dict() if snapshot is not None else None,
+    }
 
 
 def _failed_execution(
@@ -290,50 +365,68 @@ def _failed_execution(
     return last if isinstance(last, JudgeExecutionFailure) else None
 
 
-def _judge_totals(result: ScorerRunResult | None) -> tuple[JudgeUsage, int, int]:
-    """Usage, model calls and attempts summed over every judge execution of a run."""
-    usage, calls, attempts = JudgeUsage(), 0, 0
-    if result is None or not result.judge:
-        return usage, calls, attempts
-    for step in result.judge.values():
-        for execution in step.executions:
-            if execution.usage is not None:
-                usage = usage + execution.usage
-            calls += execution.model_call_count
-            attempts += execution.attempt_count
-    return usage, calls, attempts
+async def _call(callback: OnItem | None, item_run: ItemRun) -> None:
+    if callback is None:
+        return
+    value = callback(item_run)
+    if inspect.isawaitable(value):
+        await value
 
 
-def _final_status(tally: _Tally, cancelled: bool) -> ExperimentStatus:
+def _units(
+    items: Sequence[DatasetItem], scorers: Sequence[Scorer], per_item: bool
+) -> Iterator[tuple[DatasetItem, tuple[Scorer, ...]]]:
+    """The work, shared by the workers: an item with all its scorers, or one (item, scorer)
+    pair at a time, item by item."""
+    everyone = tuple(scorers)
+    for item in items:
+        if per_item:
+            yield item, everyone
+        else:
+            for scorer in everyone:
+                yield item, (scorer,)
+
+
+async def _run_workers(
+    worker: Callable[[], Awaitable[None]], concurrency: int, cancel: CancelToken | None
+) -> bool:
+    """Run `concurrency` workers; the first error cancels the others and is raised. True when
+    `cancel(abort_in_flight=True)` cut them short."""
+    loop = asyncio.get_running_loop()
+    tasks = [asyncio.ensure_future(worker()) for _ in range(concurrency)]
+    aborted = False
+
+    def abort() -> None:
+        nonlocal aborted
+        aborted = True
+        for task in tasks:
+            loop.call_soon_threadsafe(task.cancel)
+
+    remove = cancel._on_abort(abort) if cancel is not None else (lambda: None)
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    finally:
+        remove()
+        for task in tasks:
+            task.cancel()
+    # The error that stopped the others first, then any raised while they stopped.
+    for task in sorted(tasks, key=lambda task: task not in done):
+        if not task.cancelled() and task.exception() is not None:
+            raise task.exception()  # type: ignore[misc]
+    if not aborted and any(task.cancelled() for task in tasks):
+        raise asyncio.CancelledError()  # cancelled from outside: let the caller see it
+    return aborted
+
+
+def _final_status(counts: RunCounts, cancelled: bool) -> ExperimentStatus:
     if cancelled:
         return "cancelled"
-    if tally.total and tally.failed == tally.total:
+    if counts.total and counts.failed == counts.total:
         return "failed"
     return "completed"
-
-
-def _summary(
-    tally: _Tally, status: ExperimentStatus, total_items: int, started_at: datetime
-) -> ExperimentSummary:
-    return ExperimentSummary(
-        status=status,
-        total_items=total_items,
-        total_runs=tally.total,
-        succeeded=tally.succeeded,
-        failed=tally.failed,
-        skipped=tally.total - tally.done,
-        completed_with_errors=tally.failed > 0,
-        scores={k: finite_mean(v) for k, v in tally.score_sums.items() if v},
-        usage=tally.usage,
-        judge_calls=tally.judge_calls,
-        judge_attempts=tally.judge_attempts,
-        started_at=started_at,
-        finished_at=datetime.now(UTC),
-    )
-
-
-def _elapsed_ms(started: float) -> int:
-    return round((time.perf_counter() - started) * 1000)
 
 
 def _check_arguments(
@@ -354,3 +447,23 @@ def _check_arguments(
     for position, item in enumerate(items):
         if not isinstance(item, DatasetItem):
             raise TypeError(f"items[{position}] must be a DatasetItem, not {type(item).__name__}")
+
+
+def _check_item_options(
+    on_error: Any, per_item: bool, prepare: Any, gates: Sequence[Any], on_item: Any
+) -> None:
+    if on_error not in ("isolate", "raise", "fail_item"):
+        raise ValueError(f"on_error must be 'isolate', 'raise' or 'fail_item', got {on_error!r}")
+    item_only = {
+        "prepare": prepare is not None,
+        "gates": bool(gates),
+        "on_item": on_item is not None,
+        "on_error='fail_item'": on_error == "fail_item",
+    }
+    given = [name for name, used in item_only.items() if used]
+    if given and not per_item:
+        # An item's runs are spread over the workers otherwise: nothing sees the whole item.
+        raise ValueError(f"{', '.join(given)} work item by item: pass per_item=True")
+    for position, gate in enumerate(gates):
+        if not isinstance(gate, Scorer):
+            raise TypeError(f"gates[{position}] must be a Scorer, not {type(gate).__name__}")

@@ -2,7 +2,8 @@
 
 Mastra's `runEvals` semantics for flat scorer lists: a target or scorer failure rejects the
 whole batch (`on_error="raise"`), or, with `on_error="record"`, is recorded per item and left out
-of the averages.
+of the averages. The runs themselves go through the experiment engine (`run_experiment`, item
+by item); this module turns its item runs into Mastra's result.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import json
 import logging
 import math
 import numbers
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -21,6 +22,7 @@ from pydantic import Field
 
 from core._sync import run_coroutine_sync
 from core.errors import MastraError, error_code
+from core.experiment_records import DatasetItem
 from core.experiments._means import finite_mean
 from core.experiments._validation import (
     DataItem,
@@ -29,6 +31,7 @@ from core.experiments._validation import (
     validate_options,
     validate_scorers,
 )
+from core.experiments.engine import ItemRun, Run, RunFailed, ScorerInput, run_experiment
 from core.experiments.thresholds import (
     GateResult,
     ThresholdResult,
@@ -39,7 +42,7 @@ from core.experiments.thresholds import (
     verdict,
 )
 from core.record_base import Record
-from core.run_results import ErrorSummary, ScorerRunResult
+from core.run_results import ErrorSummary
 from core.scoring import Scorer
 
 __all__ = [
@@ -141,12 +144,40 @@ async def run_evals(
     allowed = parse_max_failure_rate(max_failure_rate)
     records: list[_ItemRecord | None] = [None] * len(items)
 
-    async def process(index: int) -> None:
-        records[index] = await _run_item(
-            index, data[index], items[index], entries, gate_list, target, on_item_complete, on_error
-        )
+    async def prepare(position: DatasetItem) -> ScorerInput:
+        item = items[int(position.id)]
+        output = await _call(target, item.input) if target is not None else item.output
+        return ScorerInput(item.input, output, item.ground_truth, item.request_context)
 
-    await _for_each(range(len(items)), process, concurrency)
+    async def on_item(done: ItemRun) -> None:
+        index = int(done.item.id)
+        record = _record(index, items[index], done)
+        if record.outcome is not None and record.outcome.status == "success" and on_item_complete:
+            await _call_keywords(
+                on_item_complete,
+                item=data[index],
+                target_result=done.given.output if target is not None and done.given else None,
+                scorer_results={run.scorer_id: run.result for run in done.runs},
+            )
+        records[index] = record
+
+    try:
+        await run_experiment(
+            # The engine knows an item by its id: here, its position in `data`.
+            items=[DatasetItem(id=str(index)) for index in range(len(items))],
+            scorers=[entry.scorer for entry in entries],
+            concurrency=concurrency,
+            on_error="raise" if on_error == "raise" else "fail_item",
+            per_item=True,
+            prepare=prepare,
+            gates=gate_list,
+            on_item=on_item,
+        )
+    except RunFailed as failed:
+        index = int(failed.item.id)
+        if failed.scorer_id is None:
+            raise _target_error(index, data[index], failed.error) from failed.error
+        raise _scorer_error(index, data[index], failed.scorer_id, failed.error) from failed.error
     return _summarise([r for r in records if r is not None], entries, gate_list, on_error, allowed)
 
 
@@ -176,83 +207,33 @@ def run_evals_sync(
     )
 
 
-async def _for_each(
-    indices: Iterable[int], work: Callable[[int], Awaitable[None]], concurrency: int
-) -> None:
-    """Run `work` over the indices with at most `concurrency` at once; the first error cancels
-    the rest and is raised as itself."""
-    pending = iter(indices)
-
-    async def worker() -> None:
-        for index in pending:
-            await work(index)
-
-    try:
-        async with asyncio.TaskGroup() as group:
-            for _ in range(concurrency):
-                group.create_task(worker())
-    except* Exception as errors:
-        raise errors.exceptions[0] from errors.exceptions[0].__cause__
-
-
-async def _run_item(
-    index: int,
-    original: Mapping[str, Any] | DataItem,
-    item: DataItem,
-    entries: list[ScorerEntry],
-    gates: list[Scorer],
-    target: Target | None,
-    on_item_complete: OnItemComplete | None,
-    on_error: OnError,
-) -> _ItemRecord:
-    record = _ItemRecord()
-    try:
-        target_result = await _call(target, item.input) if target is not None else None
-    except Exception as error:
-        if on_error == "raise":
-            raise _target_error(index, original, error) from error
-        record.outcome = _failed(index, item, "target", None, error)
+def _record(index: int, item: DataItem, done: ItemRun) -> _ItemRecord:
+    """The item's scores, or its first failure: that fails the item, and its scorers that
+    finished before are left out too."""
+    if done.error is not None:
+        return _ItemRecord(outcome=_failed(index, item, "target", None, done.error))
+    record = _ItemRecord(gate_scores=_gate_scores(done.gates, index))
+    failure = next((run for run in done.runs if run.error is not None), None)
+    if failure is not None:
+        record.outcome = _failed(index, item, "scorer", failure.scorer_id, failure.error)
         return record
-    output = target_result if target is not None else item.output
-    run_arguments = {
-        "input": item.input,
-        "output": output,
-        "ground_truth": item.ground_truth,
-        "request_context": item.request_context,
-    }
-    for gate in gates:
-        score = await _gate_score(gate, index, run_arguments)
-        if score is not None:
-            record.gate_scores[gate.id] = score
-    scorer_results: dict[str, ScorerRunResult] = {}
-    for entry in entries:
-        try:
-            scorer_results[entry.scorer.id] = await entry.scorer.run(**run_arguments)
-        except Exception as error:
-            if on_error == "raise":
-                raise _scorer_error(index, original, entry.scorer.id, error) from error
-            record.outcome = _failed(index, item, "scorer", entry.scorer.id, error)
-            return record
-    record.scores = {scorer_id: result.score for scorer_id, result in scorer_results.items()}
+    record.scores = {run.scorer_id: run.result.score for run in done.runs if run.result}
     record.outcome = ItemOutcome(index=index, id=item.id, status="success")
-    if on_item_complete is not None:
-        await _call_keywords(
-            on_item_complete,
-            item=original,
-            target_result=target_result,
-            scorer_results=scorer_results,
-        )
     return record
 
 
-async def _gate_score(gate: Scorer, index: int, run_arguments: dict[str, Any]) -> float | None:
-    """A gate's numeric score; a gate that raises counts as 0 (and is logged)."""
-    try:
-        result = await gate.run(**run_arguments)
-    except Exception as error:
-        logger.warning("Gate %r threw on item %d and was scored 0: %s", gate.id, index, error)
-        return 0.0
-    return result.score if _is_number(result.score) else None
+def _gate_scores(runs: list[Run], index: int) -> dict[str, float]:
+    """Each gate's numeric score; a gate that raised counts as 0 (and is logged)."""
+    scores = {}
+    for run in runs:
+        if run.error is not None:
+            logger.warning(
+                "Gate %r threw on item %d and was scored 0: %s", run.scorer_id, index, run.error
+            )
+            scores[run.scorer_id] = 0.0
+        elif run.result is not None and _is_number(run.result.score):
+            scores[run.scorer_id] = run.result.score
+    return scores
 
 
 async def _call(function: Callable[[Any], Any], argument: Any) -> Any:

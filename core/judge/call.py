@@ -6,13 +6,13 @@ from __future__ import annotations
 import inspect
 import json
 import logging
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import SecretStr
 
+from core._clock import elapsed_ms
 from core.errors import MastraError, error_code
 from core.judge import _litellm, retry
 from core.judge.config import JudgeConfig
@@ -157,7 +157,7 @@ async def run_prompt_step(
         attempt_count=max(attempts.attempt_count, 1),
         model_call_count=max(attempts.model_call_count, 1),
         attempt_errors=attempts.earlier_errors(judge.api_key),
-        duration_ms=_elapsed_ms(started),
+        duration_ms=elapsed_ms(started),
         output=value,
         usage=attempts.usage,
     )
@@ -308,7 +308,7 @@ def _failed_execution(
         attempt_count=attempts.attempt_count,
         model_call_count=attempts.model_call_count,
         attempt_errors=earlier,
-        duration_ms=_elapsed_ms(started),
+        duration_ms=elapsed_ms(started),
         error=error,
         raw_output=attempts.raw_output,
         usage=None if attempts.usage.is_empty() else attempts.usage,
@@ -339,7 +339,3 @@ def _mask_secret(error: BaseException, api_key: SecretStr | None) -> None:
         if isinstance(message, str):
             current.message = message.replace(secret, "***")  # type: ignore[attr-defined]
         current = current.__cause__ or current.__context__
-
-
-def _elapsed_ms(started: float) -> int:
-    return round((time.perf_counter() - started) * 1000)

@@ -173,7 +173,7 @@ def _success(item_id: str, scorer_id: str, entry: dict[str, Any], place: str) ->
     score = result.score
     if score is not None and _number(score) is None:
         raise ExperimentFileError(f"{place}: `score` must be a number or null, got {score!r}")
-    usage, calls, attempts = _judge_totals(result)
+    usage, calls, attempts = result.judge_totals()
     return ScorerOutcome(
         item_id=item_id,
         scorer_id=scorer_id,
@@ -205,7 +205,7 @@ def _failure(item_id: str, scorer_id: str, entry: dict[str, Any], place: str) ->
             ) from None
     judge = _failure_judge(entry.get("judge"), place)
     if judge is not None:
-        usage, calls, attempts = _judge_totals(judge)
+        usage, calls, attempts = judge.judge_totals()
     else:  # an export from before `judge` was kept: the failed execution is all there is
         usage = execution.usage if execution and execution.usage else JudgeUsage()
         calls = execution.model_call_count if execution else 0
@@ -239,18 +239,6 @@ def _failure_judge(value: Any, place: str) -> ScorerRunResult | None:
         raise ExperimentFileError(
             f"{place}: `judge` is not a judge record: {_first(error)}"
         ) from None
-
-
-def _judge_totals(result: ScorerRunResult) -> tuple[JudgeUsage, int, int]:
-    """Usage, model calls and attempts summed over the run's judge executions."""
-    usage, calls, attempts = JudgeUsage(), 0, 0
-    for step in (result.judge or {}).values():
-        for execution in step.executions:
-            if execution.usage is not None:
-                usage = usage + execution.usage
-            calls += execution.model_call_count
-            attempts += execution.attempt_count
-    return usage, calls, attempts
 
 
 def _usage(summary: Mapping[str, Any], outcomes: list[ScorerOutcome]) -> dict[str, Any]:

@@ -65,11 +65,12 @@ def experiment_json(
     """
     info = detail.info
     by_item = _outcomes_by_item(detail)
+    counts = info.counts
     summary: dict[str, Any] = {
         "totalItems": info.total_items,
-        "totalRuns": info.total_runs,
-        "succeededRuns": info.succeeded_runs,
-        "failedRuns": info.failed_runs,
+        "totalRuns": counts.total,
+        "succeededRuns": counts.succeeded,
+        "failedRuns": counts.failed,
         "status": info.status,
         "datasetId": info.dataset_id,
         "datasetName": info.dataset_name,
@@ -78,9 +79,9 @@ def experiment_json(
         "scorers": [spec.model_dump(mode="json", by_alias=True) for spec in info.scorers],
         "comparisons": dict(info.comparisons),
         "judgeModel": info.judge_model,
-        "judgeUsage": json_ready(info.usage),
-        "judgeCalls": info.judge_calls,
-        "judgeAttempts": info.judge_attempts,
+        "judgeUsage": json_ready(counts.usage),
+        "judgeCalls": counts.judge_calls,
+        "judgeAttempts": counts.judge_attempts,
         "startedAt": info.started_at.isoformat() if info.started_at else None,
         "finishedAt": info.finished_at.isoformat() if info.finished_at else None,
         "failuresInMemory": detail.failures_in_memory,

@@ -299,8 +299,8 @@ def _header(detail: ExperimentDetail, generated_at: datetime, *, with_labels: bo
 
 
 def _summary(detail: ExperimentDetail, frame: pd.DataFrame) -> str:
-    info = detail.info
-    usage = info.usage
+    info, counts = detail.info, detail.info.counts
+    usage = counts.usage
     rows = [
         ("Experiment id", info.id),
         ("Dataset", f"{info.dataset_name or info.dataset_id} ({info.total_items} items)"),
@@ -310,10 +310,10 @@ def _summary(detail: ExperimentDetail, frame: pd.DataFrame) -> str:
         ("Judge model", info.judge_model or "none"),
         (
             "Runs",
-            f"{info.succeeded_runs} succeeded, {info.failed_runs} failed of {info.total_runs}",
+            f"{counts.succeeded} succeeded, {counts.failed} failed of {counts.total}",
         ),
         ("Judge tokens", f"{usage.input_tokens or 0} in, {usage.output_tokens or 0} out"),
-        ("Judge calls", f"{info.judge_calls} calls, {info.judge_attempts} attempts"),
+        ("Judge calls", f"{counts.judge_calls} calls, {counts.judge_attempts} attempts"),
         ("Started", info.started_at.isoformat() if info.started_at else ""),
         ("Finished", info.finished_at.isoformat() if info.finished_at else ""),
     ]
@@ -442,9 +442,9 @@ def _items_section(scorer_ids: Sequence[str]) -> str:
 
 def _failures_section(detail: ExperimentDetail) -> str:
     title = '<section id="failures"><h2>Failures</h2>'
-    if not detail.failures_in_memory and detail.info.failed_runs:
+    if not detail.failures_in_memory and detail.info.counts.failed:
         return (
-            f"{title}<p>{detail.info.failed_runs} scorer runs failed. Failed runs are kept in "
+            f"{title}<p>{detail.info.counts.failed} scorer runs failed. Failed runs are kept in "
             "memory only by the process that ran the experiment, never in the score storage, "
             "and are not in this report.</p></section>"
         )

@@ -191,7 +191,7 @@ def scored_label(info: ExperimentInfo, scorer_id: str) -> str:
 
 
 def _experiment_row(info: ExperimentInfo) -> dict[str, Any]:
-    usage = info.usage
+    usage = info.counts.usage
     duration = (
         (info.finished_at - info.started_at).total_seconds()
         if info.started_at is not None and info.finished_at is not None
@@ -203,8 +203,8 @@ def _experiment_row(info: ExperimentInfo) -> dict[str, Any]:
         "dataset": info.dataset_name or info.dataset_id,
         "status": info.status,
         "items": info.total_items,
-        "runs": info.total_runs,
-        "failed": info.failed_runs,
+        "runs": info.counts.total,
+        "failed": info.counts.failed,
         "judge_tokens": usage.total_tokens or 0,
         "est_cost_usd": _estimate(
             info.judge_model, None, usage.input_tokens or 0, usage.output_tokens or 0

@@ -37,8 +37,8 @@ from core.experiment_records import (
     DatasetInfo,
     DatasetItem,
     ExperimentInfo,
-    ExperimentProgress,
     ExperimentStatus,
+    RunCounts,
     ScorerOutcome,
     ScorerSpec,
 )
@@ -273,9 +273,9 @@ class Store:
             connection.execute(insert(ExperimentRow), [row])
         return self.get_experiment(row["id"])
 
-    def update_experiment_progress(self, experiment_id: str, progress: ExperimentProgress) -> None:
+    def update_experiment_progress(self, experiment_id: str, counts: RunCounts) -> None:
         """Store the counts and judge totals of a running experiment (a heartbeat too)."""
-        values = _progress_values(progress)
+        values = _counts_values(counts)
         values.update(status="running", heartbeat_at=_now())
         self._update_experiment(experiment_id, values, start=True)
 
@@ -287,11 +287,11 @@ class Store:
         self,
         experiment_id: str,
         status: ExperimentStatus,
-        progress: ExperimentProgress | None = None,
+        counts: RunCounts | None = None,
         error: str | None = None,
     ) -> None:
         """Store the final status (and counts), with the finishing time."""
-        values: dict[str, Any] = _progress_values(progress) if progress is not None else {}
+        values: dict[str, Any] = _counts_values(counts) if counts is not None else {}
         values.update(status=status, error=error, finished_at=_now())
         self._update_experiment(experiment_id, values, start=True)
 
@@ -558,13 +558,7 @@ def _experiment_info(row: Any, scores: dict[str, float], stale_before: datetime)
         concurrency=row["concurrency"],
         status=status,
         total_items=row["total_items"],
-        total_runs=row["total_runs"],
-        done_runs=row["done_runs"],
-        succeeded_runs=row["succeeded_runs"],
-        failed_runs=row["failed_runs"],
-        usage=JudgeUsage(**{k: row[k] for k in _USAGE_COLUMNS}),
-        judge_calls=row["judge_calls"],
-        judge_attempts=row["judge_attempts"],
+        counts=_counts(row),
         scores=scores,
         error=row["error"],
         created_at=_utc(row["created_at"]),
@@ -573,15 +567,30 @@ def _experiment_info(row: Any, scores: dict[str, float], stale_before: datetime)
     )
 
 
-def _progress_values(progress: ExperimentProgress) -> dict[str, Any]:
+# The one mapping between `RunCounts` and the experiment row. The planned total is set when
+# the experiment is created; `done_runs` is kept for readers of the table itself.
+
+
+def _counts(row: Any) -> RunCounts:
+    return RunCounts(
+        total=row["total_runs"],
+        succeeded=row["succeeded_runs"],
+        failed=row["failed_runs"],
+        usage=JudgeUsage(**{k: row[k] for k in _USAGE_COLUMNS}),
+        judge_calls=row["judge_calls"],
+        judge_attempts=row["judge_attempts"],
+    )
+
+
+def _counts_values(counts: RunCounts) -> dict[str, Any]:
     values = {
-        "done_runs": progress.done,
-        "succeeded_runs": progress.succeeded,
-        "failed_runs": progress.failed,
-        "judge_calls": progress.judge_calls,
-        "judge_attempts": progress.judge_attempts,
+        "done_runs": counts.done,
+        "succeeded_runs": counts.succeeded,
+        "failed_runs": counts.failed,
+        "judge_calls": counts.judge_calls,
+        "judge_attempts": counts.judge_attempts,
     }
-    values.update({k: getattr(progress.usage, k) for k in _USAGE_COLUMNS})
+    values.update({k: getattr(counts.usage, k) for k in _USAGE_COLUMNS})
     return values
 
 

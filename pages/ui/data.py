@@ -66,4 +66,4 @@ def _load(experiment_id: str, version: tuple[str, int, int]) -> ExperimentView:
 
 def experiment_view(info: ExperimentInfo) -> ExperimentView:
     """The experiment's results, shaped for the pages."""
-    return _load(info.id, (info.status, info.done_runs, info.failed_runs))
+    return _load(info.id, (info.status, info.counts.done, info.counts.failed))

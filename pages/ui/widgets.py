@@ -61,12 +61,13 @@ def _progress_panel(service: Service) -> None:
     for experiment_id in running:
         info = service.get_experiment(experiment_id)
         progress = service.progress(info.id)
+        counts = progress.counts
         eta = fmt.duration(progress.eta_s) if progress.eta_s is not None else "…"
         st.progress(
-            progress.fraction,
+            counts.fraction,
             text=(
-                f"**{info.name}** — {progress.done:,}/{progress.total:,} scorer runs · "
-                f"{progress.failed:,} failed · {fmt.tokens(progress.usage.total_tokens or 0)} "
+                f"**{info.name}** — {counts.done:,}/{counts.total:,} scorer runs · "
+                f"{counts.failed:,} failed · {fmt.tokens(counts.usage.total_tokens or 0)} "
                 f"judge tokens · elapsed {fmt.duration(progress.elapsed_s)} · ETA {eta}"
             ),
         )

@@ -18,7 +18,13 @@ from typing import Any
 import pytest
 from reporting._records import NOW, build_detail  # tests/ is on sys.path (rootdir)
 
-from core.experiment_records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
+from core.experiment_records import (
+    DatasetItem,
+    ExperimentDetail,
+    ExperimentInfo,
+    RunCounts,
+    ScorerOutcome,
+)
 from core.reporting import experiment_html, experiment_json_text
 
 from ._streamlit import TIMEOUT, wait_idle
@@ -130,8 +136,7 @@ def exported(experiment_id: str, name: str, outputs: dict[str, str], scores: dic
         scorer_ids=["overlap"],
         status="completed",
         total_items=len(items),
-        total_runs=len(items),
-        succeeded_runs=len(scores),
+        counts=RunCounts(total=len(items), succeeded=len(scores)),
         created_at=NOW,
     )
     results = [

@@ -1,19 +1,24 @@
 """run_experiment: each (item, scorer) run isolated, failures with what was recovered, progress,
-cancellation and bounded concurrency."""
+cancellation and bounded concurrency; item by item with prepare, gates and the raise and
+fail_item policies (what run_evals stands on); the counts record."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import math
-import threading
-import time
 
 import pytest
 
-from core import JudgeConfig, PromptStep, Scorer, create_scorer
-from core.experiment_records import DatasetItem, ExperimentProgress, ScorerOutcome
-from core.experiments.engine import CancelToken, run_experiment
+from core import JudgeConfig, JudgeUsage, PromptStep, Scorer, ScorerRunError, create_scorer
+from core.experiment_records import DatasetItem, ExperimentProgress, RunCounts, ScorerOutcome
+from core.experiments.engine import (
+    CancelToken,
+    ItemRun,
+    RunFailed,
+    ScorerInput,
+    run_experiment,
+)
 from core.testing import FakeJudge, Fault
 
 
@@ -70,8 +75,8 @@ async def test_one_scorer_raising_on_one_item_leaves_every_other_result() -> Non
         if key != ("i2", "fragile"):
             assert outcome.status == "success"
             assert outcome.result is not None and outcome.result["score"] == outcome.score
-    assert summary.status == "completed" and summary.completed_with_errors
-    assert (summary.succeeded, summary.failed, summary.skipped) == (7, 1, 0)
+    assert summary.status == "completed" and summary.counts.failed > 0
+    assert (summary.counts.succeeded, summary.counts.failed, summary.counts.skipped) == (7, 1, 0)
     assert summary.scores == {"steady": 1.0, "fragile": 0.5}
 
 
@@ -98,7 +103,7 @@ async def test_scorer_run_error_keeps_recovered_score_and_failed_execution(
     assert outcome.usage.input_tokens == 10 and outcome.usage.total_tokens == 30
     assert (outcome.judge_calls, outcome.judge_attempts) == (1, 2)
     assert summary.status == "failed"  # every run failed
-    assert summary.judge_attempts == 2
+    assert summary.counts.judge_attempts == 2
 
 
 async def test_success_carries_the_mastra_result_and_judge_usage(
@@ -115,7 +120,7 @@ async def test_success_carries_the_mastra_result_and_judge_usage(
     assert result["generateScorePrompt"] == "score this"
     assert [e["status"] for e in result["judge"]["generateScore"]["executions"]] == ["success"]
     assert outcome.usage.total_tokens == 60 and outcome.judge_calls == 2
-    assert progress[-1].usage.total_tokens == 60 and progress[-1].judge_calls == 2
+    assert progress[-1].counts.usage.total_tokens == 60 and progress[-1].counts.judge_calls == 2
 
 
 async def test_errors_that_are_not_scorer_run_errors_are_isolated_too() -> None:
@@ -126,7 +131,7 @@ async def test_errors_that_are_not_scorer_run_errors_are_isolated_too() -> None:
     failed = [o for o in outcomes if o.status == "failed"]
     assert len(failed) == 2 and {o.error_type for o in failed} == {"ScorerConfigError"}
     assert all(o.failed_step is None for o in failed)
-    assert summary.succeeded == 2
+    assert summary.counts.succeeded == 2
 
 
 async def test_progress_counts_up_to_the_total() -> None:
@@ -136,9 +141,9 @@ async def test_progress_counts_up_to_the_total() -> None:
         concurrency=2,
         progress_interval_s=0.0,
     )
-    assert [p.done for p in progress] == [*list(range(1, 11)), 10]
+    assert [p.counts.done for p in progress] == [*list(range(1, 11)), 10]
     assert progress[-1].status == "completed" and progress[-1].eta_s is None
-    assert progress[-1].failed == 1 and progress[-1].total == 10
+    assert progress[-1].counts.failed == 1 and progress[-1].counts.total == 10
     assert all(p.status == "running" for p in progress[:-1])
     assert progress[3].eta_s is not None and progress[3].elapsed_s >= 0
 
@@ -161,28 +166,44 @@ async def test_cancel_stops_new_runs_and_keeps_finished_ones() -> None:
         cancel=token,
     )
     assert summary.status == "cancelled"
-    assert len(outcomes) == 3 and summary.succeeded == 3 and summary.skipped == 17
+    assert len(outcomes) == 3 and summary.counts.succeeded == 3 and summary.counts.skipped == 17
 
 
 async def test_cancel_can_abort_runs_in_flight() -> None:
-    async def slow(ctx):  # type: ignore[no-untyped-def]
-        await asyncio.sleep(30)
+    in_flight = 0
+    both_running = asyncio.Event()
+
+    async def stuck(ctx):  # type: ignore[no-untyped-def]
+        nonlocal in_flight
+        in_flight += 1
+        if in_flight == 2:
+            both_running.set()
+        await asyncio.Event().wait()  # never set: only the abort ends this run
         return 1.0
 
-    scorer = create_scorer(id="slow", description="sleeps").generate_score(slow)
+    scorer = create_scorer(id="stuck", description="never finishes").generate_score(stuck)
     token = CancelToken()
-    threading.Timer(0.2, lambda: token.cancel(abort_in_flight=True)).start()
-    started = time.perf_counter()
-    summary = await run_experiment(
-        items=items(4),
-        scorers=[scorer],
-        concurrency=2,
-        on_outcome=None,
-        on_progress=None,
-        cancel=token,
+
+    async def abort_once_both_run() -> None:
+        await both_running.wait()
+        # From another thread, as the service's cancel button does.
+        await asyncio.to_thread(token.cancel, abort_in_flight=True)
+
+    aborter = asyncio.ensure_future(abort_once_both_run())
+    summary = await asyncio.wait_for(
+        run_experiment(
+            items=items(4),
+            scorers=[scorer],
+            concurrency=2,
+            on_outcome=None,
+            on_progress=None,
+            cancel=token,
+        ),
+        timeout=30,
     )
-    assert time.perf_counter() - started < 5
-    assert summary.status == "cancelled" and summary.succeeded == 0 and summary.skipped == 4
+    await aborter
+    assert summary.status == "cancelled"
+    assert summary.counts.succeeded == 0 and summary.counts.skipped == 4
 
 
 async def test_concurrency_is_bounded() -> None:
@@ -206,7 +227,7 @@ async def test_concurrency_is_bounded() -> None:
         on_progress=None,
         cancel=None,
     )
-    assert summary.succeeded == 30 and peak == 4
+    assert summary.counts.succeeded == 30 and peak == 4
 
 
 async def test_rate_limited_judge_is_retried_through_judge_settings(
@@ -292,10 +313,146 @@ async def test_a_judge_answering_non_finite_scores_never_makes_a_non_finite_mean
     assert failed.failed_execution is not None
     assert failed.failed_execution.error.code == "JUDGE_OUTPUT_INVALID_JSON"
     assert (failed.judge_attempts, failed.judge_calls) == (2, 2)
-    assert summary.judge_attempts == judge_server.call_count == 6
+    assert summary.counts.judge_attempts == judge_server.call_count == 6
     json.dumps(progress[-1].model_dump(mode="json"), allow_nan=False)
 
 
 async def test_the_mean_of_huge_finite_scores_stays_finite() -> None:
     summary = await run_experiment(items=items(3), scorers=[constant("s", 1.5e308)])
     assert summary.scores["s"] == pytest.approx(1.5e308) and math.isfinite(summary.scores["s"])
+
+
+# ---- item by item (what run_evals stands on) ----
+
+
+async def test_item_options_need_per_item() -> None:
+    async def prepare(item: DatasetItem) -> ScorerInput:
+        return ScorerInput.of(item)
+
+    for options in ({"prepare": prepare}, {"on_item": print}, {"on_error": "fail_item"}):
+        with pytest.raises(ValueError, match="pass per_item=True"):
+            await run_experiment(items=items(1), scorers=[constant("a", 1)], **options)
+    with pytest.raises(ValueError, match="on_error must be"):
+        await run_experiment(items=items(1), scorers=[constant("a", 1)], on_error="ignore")
+
+
+async def test_per_item_runs_prepare_gates_then_scorers_in_order() -> None:
+    seen: list[tuple[str, object]] = []
+
+    def recording(scorer_id: str) -> Scorer:
+        def score(ctx):  # type: ignore[no-untyped-def]
+            seen.append((scorer_id, ctx.run.output))
+            return 1.0
+
+        return create_scorer(id=scorer_id, description="records").generate_score(score)
+
+    async def prepare(item: DatasetItem) -> ScorerInput:
+        return ScorerInput(item.input, f"made for {item.id}", None, None)
+
+    done: list[ItemRun] = []
+    summary = await run_experiment(
+        items=items(2),
+        scorers=[recording("first"), recording("second")],
+        concurrency=1,
+        per_item=True,
+        prepare=prepare,
+        gates=[recording("gate")],
+        on_item=done.append,
+    )
+    assert seen == [
+        ("gate", "made for i0"),
+        ("first", "made for i0"),
+        ("second", "made for i0"),
+        ("gate", "made for i1"),
+        ("first", "made for i1"),
+        ("second", "made for i1"),
+    ]
+    assert [[run.scorer_id for run in d.runs] for d in done] == [["first", "second"]] * 2
+    assert [[run.scorer_id for run in d.gates] for d in done] == [["gate"]] * 2
+    assert summary.counts.total == 4 and summary.counts.succeeded == 4  # gates are not counted
+
+
+async def test_fail_item_stops_the_items_other_scorers_only() -> None:
+    done: list[ItemRun] = []
+    summary = await run_experiment(
+        items=items(3),
+        scorers=[raising_on("question 1"), constant("after", 1.0)],
+        per_item=True,
+        on_error="fail_item",
+        on_item=done.append,
+    )
+    by_item = {d.item.id: [(run.scorer_id, run.ok) for run in d.runs] for d in done}
+    assert by_item == {
+        "i0": [("fragile", True), ("after", True)],
+        "i1": [("fragile", False)],  # "after" never ran on it
+        "i2": [("fragile", True), ("after", True)],
+    }
+    assert (summary.counts.succeeded, summary.counts.failed, summary.counts.skipped) == (4, 1, 1)
+    assert summary.status == "completed"
+
+
+async def test_raise_stops_at_the_first_failure_with_its_item_and_cause() -> None:
+    started: list[str] = []
+
+    def score(ctx):  # type: ignore[no-untyped-def]
+        started.append(ctx.run.input)
+        if ctx.run.input == "question 0":
+            raise RuntimeError("broken on the first item")
+        return 1.0
+
+    scorer = create_scorer(id="first-breaks", description="d").generate_score(score)
+    with pytest.raises(RunFailed) as raised:
+        await run_experiment(items=items(50), scorers=[scorer], concurrency=1, on_error="raise")
+    assert raised.value.item.id == "i0" and raised.value.scorer_id == "first-breaks"
+    assert isinstance(raised.value.__cause__, ScorerRunError)
+    assert raised.value.error is raised.value.__cause__
+    assert started == ["question 0"]  # nothing ran after it
+
+
+async def test_a_failing_prepare_fails_its_item_or_raises() -> None:
+    async def prepare(item: DatasetItem) -> ScorerInput:
+        if item.id == "i1":
+            raise ConnectionError("target down")
+        return ScorerInput.of(item)
+
+    done: list[ItemRun] = []
+    await run_experiment(
+        items=items(2),
+        scorers=[constant("a", 1.0)],
+        per_item=True,
+        prepare=prepare,
+        on_error="fail_item",
+        on_item=done.append,
+    )
+    failed = next(d for d in done if d.item.id == "i1")
+    assert isinstance(failed.error, ConnectionError) and failed.runs == [] and failed.given is None
+    with pytest.raises(RunFailed) as raised:
+        await run_experiment(
+            items=items(2),
+            scorers=[constant("a", 1.0)],
+            per_item=True,
+            prepare=prepare,
+            on_error="raise",
+        )
+    assert raised.value.scorer_id is None and isinstance(raised.value.__cause__, ConnectionError)
+
+
+# ---- counts ----
+
+
+def test_counts_add_runs_and_parts() -> None:
+    success = ScorerOutcome(
+        item_id="a",
+        scorer_id="s",
+        status="success",
+        usage=JudgeUsage(input_tokens=3, total_tokens=3),
+        judge_calls=1,
+        judge_attempts=2,
+    )
+    failure = ScorerOutcome(item_id="b", scorer_id="s", status="failed", judge_attempts=1)
+    counts = RunCounts(total=4).with_outcome(success).with_outcome(failure)
+    assert (counts.succeeded, counts.failed, counts.done, counts.skipped) == (1, 1, 2, 2)
+    assert (counts.judge_calls, counts.judge_attempts, counts.usage.total_tokens) == (1, 3, 3)
+    assert counts.fraction == 0.5 and RunCounts().fraction == 1.0
+    both = counts + RunCounts(total=2, succeeded=2, usage=JudgeUsage(total_tokens=4))
+    assert (both.total, both.succeeded, both.failed, both.usage.total_tokens) == (6, 3, 1, 7)

@@ -35,7 +35,7 @@ def test_new_experiment_with_the_defaults_runs_the_code_scorers(app: AppTest) ->
     assert any("Experiment finished (completed)" in s.value for s in app.success)
     info = service.get_experiment(experiment_id)
     assert set(info.scores) == set(scorers)
-    assert info.succeeded_runs == 1200
+    assert info.counts.succeeded == 1200
 
 
 def test_a_judge_scorer_without_a_model_cannot_start(app: AppTest) -> None:

@@ -49,7 +49,7 @@ def experiment_id(app: AppTest, judge_server: FakeJudge, monkeypatch: pytest.Mon
         )
     )
     progress = service.wait(started, timeout=60)
-    assert progress.status == "completed" and progress.failed == 1
+    assert progress.status == "completed" and progress.counts.failed == 1
     return started
 
 

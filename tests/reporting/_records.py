@@ -26,7 +26,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from core.experiment_records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
+from core.experiment_records import (
+    DatasetItem,
+    ExperimentDetail,
+    ExperimentInfo,
+    RunCounts,
+    ScorerOutcome,
+)
 from core.run_results import (
     ErrorSummary,
     JudgeExecutionFailure,
@@ -249,9 +255,7 @@ def build_detail(items: list[DatasetItem] | None = None) -> ExperimentDetail:
         judge_model="gpt-4o-mini",
         status="completed",
         total_items=4,
-        total_runs=8,
-        succeeded_runs=5,
-        failed_runs=2,
+        counts=RunCounts(total=8, succeeded=5, failed=2),
         created_at=NOW,
     )
     return ExperimentDetail(

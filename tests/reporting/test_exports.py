@@ -8,7 +8,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from core.experiment_records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
+from core.experiment_records import (
+    DatasetItem,
+    ExperimentDetail,
+    ExperimentInfo,
+    RunCounts,
+    ScorerOutcome,
+)
 from core.reporting import (
     experiment_html,
     experiment_json,
@@ -31,9 +37,7 @@ def detail(failures_in_memory: bool = True) -> ExperimentDetail:
         scorer_ids=["s1", "s2"],
         status="completed",
         total_items=2,
-        total_runs=4,
-        succeeded_runs=3,
-        failed_runs=1,
+        counts=RunCounts(total=4, succeeded=3, failed=1),
         scores={"s1": 0.5, "s2": 1.0},
         created_at=NOW,
         started_at=NOW,

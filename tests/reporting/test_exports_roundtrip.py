@@ -74,7 +74,7 @@ def test_a_real_experiment_round_trips(service: Service) -> None:
     assert imported.info.dataset_id == dataset.id  # same content: the dataset is reused
     assert imported.items == original.items and imported.items[2].metadata == {"topic": "data"}
     assert imported.info.scorer_ids == original.info.scorer_ids
-    assert imported.info.status == "completed" and imported.info.succeeded_runs == 6
+    assert imported.info.status == "completed" and imported.info.counts.succeeded == 6
     assert imported.info.started_at <= imported.info.finished_at
 
 
@@ -83,7 +83,7 @@ def test_failures_come_back_in_memory_never_in_storage(service: Service) -> None
     imported_id = service.import_experiment_json(experiment_json_text(detail).encode())
     imported = service.load_experiment(imported_id)
     assert service.store.result_count(imported_id) == 5
-    assert imported.info.failed_runs == 2 and imported.info.succeeded_runs == 5
+    assert imported.info.counts.failed == 2 and imported.info.counts.succeeded == 5
     assert imported.failures_in_memory
     failures = {(o.item_id, o.scorer_id): o for o in service.failures(imported_id)}
     assert set(failures) == {("q2", "relevancy"), ("q3", "tone")}
@@ -244,7 +244,7 @@ def test_a_failed_run_keeps_every_judge_execution_through_export_and_import(
     expected = JudgeUsage()
     for outcome in [*detail.results, *detail.failures]:
         expected = expected + outcome.usage
-    assert info.usage == expected and not expected.is_empty()
+    assert info.counts.usage == expected and not expected.is_empty()
     # and exported again, the failure keeps them
     again = json.loads(experiment_json_text(service.load_experiment(imported_id)))
     assert again["items"][1]["results"]["relevancy"]["judge"] == entry["judge"]

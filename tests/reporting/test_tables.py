@@ -15,7 +15,13 @@ import pandas as pd
 import pytest
 
 from core import JudgeConfig, PromptStep, Scorer, create_scorer
-from core.experiment_records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
+from core.experiment_records import (
+    DatasetItem,
+    ExperimentDetail,
+    ExperimentInfo,
+    RunCounts,
+    ScorerOutcome,
+)
 from core.experiments.engine import run_outcome
 from core.judge.pricing import estimate_cost_usd
 from core.reporting import (
@@ -71,9 +77,11 @@ def test_experiments_frame_rows_means_cost_and_duration() -> None:
         judge_model="gpt-4o-mini",
         status="completed",
         total_items=10,
-        total_runs=20,
-        failed_runs=3,
-        usage=JudgeUsage(input_tokens=1000, output_tokens=100, total_tokens=1100),
+        counts=RunCounts(
+            total=20,
+            failed=3,
+            usage=JudgeUsage(input_tokens=1000, output_tokens=100, total_tokens=1100),
+        ),
         started_at=NOW,
         finished_at=NOW + timedelta(seconds=90),
     )

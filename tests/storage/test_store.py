@@ -14,7 +14,7 @@ from scorelab_db import BACKENDS, database
 from core.experiment_records import (
     ColumnMapping,
     DatasetItem,
-    ExperimentProgress,
+    RunCounts,
     ScorerOutcome,
     ScorerSpec,
 )
@@ -113,19 +113,18 @@ def test_unknown_ids(store: Store) -> None:
     with pytest.raises(NotFoundError, match="No experiment with id 'nope'"):
         store.get_experiment("nope")
     with pytest.raises(NotFoundError):
-        store.update_experiment_progress("nope", ExperimentProgress())
+        store.update_experiment_progress("nope", RunCounts())
 
 
 def test_experiment_lifecycle_and_means_in_sql(store: Store) -> None:
     dataset = save(store, make_items(2))
     info = experiment(store, dataset.id)
-    assert (info.status, info.total_items, info.total_runs) == ("pending", 2, 4)
+    assert (info.status, info.total_items, info.counts.total) == ("pending", 2, 4)
     assert info.dataset_fingerprint == dataset.fingerprint and info.dataset_name == "set"
     store.add_results(info.id, [success("i0", "a", 1.0, 5), success("i1", "a", 0.5, 7)])
     store.add_results(info.id, [success("i0", "b", None)])  # a not-scorable run: no score
-    progress = ExperimentProgress(
+    counts = RunCounts(
         total=4,
-        done=4,
         succeeded=3,
         failed=1,
         judge_calls=4,
@@ -138,16 +137,15 @@ def test_experiment_lifecycle_and_means_in_sql(store: Store) -> None:
             cached_input_tokens=2,
         ),
     )
-    store.update_experiment_progress(info.id, progress)
+    store.update_experiment_progress(info.id, counts)
     running = store.get_experiment(info.id)
     assert running.status == "running" and running.started_at is not None
-    store.finish_experiment(info.id, "completed", progress)
+    store.finish_experiment(info.id, "completed", counts)
     done = store.list_experiments()[0]
     assert done.status == "completed" and done.finished_at is not None
     assert done.scores == {"a": 0.75}  # b has no numeric score
-    assert (done.succeeded_runs, done.failed_runs, done.done_runs) == (3, 1, 4)
-    assert done.usage == progress.usage
-    assert (done.judge_calls, done.judge_attempts) == (4, 5)
+    assert done.counts == counts
+    assert (done.counts.succeeded, done.counts.failed, done.counts.done) == (3, 1, 4)
     assert done.judge_settings == {"temperature": 0}
     assert done.api_base == "http://127.0.0.1:1/v1"
 
@@ -243,9 +241,8 @@ def set_columns(store: Store, experiment_id: str, **values: object) -> None:
 def test_a_running_experiment_without_heartbeat_is_reported_interrupted(store: Store) -> None:
     dataset = save(store, make_items(2))
     dead, alive, pending = (experiment(store, dataset.id) for _ in range(3))
-    progress = ExperimentProgress(total=4, done=1, succeeded=1)
     for info in (dead, alive):
-        store.update_experiment_progress(info.id, progress)
+        store.update_experiment_progress(info.id, RunCounts(total=4, succeeded=1))
     store.add_results(dead.id, [success("i0", "a", 0.5)])
     last_beat = datetime.now(UTC) - timedelta(minutes=5)
     set_columns(store, dead.id, heartbeat_at=last_beat)
@@ -258,7 +255,7 @@ def test_a_running_experiment_without_heartbeat_is_reported_interrupted(store: S
     assert listed[alive.id].status == "running" and listed[alive.id].finished_at is None
     assert store.get_experiment(dead.id).status == "interrupted"
     # What was written before the crash stays and is shown.
-    assert listed[dead.id].scores == {"a": 0.5} and listed[dead.id].succeeded_runs == 1
+    assert listed[dead.id].scores == {"a": 0.5} and listed[dead.id].counts.succeeded == 1
     assert [o.item_id for o in store.experiment_results(dead.id)] == ["i0"]
 
     store.heartbeat(dead.id)  # the process was only stalled: it is running again
@@ -268,7 +265,7 @@ def test_a_running_experiment_without_heartbeat_is_reported_interrupted(store: S
 def test_finished_experiments_never_become_interrupted(store: Store) -> None:
     dataset = save(store, make_items(1))
     info = experiment(store, dataset.id)
-    store.finish_experiment(info.id, "completed", ExperimentProgress(total=2, done=2))
+    store.finish_experiment(info.id, "completed", RunCounts(total=2, succeeded=2))
     set_columns(store, info.id, heartbeat_at=datetime.now(UTC) - timedelta(days=1))
     assert store.get_experiment(info.id).status == "completed"
 
@@ -290,7 +287,7 @@ def test_the_staleness_threshold_is_configurable(store: Store) -> None:
 def test_a_database_without_the_heartbeat_column_is_upgraded(store: Store) -> None:
     dataset = save(store, make_items(2))
     old, recent = experiment(store, dataset.id), experiment(store, dataset.id)
-    store.update_experiment_progress(old.id, ExperimentProgress(total=4, done=1))
+    store.update_experiment_progress(old.id, RunCounts(total=4, succeeded=1))
     store.add_results(old.id, [success("i0", "a", 1.0)])
     an_hour_ago = datetime.now(UTC) - timedelta(hours=1)
     set_columns(store, old.id, created_at=an_hour_ago, started_at=an_hour_ago)
@@ -309,7 +306,7 @@ def test_a_database_without_the_heartbeat_column_is_upgraded(store: Store) -> No
         assert listed[old.id].finished_at == an_hour_ago
         assert listed[recent.id].status == "pending"
         assert upgraded.experiment_results(old.id)[0].score == 1.0
-        upgraded.update_experiment_progress(old.id, ExperimentProgress(total=4, done=2))
+        upgraded.update_experiment_progress(old.id, RunCounts(total=4, succeeded=2))
         assert upgraded.get_experiment(old.id).status == "running"
         Store(store.url).close()  # opening an up-to-date database changes nothing
     finally:

@@ -1,0 +1,358 @@
+"""Experiments running in this process: the driver side of a run.
+
+An `ExperimentJob` runs the engine in a worker thread and takes its outcomes one by one
+(`record`): it keeps the counts and the failed runs in memory (failures are never stored) and
+hands the successful outcomes to a `ResultWriter`, which writes them to a `ResultSink` (the
+store) in batches from its own thread, so the event loop never waits for the database, and
+beats the experiment's heartbeat while no run finishes. Since `record` does not care where an
+outcome was produced, runs made elsewhere can feed the same driver.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Protocol
+
+from core._sync import run_coroutine_sync
+from core.experiment_records import (
+    DatasetItem,
+    ExperimentInfo,
+    ExperimentProgress,
+    ExperimentStatus,
+    RunCounts,
+    ScorerOutcome,
+)
+from core.experiments.engine import CancelToken, run_experiment
+from core.scoring import Scorer
+
+__all__ = ["ExperimentJob", "Jobs", "ResultSink", "ResultWriter", "stored_progress"]
+
+logger = logging.getLogger(__name__)
+
+_BATCH_SIZE = 500
+_FLUSH_EVERY_S = 0.5
+_HEARTBEAT_EVERY_S = 5.0
+"""How often a running experiment's row is touched even when no run finishes (a slow judge):
+well within `core.storage.STALE_AFTER_S`, after which it would be reported as interrupted."""
+
+
+class ResultSink(Protocol):
+    """Where a running experiment's results and counts go (`core.storage.Store` is one)."""
+
+    def add_results(self, experiment_id: str, outcomes: Iterable[ScorerOutcome]) -> int:
+        """Write successful outcomes; returns how many were written."""
+        ...
+
+    def update_experiment_progress(self, experiment_id: str, counts: RunCounts) -> None:
+        """Mark the experiment running with these counts (a heartbeat too)."""
+        ...
+
+    def heartbeat(self, experiment_id: str) -> None:
+        """Record that the process running the experiment is alive."""
+        ...
+
+    def finish_experiment(
+        self,
+        experiment_id: str,
+        status: ExperimentStatus,
+        counts: RunCounts | None = None,
+        error: str | None = None,
+    ) -> None:
+        """Record the final status and counts."""
+        ...
+
+
+class ResultWriter:
+    """Writes successful outcomes and the latest counts to a sink in batches, from its own
+    thread. A sink that fails stops the writing: `error` holds why and `on_error` is called."""
+
+    def __init__(
+        self,
+        sink: ResultSink,
+        experiment_id: str,
+        counts: Callable[[], RunCounts],
+        on_error: Callable[[], None],
+    ) -> None:
+        self._sink = sink
+        self._experiment_id = experiment_id
+        self._counts = counts
+        self._on_error = on_error
+        self._queue: queue.Queue[ScorerOutcome | None] = queue.Queue()
+        self._written_counts: RunCounts | None = None
+        self._last_beat = time.monotonic()  # the experiment row was just written
+        self.error: BaseException | None = None
+        self.written = 0
+        self._thread = threading.Thread(
+            target=self._run, name=f"scorelab-writer-{experiment_id[:8]}", daemon=True
+        )
+        self._thread.start()
+
+    def put(self, outcome: ScorerOutcome) -> None:
+        """Queue a successful outcome for writing."""
+        self._queue.put(outcome)
+
+    def close(self) -> None:
+        """Flush everything still queued and stop."""
+        self._queue.put(None)
+        self._thread.join()
+
+    def _run(self) -> None:
+        batch: list[ScorerOutcome] = []
+        last_flush = time.monotonic()
+        while True:
+            try:
+                outcome = self._queue.get(timeout=_FLUSH_EVERY_S)
+            except queue.Empty:
+                outcome = ...  # no news: maybe time to flush, or to beat
+            if outcome is None:
+                self._flush(batch)
+                return
+            if isinstance(outcome, ScorerOutcome):
+                batch.append(outcome)
+            now = time.monotonic()
+            due = now - last_flush >= _FLUSH_EVERY_S
+            if len(batch) >= _BATCH_SIZE or due or now - self._last_beat >= _HEARTBEAT_EVERY_S:
+                self._flush(batch)
+                batch = []
+                last_flush = time.monotonic()
+
+    def _flush(self, batch: list[ScorerOutcome]) -> None:
+        if self.error is not None:
+            return
+        try:
+            if batch:
+                self.written += self._sink.add_results(self._experiment_id, batch)
+            counts = self._counts()
+            if counts is not self._written_counts:  # writes the heartbeat too
+                self._sink.update_experiment_progress(self._experiment_id, counts)
+                self._written_counts = counts
+                self._last_beat = time.monotonic()
+            elif time.monotonic() - self._last_beat >= _HEARTBEAT_EVERY_S:
+                self._sink.heartbeat(self._experiment_id)
+                self._last_beat = time.monotonic()
+        except Exception as error:  # a broken database stops the experiment, loudly
+            self.error = error
+            self._on_error()
+
+
+class ExperimentJob:
+    """One experiment of this process: its counts, its failed runs and its status, safe to
+    read from any thread; `wait` blocks until it changes as asked."""
+
+    def __init__(
+        self,
+        experiment_id: str,
+        counts: RunCounts,
+        *,
+        status: ExperimentStatus = "pending",
+        failures: Sequence[ScorerOutcome] = (),
+    ) -> None:
+        self.experiment_id = experiment_id
+        self.cancel = CancelToken()
+        self._changed = threading.Condition()
+        self._watchers = 0  # waiters that look at the counts, not only at the end
+        self._counts = counts
+        self._status: ExperimentStatus = status
+        self._error: str | None = None
+        self._failures = list(failures)
+        self._started: float | None = None
+        self._elapsed_s = 0.0
+        self._writer: ResultWriter | None = None
+
+    # ---- reading ----
+
+    @property
+    def running(self) -> bool:
+        """True until the experiment stopped (and its end was recorded)."""
+        return self._status in ("pending", "running")
+
+    def counts(self) -> RunCounts:
+        """The counts so far."""
+        with self._changed:
+            return self._counts
+
+    def progress(self) -> ExperimentProgress:
+        """Where the experiment is."""
+        with self._changed:
+            return self._progress()
+
+    def failures(self) -> list[ScorerOutcome]:
+        """The failed runs so far."""
+        with self._changed:
+            return list(self._failures)
+
+    def wait(
+        self,
+        timeout: float | None = None,
+        until: Callable[[ExperimentProgress], bool] | None = None,
+    ) -> ExperimentProgress:
+        """Block until the experiment stopped, or until `until(progress)` holds; raises
+        TimeoutError after `timeout` seconds."""
+
+        def reached() -> bool:
+            progress = self._progress()
+            return progress.finished or (until is not None and until(progress))
+
+        with self._changed:
+            self._watchers += until is not None
+            try:
+                if not self._changed.wait_for(reached, timeout):
+                    raise TimeoutError(
+                        f"Experiment {self.experiment_id} still running after {timeout} s"
+                    )
+                return self._progress()
+            finally:
+                self._watchers -= until is not None
+
+    def _progress(self) -> ExperimentProgress:
+        elapsed = self._elapsed_s
+        if self._started is not None and self.running:
+            elapsed = time.perf_counter() - self._started
+        return ExperimentProgress.measured(
+            self._status,
+            self._counts,
+            elapsed,
+            experiment_id=self.experiment_id,
+            error=self._error,
+        )
+
+    # ---- running ----
+
+    def start(
+        self,
+        sink: ResultSink,
+        items: Sequence[DatasetItem],
+        scorers: Sequence[Scorer],
+        concurrency: int,
+    ) -> None:
+        """Run the experiment in a background thread."""
+        threading.Thread(
+            target=self._run,
+            args=(sink, items, scorers, concurrency),
+            name=f"scorelab-experiment-{self.experiment_id[:8]}",
+            daemon=True,
+        ).start()
+
+    def record(self, outcome: ScorerOutcome) -> None:
+        """Take one finished run: count it, keep a failure in memory, queue a success for
+        the writer."""
+        with self._changed:
+            self._counts = self._counts.with_outcome(outcome)
+            if outcome.status != "success":
+                self._failures.append(outcome)
+            if self._watchers:  # waking a thread per run would slow the run down
+                self._changed.notify_all()
+        if outcome.status == "success" and self._writer is not None:
+            self._writer.put(outcome)
+
+    def _run(
+        self,
+        sink: ResultSink,
+        items: Sequence[DatasetItem],
+        scorers: Sequence[Scorer],
+        concurrency: int,
+    ) -> None:
+        writer = ResultWriter(
+            sink,
+            self.experiment_id,
+            self.counts,
+            lambda: self.cancel.cancel(abort_in_flight=True),
+        )
+        self._writer = writer
+        status: ExperimentStatus = "error"
+        error: BaseException | None = None
+        try:
+            sink.update_experiment_progress(self.experiment_id, self.counts())
+            self._publish("running")
+            summary = run_coroutine_sync(
+                run_experiment(
+                    items=items,
+                    scorers=scorers,
+                    concurrency=concurrency,
+                    on_outcome=self.record,
+                    cancel=self.cancel,
+                )
+            )
+            status = summary.status
+        except BaseException as failure:  # the worker must always record how it ended
+            error = failure
+        finally:
+            writer.close()
+        self._finish(sink, status, error or writer.error)
+
+    def _finish(
+        self, sink: ResultSink, status: ExperimentStatus, error: BaseException | None
+    ) -> None:
+        """Record the end, then show it: a waiter woken by the final status finds every
+        result and the final row written."""
+        message = None
+        if error is not None:
+            status = "error"
+            message = f"{type(error).__name__}: {error}" if str(error) else repr(error)
+            logger.error("Experiment %s stopped: %s", self.experiment_id, message)
+        try:
+            sink.finish_experiment(self.experiment_id, status, self.counts(), error=message)
+        except Exception as failure:  # nothing more can be done than say so
+            logger.error(
+                "Could not record the end of experiment %s: %s", self.experiment_id, failure
+            )
+            status, message = "error", f"Could not record the end: {failure}"
+        self._publish(status, message)
+
+    def _publish(self, status: ExperimentStatus, error: str | None = None) -> None:
+        with self._changed:
+            now = time.perf_counter()
+            if status == "running":
+                self._started = now
+            elif self._started is not None:
+                self._elapsed_s = now - self._started
+            self._status, self._error = status, error
+            self._changed.notify_all()
+
+
+class Jobs:
+    """The experiments of this process, by id (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._jobs: dict[str, ExperimentJob] = {}
+        self._lock = threading.Lock()
+
+    def add(self, job: ExperimentJob) -> ExperimentJob:
+        """Keep `job` (it replaces any job with the same id)."""
+        with self._lock:
+            self._jobs[job.experiment_id] = job
+        return job
+
+    def get(self, experiment_id: str) -> ExperimentJob | None:
+        """The job of that experiment, if this process ran or imported it."""
+        with self._lock:
+            return self._jobs.get(experiment_id)
+
+    def forget(self, experiment_id: str) -> None:
+        """Drop the job of that experiment (its failures with it)."""
+        with self._lock:
+            self._jobs.pop(experiment_id, None)
+
+    def running(self) -> list[str]:
+        """Ids of the experiments still running, oldest first."""
+        with self._lock:
+            jobs = list(self._jobs.values())
+        return [job.experiment_id for job in jobs if job.running]
+
+
+def stored_progress(info: ExperimentInfo) -> ExperimentProgress:
+    """The progress of an experiment this process does not run, from its stored row."""
+    end = info.finished_at or datetime.now(UTC)
+    elapsed = (end - info.started_at).total_seconds() if info.started_at else 0.0
+    return ExperimentProgress(
+        experiment_id=info.id,
+        status=info.status,
+        counts=info.counts,
+        elapsed_s=max(elapsed, 0.0),
+        error=info.error,
+    )
