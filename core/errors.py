@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from core.run_results import ScorerRunResult
 
 __all__ = [
+    "ExperimentConfigError",
     "MastraError",
     "ScorerConfigError",
     "ScorerRunError",
@@ -105,6 +106,11 @@ class ScorerRunError(MastraError):
         self.failed_step: StepName = failed_step
         self.completed_steps: list[StepName] = list(completed_steps)
         self.result: ScorerRunResult | None = result
+
+
+class ExperimentConfigError(ValueError):
+    """An experiment that cannot start (unknown scorer, bad option, no judge model, a column the
+    chosen scorers need and the dataset lacks, ...): one message for the person choosing."""
 
 
 def serialise_exception(error: BaseException) -> dict[str, Any]:

@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from core.errors import ExperimentConfigError
 from core.judge import _litellm
 from core.judge.config import JudgeConfig
 
@@ -40,7 +41,7 @@ NO_KEY = "no-key"
 _CREDENTIAL_SETTING = re.compile(r"key|token|secret|password|authorization|header", re.I)
 
 
-class JudgeSetupError(ValueError):
+class JudgeSetupError(ExperimentConfigError):
     """A judge that cannot work: an unroutable model, a missing key, a credential in the
     settings, or settings the judge refuses."""
 

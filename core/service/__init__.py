@@ -1,0 +1,56 @@
+"""The door of the dashboard and the CLI into the core: `Service` (datasets, the scorer
+catalog, experiments in background workers), the process-wide `get_service()`, and the errors
+and records the pages handle. Pages import from here and from the record modules only
+(docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+
+from core.errors import ExperimentConfigError
+from core.experiment_records import ScorerCatalogEntry
+from core.experiments.dataset_library import DatasetImportError
+from core.experiments.datasets import ParsedUpload
+from core.judge.credentials import DEFAULT_JUDGE_SETTINGS, JUDGE_API_KEY_ENV
+from core.reporting.experiment_file import ExperimentFileError
+from core.scorers import PREBUILT, PrebuiltScorer
+from core.scorers.catalog import ScorerCatalog
+from core.service.facade import SAMPLES_DIR, Service
+from core.storage import NotFoundError, StorageError
+
+__all__ = [
+    "DEFAULT_JUDGE_SETTINGS",
+    "JUDGE_API_KEY_ENV",
+    "SAMPLES_DIR",
+    "DatasetImportError",
+    "ExperimentConfigError",
+    "ExperimentFileError",
+    "NotFoundError",
+    "ParsedUpload",
+    "Service",
+    "StorageError",
+    "get_service",
+    "scorer_catalog",
+]
+
+
+def scorer_catalog(
+    catalog: Mapping[str, PrebuiltScorer] | None = None,
+) -> list[ScorerCatalogEntry]:
+    """The catalog (PREBUILT by default) as records, without opening any database."""
+    return list(ScorerCatalog(PREBUILT if catalog is None else catalog).records)
+
+
+_service: Service | None = None
+_service_lock = threading.Lock()
+
+
+def get_service() -> Service:
+    """The process-wide service (database from SCORELAB_DATABASE_URL or the default file)."""
+    global _service
+    with _service_lock:
+        if _service is None:
+            _service = Service()
+        return _service

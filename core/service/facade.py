@@ -1,0 +1,303 @@
+"""`Service`: the synchronous facade the dashboard and the CLI call: datasets, the scorer
+catalog, and experiments run in background worker threads.
+
+Composition only: the engine and the jobs that drive it (`core.experiments`), the store
+(`core.storage`; the two never import each other: a job writes to the store as its
+`ResultSink`), the judge's credential policy (`core.judge.credentials`) and the export reader.
+Successful scorer results are stored as they complete; failed runs stay in this process's
+memory (never in the score storage). Judge API keys come from the environment only and are
+never stored.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from core.errors import ExperimentConfigError
+from core.experiment_import import import_experiment
+from core.experiment_records import (
+    ColumnMapping,
+    DatasetInfo,
+    DatasetItem,
+    ExperimentConfig,
+    ExperimentDetail,
+    ExperimentInfo,
+    ExperimentProgress,
+    ImportReport,
+    ScorerCatalogEntry,
+    ScorerOutcome,
+    ScorerSpec,
+)
+from core.experiments.dataset_library import import_parsed, import_samples
+from core.experiments.datasets import ParsedUpload, read_upload
+from core.experiments.jobs import ExperimentJob, Jobs, stored_progress
+from core.judge import JudgeConfig
+from core.judge.credentials import experiment_judge
+from core.run_results import ScorerRunResult
+from core.scorers import PREBUILT, PrebuiltScorer
+from core.scorers.catalog import ScorerCatalog
+from core.scoring import Scorer
+from core.storage import Store
+
+__all__ = ["SAMPLES_DIR", "Service"]
+
+logger = logging.getLogger(__name__)
+
+SAMPLES_DIR = Path(__file__).resolve().parents[2] / "data" / "samples"
+
+
+# ---- the service ----
+
+
+class Service:
+    """One per process (see `get_service`); thread-safe."""
+
+    def __init__(
+        self,
+        database_url: str | None = None,
+        *,
+        catalog: Mapping[str, PrebuiltScorer] | None = None,
+        samples_dir: Path | None = None,
+    ) -> None:
+        self.store = Store(database_url)
+        self.catalog = ScorerCatalog(PREBUILT if catalog is None else catalog)
+        self.samples_dir = SAMPLES_DIR if samples_dir is None else samples_dir
+        self._jobs = Jobs()
+
+    # ---- datasets (docs/datasets.md) ----
+
+    def read_upload(self, file_name: str, data: bytes) -> ParsedUpload:
+        """Parse a file once; `preview` and `import_parsed` then map it without reading again."""
+        return read_upload(file_name, data)
+
+    def preview(self, parsed: ParsedUpload, mapping: ColumnMapping | None = None) -> ImportReport:
+        """A parsed file under `mapping` (None: the proposed one): columns, preview, problems."""
+        return parsed.map(mapping).report
+
+    def import_parsed(
+        self,
+        parsed: ParsedUpload,
+        mapping: ColumnMapping | None = None,
+        *,
+        name: str | None = None,
+        reuse_existing: bool = False,
+    ) -> DatasetInfo:
+        """Store a parsed file as a dataset (whole or nothing); raises DatasetImportError."""
+        return import_parsed(self.store, parsed, mapping, name=name, reuse_existing=reuse_existing)
+
+    def preview_import(
+        self, file_name: str, data: bytes, mapping: ColumnMapping | None = None
+    ) -> ImportReport:
+        """Read a file without storing it: columns, proposed mapping, preview and problems."""
+        return self.preview(self.read_upload(file_name, data), mapping)
+
+    def import_dataset(
+        self,
+        file_name: str,
+        data: bytes,
+        *,
+        name: str | None = None,
+        mapping: ColumnMapping | None = None,
+        reuse_existing: bool = False,
+    ) -> DatasetInfo:
+        """`read_upload`, then `import_parsed`."""
+        parsed = self.read_upload(file_name, data)
+        return self.import_parsed(parsed, mapping, name=name, reuse_existing=reuse_existing)
+
+    def list_datasets(self) -> list[DatasetInfo]:
+        """Every stored dataset, newest first."""
+        return self.store.list_datasets()
+
+    def get_dataset(self, dataset_id: str) -> DatasetInfo:
+        """One dataset; raises NotFoundError."""
+        return self.store.get_dataset(dataset_id)
+
+    def dataset_items(self, dataset_id: str) -> list[DatasetItem]:
+        """A dataset's items in file order."""
+        return self.store.dataset_items(dataset_id)
+
+    def delete_dataset(self, dataset_id: str) -> None:
+        """Remove a dataset with its experiments and their results."""
+        self.store.delete_dataset(dataset_id)
+
+    def ensure_sample_datasets(self) -> list[DatasetInfo]:
+        """The sample datasets, each file of the samples folder imported once (by fingerprint)."""
+        return import_samples(self.store, self.samples_dir)
+
+    # ---- scorers ----
+
+    def scorer_catalog(self) -> list[ScorerCatalogEntry]:
+        """The scorers an experiment can use, with their options and steps."""
+        return list(self.catalog.records)
+
+    def build_scorer(self, spec: ScorerSpec, judge: JudgeConfig | None) -> Scorer:
+        """The scorer for a catalog id and options; raises ExperimentConfigError."""
+        return self.catalog.build(spec, judge)
+
+    def try_scorer(
+        self,
+        spec: ScorerSpec,
+        *,
+        output: Any,
+        input: Any = None,
+        ground_truth: Any = None,
+        request_context: Any = None,
+        judge_model: str | None = None,
+        api_base: str | None = None,
+        judge_settings: Mapping[str, Any] | None = None,
+    ) -> ScorerRunResult:
+        """Run one catalog scorer on one input/output (the playground), blocking.
+
+        Raises ExperimentConfigError for a configuration that cannot work and ScorerRunError
+        when a step fails; nothing is stored.
+        """
+        judge = _judge(judge_model, api_base, dict(judge_settings or {}))
+        return self.catalog.build(spec, judge).run_sync(
+            input=input, output=output, ground_truth=ground_truth, request_context=request_context
+        )
+
+    def data_problems(self, dataset: DatasetInfo, specs: Sequence[ScorerSpec]) -> list[str]:
+        """What the chosen scorers need that the dataset does not map, one sentence each."""
+        return self.catalog.data_problems(dataset, specs)
+
+    def comparison(self, spec: ScorerSpec) -> str | None:
+        """What a chosen scorer compares with its options, in words."""
+        return self.catalog.comparison(spec)
+
+    def estimate_judge_calls(self, dataset_id: str, scorers: Sequence[str | ScorerSpec]) -> int:
+        """Judge calls an experiment will make at least: items × prompt steps (the
+        structured-output fallback and retries can add more)."""
+        specs = [s if isinstance(s, ScorerSpec) else ScorerSpec(scorer_id=s) for s in scorers]
+        items = self.store.get_dataset(dataset_id).item_count
+        return items * self.catalog.judge_calls_per_item(specs)
+
+    # ---- experiments ----
+
+    def start_experiment(self, config: ExperimentConfig) -> str:
+        """Start an experiment in a background worker; returns its id at once.
+
+        Raises ExperimentConfigError (or NotFoundError for an unknown dataset) before anything
+        is stored when the configuration cannot work.
+        """
+        dataset = self.store.get_dataset(config.dataset_id)
+        if isinstance(config.concurrency, bool) or config.concurrency < 1:
+            raise ExperimentConfigError(
+                f"Concurrency must be a positive integer, got {config.concurrency!r}"
+            )
+        judge = _judge(config.judge_model, config.api_base, config.judge_settings)
+        scorers = self.catalog.build_all(config.scorers, judge)
+        problems = self.catalog.data_problems(dataset, config.scorers)
+        if problems:
+            raise ExperimentConfigError(" ".join(problems))
+        items = self.store.dataset_items(dataset.id)
+        name = (config.name or "").strip() or (
+            f"{dataset.name} · {datetime.now(UTC):%Y-%m-%d %H:%M:%S}"
+        )
+        info = self.store.create_experiment(
+            name=name,
+            dataset_id=dataset.id,
+            scorers=config.scorers,
+            scorer_ids=[s.id for s in scorers],
+            judge_model=config.judge_model,
+            api_base=config.api_base,
+            judge_settings=config.judge_settings,
+            concurrency=config.concurrency,
+        )
+        job = self._jobs.add(ExperimentJob(info.id, info.counts))
+        job.start(self.store, items, scorers, config.concurrency)
+        return info.id
+
+    def progress(self, experiment_id: str) -> ExperimentProgress:
+        """Where an experiment is (from memory while this process runs it, else storage)."""
+        job = self._jobs.get(experiment_id)
+        if job is not None:
+            return job.progress()
+        return stored_progress(self.store.get_experiment(experiment_id))
+
+    def cancel(self, experiment_id: str, *, abort_in_flight: bool = False) -> None:
+        """Stop starting new runs (and, with `abort_in_flight`, cancel those running).
+
+        Finished results stay stored. Raises NotFoundError for an experiment this process is
+        not running.
+        """
+        job = self._jobs.get(experiment_id)
+        if job is None:
+            self.store.get_experiment(experiment_id)  # NotFoundError for an unknown id
+            return  # finished, or run by another process: nothing to stop here
+        job.cancel.cancel(abort_in_flight=abort_in_flight)
+
+    def wait(
+        self,
+        experiment_id: str,
+        timeout: float | None = None,
+        *,
+        until: Callable[[ExperimentProgress], bool] | None = None,
+    ) -> ExperimentProgress:
+        """Block until the experiment stops (its results and final row written), or until
+        `until(progress)` holds; raises TimeoutError after `timeout` seconds."""
+        job = self._jobs.get(experiment_id)
+        if job is not None:
+            return job.wait(timeout, until)
+        return self.progress(experiment_id)
+
+    def list_experiments(self) -> list[ExperimentInfo]:
+        """Every experiment, newest first, with per-scorer means."""
+        return [self._described(info) for info in self.store.list_experiments()]
+
+    def running_experiments(self) -> list[str]:
+        """Ids of the experiments this process is running, oldest first (from memory: no
+        database read, so pages can ask on every rerun)."""
+        return self._jobs.running()
+
+    def get_experiment(self, experiment_id: str) -> ExperimentInfo:
+        """One experiment; raises NotFoundError."""
+        return self._described(self.store.get_experiment(experiment_id))
+
+    def load_experiment(self, experiment_id: str) -> ExperimentDetail:
+        """An experiment with its items, stored results and in-memory failures."""
+        info = self.get_experiment(experiment_id)
+        return ExperimentDetail(
+            info=info,
+            items=self.store.dataset_items(info.dataset_id),
+            results=self.store.experiment_results(experiment_id),
+            failures=self.failures(experiment_id),
+            failures_in_memory=self._jobs.get(experiment_id) is not None,
+        )
+
+    def failures(self, experiment_id: str) -> list[ScorerOutcome]:
+        """The failed runs of an experiment this process ran (empty otherwise)."""
+        job = self._jobs.get(experiment_id)
+        return job.failures() if job is not None else []
+
+    def delete_experiment(self, experiment_id: str) -> None:
+        """Remove a finished experiment and its results."""
+        job = self._jobs.get(experiment_id)
+        if job is not None and job.running:
+            raise ExperimentConfigError("Cancel the experiment before deleting it")
+        self.store.delete_experiment(experiment_id)
+        self._jobs.forget(experiment_id)
+
+    # ---- imported experiments ----
+
+    def import_experiment_json(self, data: bytes, *, name: str | None = None) -> str:
+        """Import an exported experiment (whole or nothing; `core.experiment_import`): its
+        results stored, its failures in this process's memory only; returns its new id."""
+        return self._jobs.add(import_experiment(self.store, data, name)).experiment_id
+
+    def _described(self, info: ExperimentInfo) -> ExperimentInfo:
+        return info.model_copy(update={"comparisons": self.catalog.comparisons(info)})
+
+
+# ---- helpers ----
+
+
+def _judge(
+    model: str | None, api_base: str | None, settings: Mapping[str, Any]
+) -> JudgeConfig | None:
+    """The judge of a model string (None without one: a scorer that needs it says so); raises
+    JudgeSetupError, an ExperimentConfigError."""
+    return experiment_judge(model, api_base, settings) if model else None
