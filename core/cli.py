@@ -188,12 +188,11 @@ def _run(arguments: argparse.Namespace) -> int:
     settings = dict(_setting(text) for text in arguments.judge_setting)
     data = _read_file(arguments.data)
     service = Service(arguments.database_url)
-    file_name = Path(arguments.data).name
+    parsed = service.read_upload(Path(arguments.data).name, data)  # parsed once
     try:
-        dataset = service.import_dataset(
-            file_name,
-            data,
-            mapping=_mapping(arguments, lambda: service.preview_import(file_name, data)),
+        dataset = service.import_parsed(
+            parsed,
+            _mapping(arguments, lambda: service.preview(parsed)),
             reuse_existing=True,
         )
     except DatasetImportError as error:
