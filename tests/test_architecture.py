@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -25,3 +31,80 @@ def test_import_contracts_pass() -> None:
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert "broken" not in completed.stdout.split("Contracts:")[-1].split("kept")[0]
+
+
+# ---- the contracts have no holes ---------------------------------------------------------
+
+CONTRACT_SOURCES_EXCEPT = {
+    "Only core.judge talks to litellm": "core.judge",
+    "Only core.storage talks to the database": "core.storage",
+}
+
+
+def _contracts() -> dict[str, dict[str, Any]]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    return {c["name"]: c for c in config["tool"]["importlinter"]["contracts"]}
+
+
+def _top_level_modules() -> set[str]:
+    found = set()
+    for path in (ROOT / "core").iterdir():
+        if path.suffix == ".py" and path.name != "__init__.py":
+            found.add(f"core.{path.stem}")
+        elif path.is_dir() and (path / "__init__.py").exists():
+            found.add(f"core.{path.name}")
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(CONTRACT_SOURCES_EXCEPT))
+def test_the_forbidden_contracts_cover_every_other_module_of_core(name: str) -> None:
+    contract = _contracts()[name]
+    assert contract.get("as_packages") is False  # so the root package is a module of its own
+    expected = {"core"}
+    for module in _top_level_modules() - {CONTRACT_SOURCES_EXCEPT[name]}:
+        expected.add(module)
+        if (ROOT / module.replace(".", "/")).is_dir():
+            expected.add(f"{module}.**")
+    assert set(contract["source_modules"]) == expected
+
+
+BREAKS = [
+    ("The core never imports Streamlit", "core/scorers/bias.py", "import streamlit"),
+    ("Only core.judge talks to litellm", "core/scorers/bias.py", "import litellm"),
+    ("Only core.judge talks to litellm", "core/__init__.py", "import litellm"),
+    ("Only core.judge talks to litellm", "core/_sync.py", "import openai"),
+    ("Only core.storage talks to the database", "core/reporting/tables.py", "import sqlalchemy"),
+    ("Layers of the core, top to bottom", "core/scoring/scorer.py", "import core.service"),
+    ("Pages reach the core through core.service", "pages/home.py", "import core.storage"),
+    (
+        "Dataset import: the pipeline on top",
+        "core/experiments/_cell_values.py",
+        "import core.experiments.datasets",
+    ),
+]
+
+
+@pytest.mark.parametrize(("contract", "path", "line"), BREAKS)
+def test_each_contract_fails_when_broken(
+    tmp_path: Path, contract: str, path: str, line: str
+) -> None:
+    """A forbidden import planted in a copy of the code breaks the contract meant to stop it."""
+    for name in ("core", "pages"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    target = tmp_path / path
+    target.write_text(target.read_text() + f"\n{line}  # planted by the test\n")
+    lint_imports = Path(sys.executable).with_name("lint-imports")
+    completed = subprocess.run(
+        [str(lint_imports), "--no-cache"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+    )
+    assert completed.returncode != 0, completed.stdout
+    (name,) = [n for n in _contracts() if n.startswith(contract)]
+    summary = " ".join(completed.stdout.split())  # long names wrap in the report
+    assert f"{name} BROKEN" in summary, completed.stdout
+    others = [n for n in _contracts() if n != name]
+    assert all(f"{n} KEPT" in summary for n in others), completed.stdout  # only that one
