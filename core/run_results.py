@@ -73,7 +73,7 @@ class JudgeUsage(Record):
 
     @classmethod
     def normalize(cls, raw: Any) -> Self:
-        """Normalise any provider usage mapping (Mastra §4.2).
+        """Normalise any provider usage mapping (docs/core.md, The judge record).
 
         `inputTokens` falls back to `promptTokens` and `outputTokens` to `completionTokens` when
         missing or null; `totalTokens` is computed when absent; values that are not numbers are

@@ -5,7 +5,7 @@ Every (item, scorer) run goes through here, whoever asks for it:
 - the service's experiments: each run isolated, `concurrency` runs at once; a failing scorer
   gives a failed outcome with the error and, for a `ScorerRunError`, the recovered score and
   reason, the failed step, the completed steps and the failed judge execution (Mastra's
-  dataset-experiment semantics, scorer-core.md, end of §6.4);
+  dataset-experiment semantics; docs/core.md, Experiments);
 - `run_evals` (`per_item=True`): `concurrency` items at once, each item's output produced by
   `prepare` (a target), its gates and then its scorers run in order, the first failure either
   raised (`on_error="raise"`) or failing the item (`on_error="fail_item"`).
