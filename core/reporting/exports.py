@@ -1,4 +1,9 @@
-"""Exports of an experiment: Mastra-format JSON and a spreadsheet-safe CSV."""
+"""Exports of an experiment: Mastra-format JSON and a spreadsheet-safe CSV.
+
+Every export (these and the HTML report) goes through `masked_detail` first: the engine and the
+judge mask every secret the process holds when they make a record, and an export masks again,
+as a last line, whatever an older or imported record may still hold (core.judge.secrets).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from core.experiment_records import ExperimentDetail, ScorerOutcome
+from core.judge.secrets import secret_masker
 from core.reporting.agreement import LabelAgreement
 from core.run_results import json_ready
 
@@ -18,12 +24,29 @@ __all__ = [
     "experiment_json_text",
     "failure_entry",
     "finite_values",
+    "masked_detail",
     "neutralise_cell",
     "result_rows",
     "results_csv",
 ]
 
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def masked_detail(detail: ExperimentDetail) -> ExperimentDetail:
+    """`detail` with every secret the process holds masked: the same object when it holds none
+    (one serialisation to find out), else a copy with the records that do masked."""
+    masker = secret_masker()
+    if not masker or not masker.holds_secret(detail.model_dump_json()):
+        return detail
+    return detail.model_copy(
+        update={
+            "info": masker.record(detail.info),
+            "items": [masker.record(item) for item in detail.items],
+            "results": [masker.record(outcome) for outcome in detail.results],
+            "failures": [masker.record(outcome) for outcome in detail.failures],
+        }
+    )
 
 
 def failure_entry(outcome: ScorerOutcome) -> dict[str, Any]:
@@ -63,6 +86,7 @@ def experiment_json(
     column, the counts and the bootstrap's settings: `LabelAgreement.method_json`) are added;
     `read_experiment_json` ignores both.
     """
+    detail = masked_detail(detail)
     info = detail.info
     by_item = _outcomes_by_item(detail)
     counts = info.counts
@@ -146,6 +170,7 @@ def finite_values(value: Any) -> Any:
 
 def result_rows(detail: ExperimentDetail) -> list[dict[str, Any]]:
     """One flat row per (item, scorer), successes and failures, in dataset order."""
+    detail = masked_detail(detail)
     by_item = _outcomes_by_item(detail)
     rows = []
     for item in detail.items:

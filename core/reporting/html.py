@@ -36,7 +36,7 @@ from plotly.offline import get_plotlyjs
 from core.experiment_records import ExperimentDetail, ScorerOutcome
 from core.reporting._report_assets import REPORT_SCRIPT, REPORT_STYLE
 from core.reporting.agreement import LabelAgreement, ScorerAgreement
-from core.reporting.exports import finite_values
+from core.reporting.exports import finite_values, masked_detail
 from core.reporting.figures import calls_and_attempts, score_histograms, tokens_by_scorer_step
 from core.reporting.tables import (
     failure_groups,
@@ -73,6 +73,7 @@ def experiment_html(
 
     Raises ValueError when a scorer id is also the name of a fixed item-table column.
     """
+    detail = masked_detail(detail)
     frame = item_frame(detail)
     usage = judge_usage_frame([*detail.results, *detail.failures])
     figures = _figures(frame, detail.info.scorer_ids, usage)
