@@ -293,7 +293,11 @@ def _typed_key(arguments: argparse.Namespace) -> Any:
     )
     if not arguments.judge_model:
         raise CliError(f"{option}: a judge key needs --judge-model")
-    if arguments.api_key_stdin:
+    if arguments.api_key_stdin and sys.stdin.isatty():
+        import getpass
+
+        value = getpass.getpass("Judge API key (not shown): ").strip()
+    elif arguments.api_key_stdin:
         value = sys.stdin.readline().strip()
         if not value:
             raise CliError(f"{option}: standard input holds no key (one line expected)")

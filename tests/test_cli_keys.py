@@ -85,9 +85,7 @@ def database_text(tmp_path: Path) -> str:
         query = "SELECT name FROM sqlite_master WHERE type = 'table'"
         tables = [row[0] for row in connection.execute(query)]
         return "\n".join(
-            repr(row)
-            for table in tables
-            for row in connection.execute(f'SELECT * FROM "{table}"')  # noqa: S608
+            repr(row) for table in tables for row in connection.execute(f'SELECT * FROM "{table}"')
         )
 
 

@@ -81,9 +81,7 @@ def database_text(service: Service, tmp_path: Path) -> str:
             r[0] for r in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
         ]
         return "\n".join(
-            repr(row)
-            for table in tables
-            for row in connection.execute(f'SELECT * FROM "{table}"')  # noqa: S608
+            repr(row) for table in tables for row in connection.execute(f'SELECT * FROM "{table}"')
         )
 
 

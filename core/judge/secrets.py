@@ -23,7 +23,7 @@ import contextlib
 import os
 import re
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -61,6 +61,7 @@ T = TypeVar("T")
 R = TypeVar("R", bound=BaseModel)
 
 
+@lru_cache(maxsize=4096)
 def is_secret_name(name: str) -> bool:
     """Whether an environment variable's name says it holds a credential."""
     return bool(_SECRET_NAME.search(name))
@@ -77,15 +78,43 @@ def remember_secret(secret: str | SecretStr | None) -> None:
 
 def secret_masker(environ: Mapping[str, str] | None = None) -> SecretMasker:
     """The masker of every secret the process holds now (`environ`: os.environ by default)."""
-    environ = os.environ if environ is None else environ
-    found: set[str] = set()
-    for name, value in environ.items():
-        if is_secret_name(name) and len(value) >= MIN_SECRET_LENGTH:
-            found.add(value)
-        found.update(_url_passwords(value))
+    found = set(_environment_secrets(environ))
     with _typed_lock:
         found.update(_typed)
-    return SecretMasker(tuple(sorted(found, key=lambda s: (-len(s), s))))
+    return _masker_of(frozenset(found))
+
+
+@lru_cache(maxsize=32)
+def _masker_of(secrets: frozenset[str]) -> SecretMasker:
+    return SecretMasker(tuple(sorted(secrets, key=lambda s: (-len(s), s))))
+
+
+def _environment_secrets(environ: Mapping[str, str] | None) -> Iterator[str]:
+    """The values of credential variables, and the passwords of URLs, in the environment."""
+    data = getattr(os.environ, "_data", None) if environ is None else None
+    if not isinstance(data, dict):  # a mapping given, or not CPython's os.environ
+        for name, value in (os.environ if environ is None else environ).items():
+            if is_secret_name(name) and len(value) >= MIN_SECRET_LENGTH:
+                yield value
+            if "://" in value and "@" in value:
+                yield from _url_passwords(value)
+        return
+    # Called for every judge step: read os.environ's own dict, decoding only what is needed
+    # (a CPython detail; the mapping above is the fallback).
+    decode = os.environ.decodevalue  # type: ignore[attr-defined]
+    for raw_name, raw_value in data.items():
+        if _is_secret_raw_name(raw_name):
+            value = decode(raw_value)
+            if len(value) >= MIN_SECRET_LENGTH:
+                yield value
+        if b"://" in raw_value and b"@" in raw_value:
+            yield from _url_passwords(decode(raw_value))
+
+
+@lru_cache(maxsize=4096)
+def _is_secret_raw_name(raw_name: bytes | str) -> bool:
+    name = raw_name.decode(errors="replace") if isinstance(raw_name, bytes) else raw_name
+    return is_secret_name(name)
 
 
 def mask_secrets(text: str) -> str:
