@@ -557,7 +557,7 @@ def _gate(detail: Any, thresholds: list[tuple[str, float]], max_failure_rate: fl
 def _write_outputs(
     arguments: argparse.Namespace, detail: Any, thresholds: list[Any], agreement: Any
 ) -> None:
-    from core.reporting import experiment_html, experiment_json, results_csv
+    from core.reporting import experiment_html, experiment_json, masked_export, results_csv
     from core.run_results import json_ready
 
     outputs = [
@@ -581,7 +581,7 @@ def _write_outputs(
         if path is None:
             continue
         try:
-            path.write_text(render(), encoding="utf-8")
+            path.write_text(masked_export(render()), encoding="utf-8")
         except OSError as error:
             raise CliError(f"{path}: cannot write it ({error.strerror or error})") from None
 

@@ -1,8 +1,8 @@
 """Exports of an experiment: Mastra-format JSON and a spreadsheet-safe CSV.
 
-Every export (these and the HTML report) goes through `masked_detail` first: the engine and the
-judge mask every secret the process holds when they make a record, and an export masks again,
-as a last line, whatever an older or imported record may still hold (core.judge.secrets).
+The engine and the judge mask every secret the process holds when they make a record; every
+export's text (these and the HTML report) is masked again by `masked_export`, as a last line,
+for whatever an older record may still hold (core.judge.secrets).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ __all__ = [
     "experiment_json_text",
     "failure_entry",
     "finite_values",
-    "masked_detail",
+    "masked_export",
     "neutralise_cell",
     "result_rows",
     "results_csv",
@@ -33,20 +33,10 @@ __all__ = [
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def masked_detail(detail: ExperimentDetail) -> ExperimentDetail:
-    """`detail` with every secret the process holds masked: the same object when it holds none
-    (one serialisation to find out), else a copy with the records that do masked."""
-    masker = secret_masker()
-    if not masker or not masker.holds_secret(detail.model_dump_json()):
-        return detail
-    return detail.model_copy(
-        update={
-            "info": masker.record(detail.info),
-            "items": [masker.record(item) for item in detail.items],
-            "results": [masker.record(outcome) for outcome in detail.results],
-            "failures": [masker.record(outcome) for outcome in detail.failures],
-        }
-    )
+def masked_export(text: str) -> str:
+    """An export's finished text with every secret the process holds masked, as JSON, HTML or
+    CSV write it (the last line: records are masked when they are made)."""
+    return secret_masker().written().text(text)
 
 
 def failure_entry(outcome: ScorerOutcome) -> dict[str, Any]:
@@ -86,7 +76,6 @@ def experiment_json(
     column, the counts and the bootstrap's settings: `LabelAgreement.method_json`) are added;
     `read_experiment_json` ignores both.
     """
-    detail = masked_detail(detail)
     info = detail.info
     by_item = _outcomes_by_item(detail)
     counts = info.counts
@@ -152,9 +141,10 @@ def experiment_json_text(
     document = experiment_json(detail, thresholds=thresholds, agreement=agreement)
     options: dict[str, Any] = {"ensure_ascii": False, "indent": 2, "default": str}
     try:
-        return json.dumps(document, allow_nan=False, **options)
+        text = json.dumps(document, allow_nan=False, **options)
     except ValueError:  # a NaN somewhere: only then walk the whole document
-        return json.dumps(finite_values(document), **options)
+        text = json.dumps(finite_values(document), **options)
+    return masked_export(text)
 
 
 def finite_values(value: Any) -> Any:
@@ -170,7 +160,6 @@ def finite_values(value: Any) -> Any:
 
 def result_rows(detail: ExperimentDetail) -> list[dict[str, Any]]:
     """One flat row per (item, scorer), successes and failures, in dataset order."""
-    detail = masked_detail(detail)
     by_item = _outcomes_by_item(detail)
     rows = []
     for item in detail.items:
@@ -212,7 +201,7 @@ def results_csv(detail: ExperimentDetail) -> str:
     writer.writerow([neutralise_cell(name) for name in header])
     for row in rows:
         writer.writerow([_cell(row.get(name)) for name in header])
-    return buffer.getvalue()
+    return masked_export(buffer.getvalue())
 
 
 def neutralise_cell(value: str) -> str:
