@@ -14,8 +14,6 @@ import pytest
 from core.experiment_records import ExperimentDetail
 from core.reporting import experiment_html, experiment_json_text, masked_export, results_csv
 
-from ._records import build_detail
-
 PLAIN = "sk-canary-export-0123456789"
 ESCAPED = 'pa<ss&"word\\-0123456789'
 """A secret (a URL password, say) holding characters JSON, HTML and CSV write escaped."""
