@@ -1,11 +1,15 @@
 """The `scorelab` command: run an experiment on a file, list the scorers, start the dashboard.
 
     scorelab run DATA --scorer ID [--scorer ID ...] [--judge-model MODEL] [--api-base URL]
-                 [--concurrency N] [--name NAME] [--json PATH] [--html PATH] [--csv PATH]
+                 [--api-key-env NAME | --api-key-stdin] [--concurrency N] [--name NAME]
+                 [--json PATH] [--html PATH] [--csv PATH]
                  [--threshold ID=MIN ...] [--max-failure-rate SHARE]
                  [--label-column COLUMN]
     scorelab scorers
     scorelab serve [streamlit options]   (127.0.0.1 unless --server.address; see docs/deploy.md)
+
+Which key the judge gets is printed before the run starts ("Judge key: ..."; see
+`scorelab run --help` and docs/deploy.md, Judge keys).
 
 Exit codes: 0 done, 1 a threshold failed or more scorer runs failed than --max-failure-rate
 allows (none by default), 2 bad input or usage (one line on stderr, never a
@@ -61,7 +65,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _fail(message: str) -> int:
-    line = " ".join(message.split())  # one line, whatever the message holds
+    from core.judge.secrets import mask_secrets
+
+    line = " ".join(mask_secrets(message).split())  # one line, and no key in it
     print(f"scorelab: error: {line}", file=sys.stderr)
     return 2
 
@@ -75,7 +81,12 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
 
-    run = commands.add_parser("run", help="score a dataset file with chosen scorers")
+    run = commands.add_parser(
+        "run",
+        help="score a dataset file with chosen scorers",
+        epilog=JUDGE_KEY_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     run.add_argument("data", metavar="DATA", help="CSV, TSV, JSONL, JSON, XLSX or Parquet file")
     run.add_argument(
         "--scorer",
@@ -96,13 +107,31 @@ def _parser() -> argparse.ArgumentParser:
             help=f"column holding {what} (default: detected from the column names)",
         )
     run.add_argument("--judge-model", help="litellm model string for LLM-judge scorers")
-    run.add_argument("--api-base", help="base URL of an OpenAI-compatible judge server")
+    run.add_argument(
+        "--api-base",
+        help="base URL of an OpenAI-compatible judge server (no user:password in it); it gets "
+        "only a key meant for it (see 'judge keys' below)",
+    )
+    typed_key = run.add_mutually_exclusive_group()
+    typed_key.add_argument(
+        "--api-key-env",
+        metavar="NAME",
+        help="the judge's key for this run, read from the environment variable NAME "
+        "(never stored, never on the command line)",
+    )
+    typed_key.add_argument(
+        "--api-key-stdin",
+        action="store_true",
+        help="the judge's key for this run, read from the first line of standard input",
+    )
     run.add_argument(
         "--judge-setting",
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="litellm call setting, e.g. temperature=0 or num_retries=4 (repeatable)",
+        help="judge call setting, e.g. temperature=0 or num_retries=4 (repeatable; allowed: "
+        "temperature, top_p, max_tokens, max_completion_tokens, timeout, num_retries, "
+        "max_retries, seed, stop, presence_penalty, frequency_penalty, reasoning_effort)",
     )
     run.add_argument("--concurrency", type=_positive_int, default=8, metavar="N")
     run.add_argument("--name", help="experiment name")
@@ -152,6 +181,22 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+JUDGE_KEY_HELP = """\
+judge keys (docs/deploy.md, Judge keys), the first that applies:
+  --api-key-env NAME / --api-key-stdin   that key, wherever the judge is (never stored)
+  SCORELAB_JUDGE_API_KEY set             that key, to the --api-base given (or the provider)
+  no --api-base, the provider's own one, the provider's key from the environment
+  or one listed in                       (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...)
+  SCORELAB_TRUSTED_API_BASES
+  any other --api-base                   none: the server gets a placeholder key
+SCORELAB_TRUSTED_API_BASES holds comma-separated origins, scheme://host[:port].
+The key chosen is printed before the run starts, e.g.
+  Judge key: OPENAI_API_KEY (the provider's own endpoint)
+  Judge key: SCORELAB_JUDGE_API_KEY for http://127.0.0.1:8000
+  Judge key: none (the server gets a placeholder)
+Every key the process holds is masked (***) in messages, results and exports."""
+
+
 def _share(text: str) -> float:
     try:
         value = float(text)
@@ -186,6 +231,7 @@ def _run(arguments: argparse.Namespace) -> int:
     specs = [_scorer_spec(text) for text in arguments.scorer]
     thresholds = [_threshold(text) for text in arguments.threshold]
     settings = dict(_setting(text) for text in arguments.judge_setting)
+    typed_key = _typed_key(arguments)
     data = _read_file(arguments.data)
     service = Service(arguments.database_url)
     parsed = service.read_upload(Path(arguments.data).name, data)  # parsed once
@@ -200,6 +246,11 @@ def _run(arguments: argparse.Namespace) -> int:
     if arguments.label_column is not None:
         _check_label_column(arguments, dataset, service.dataset_items(dataset.id))
     try:
+        if arguments.judge_model:
+            key = service.judge_key(
+                arguments.judge_model, arguments.api_base, typed=typed_key is not None
+            )
+            print(key.describe(), flush=True)
         experiment_id = service.start_experiment(
             ExperimentConfig(
                 name=arguments.name,
@@ -209,7 +260,8 @@ def _run(arguments: argparse.Namespace) -> int:
                 api_base=arguments.api_base,
                 concurrency=arguments.concurrency,
                 judge_settings=settings,
-            )
+            ),
+            api_key=typed_key,
         )
     except ExperimentConfigError as error:
         raise CliError(str(error)) from None
@@ -227,6 +279,33 @@ def _run(arguments: argparse.Namespace) -> int:
     if progress.status == "cancelled":
         return 130
     return 0 if gate.passed else 1
+
+
+def _typed_key(arguments: argparse.Namespace) -> Any:
+    """The key given for this run (--api-key-env or --api-key-stdin) as a SecretStr, or None;
+    it never appears on the command line, and it is never stored."""
+    from pydantic import SecretStr
+
+    if arguments.api_key_env is None and not arguments.api_key_stdin:
+        return None
+    option = (
+        "--api-key-stdin" if arguments.api_key_stdin else f"--api-key-env {arguments.api_key_env}"
+    )
+    if not arguments.judge_model:
+        raise CliError(f"{option}: a judge key needs --judge-model")
+    if arguments.api_key_stdin and sys.stdin.isatty():
+        import getpass
+
+        value = getpass.getpass("Judge API key (not shown): ").strip()
+    elif arguments.api_key_stdin:
+        value = sys.stdin.readline().strip()
+        if not value:
+            raise CliError(f"{option}: standard input holds no key (one line expected)")
+    else:
+        value = os.environ.get(arguments.api_key_env, "").strip()
+        if not value:
+            raise CliError(f"{option}: that environment variable is not set or is empty")
+    return SecretStr(value)
 
 
 def _mapping(arguments: argparse.Namespace, read_preview: Any) -> Any:
@@ -478,7 +557,7 @@ def _gate(detail: Any, thresholds: list[tuple[str, float]], max_failure_rate: fl
 def _write_outputs(
     arguments: argparse.Namespace, detail: Any, thresholds: list[Any], agreement: Any
 ) -> None:
-    from core.reporting import experiment_html, experiment_json, results_csv
+    from core.reporting import experiment_html, experiment_json, masked_export, results_csv
     from core.run_results import json_ready
 
     outputs = [
@@ -502,7 +581,7 @@ def _write_outputs(
         if path is None:
             continue
         try:
-            path.write_text(render(), encoding="utf-8")
+            path.write_text(masked_export(render()), encoding="utf-8")
         except OSError as error:
             raise CliError(f"{path}: cannot write it ({error.strerror or error})") from None
 
@@ -536,10 +615,13 @@ def _print_summary(detail: Any, gate: _Gate) -> None:
             f"(allowed: {allowed}; see --max-failure-rate)"
         )
     if detail.failures:
+        from core.judge.secrets import mask_secrets
+
         first = detail.failures[0]
+        error = " ".join(mask_secrets(str(first.error)).split())
         print(
             f"scorelab: warning: {len(detail.failures)} scorer run(s) failed (first: item "
-            f"{first.item_id}, {first.scorer_id}: {' '.join(str(first.error).split())})",
+            f"{first.item_id}, {first.scorer_id}: {error})",
             file=sys.stderr,
         )
 

@@ -15,6 +15,7 @@ import logging
 from core.experiment_records import ColumnMapping, DatasetInfo, RunCounts
 from core.experiments.datasets import dataset_fingerprint
 from core.experiments.jobs import ExperimentJob
+from core.judge.secrets import secret_masker
 from core.reporting.experiment_file import ExportedExperiment, read_experiment_json
 from core.storage import StorageError, Store
 
@@ -31,6 +32,10 @@ def import_experiment(store: Store, data: bytes, name: str | None) -> Experiment
     and StorageError when the database refuses; then nothing is left half-imported.
     """
     exported = read_experiment_json(data)
+    # A file exported elsewhere may quote a key this process holds: it is stored masked.
+    masker = secret_masker()
+    results = [masker.record(outcome) for outcome in exported.results]
+    failures = [masker.record(outcome) for outcome in exported.failures]
     dataset, created = _dataset_for(store, exported)
     experiment_id: str | None = None
     try:
@@ -45,11 +50,11 @@ def import_experiment(store: Store, data: bytes, name: str | None) -> Experiment
             concurrency=1,
         )
         experiment_id = info.id
-        store.add_results(info.id, exported.results)
+        store.add_results(info.id, results)
         counts = RunCounts(
             total=info.counts.total,
-            succeeded=len(exported.results),
-            failed=len(exported.failures),
+            succeeded=len(results),
+            failed=len(failures),
             usage=exported.usage,
             judge_calls=exported.judge_calls,
             judge_attempts=exported.judge_attempts,
@@ -60,7 +65,7 @@ def import_experiment(store: Store, data: bytes, name: str | None) -> Experiment
     except BaseException:
         _undo(store, experiment_id, dataset.id if created else None)
         raise
-    return ExperimentJob(info.id, counts, status=exported.status, failures=exported.failures)
+    return ExperimentJob(info.id, counts, status=exported.status, failures=failures)
 
 
 def _dataset_for(store: Store, exported: ExportedExperiment) -> tuple[DatasetInfo, bool]:

@@ -396,11 +396,14 @@ class ExperimentConfig(Record):
     judge_model: str | None = None
     """litellm model string for the LLM-judge scorers."""
     api_base: str | None = None
-    """Base URL of an OpenAI-compatible judge server (keys come from the environment only)."""
+    """Base URL of an OpenAI-compatible judge server, without user:password, query or fragment
+    (it is stored). It gets only a key meant for it (docs/deploy.md, section 7); a key typed
+    for the run is an argument of `Service.start_experiment`, never a field of this record."""
     concurrency: int = 8
     """Scorer runs at once."""
     judge_settings: dict[str, Any] = Field(default_factory=dict)
-    """litellm call settings (temperature, timeout, num_retries, ...)."""
+    """Judge call settings from an allow-list (temperature, timeout, num_retries, ...:
+    `core.judge.allowed_settings`); any other is refused."""
 
 
 class ExperimentInfo(Record):

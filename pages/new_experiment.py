@@ -5,10 +5,12 @@ other) only shows its progress."""
 from __future__ import annotations
 
 import streamlit as st
+from pydantic import SecretStr
 
 from core.experiment_records import DatasetInfo, ExperimentConfig, ScorerCatalogEntry, ScorerSpec
 from core.service import ExperimentConfigError, NotFoundError
 from pages.ui import fmt, nav
+from pages.ui.judge_key import judge_key_input
 from pages.ui.options import option_inputs
 from pages.ui.services import service
 from pages.ui.widgets import running_experiments
@@ -77,7 +79,7 @@ def pick_scorers(
     return specs, problems, any(by_id[s].calls_judge for s in chosen)
 
 
-def judge_settings() -> tuple[str | None, str | None, dict]:
+def judge_settings() -> tuple[str | None, str | None, dict, SecretStr | None]:
     st.markdown("**Judge** (for the LLM-judge scorers)")
     model_column, base_column = st.columns(2)
     model = model_column.text_input(
@@ -85,13 +87,16 @@ def judge_settings() -> tuple[str | None, str | None, dict]:
         placeholder="openai/gpt-4o-mini",
         key=f"{KEY}.model",
         help="Any litellm model string. API keys come from the environment "
-        "(OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) and are never stored.",
+        "(OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) or are typed below; they are never stored.",
     )
     api_base = base_column.text_input(
         "API base (optional)",
         key=f"{KEY}.api_base",
-        help="An OpenAI-compatible server: vLLM, Ollama, a proxy.",
+        help="An OpenAI-compatible server: vLLM, Ollama, a proxy. It gets only a key meant "
+        "for it: SCORELAB_JUDGE_API_KEY or the one typed below, never a provider's key "
+        "(unless listed in SCORELAB_TRUSTED_API_BASES).",
     )
+    typed_key = judge_key_input(KEY, model.strip() or None, api_base.strip() or None)
     temperature, retries, timeout = st.columns(3)
     settings = {
         "temperature": temperature.number_input(
@@ -102,12 +107,12 @@ def judge_settings() -> tuple[str | None, str | None, dict]:
         ),
         "timeout": timeout.number_input("Timeout (s)", 5, 600, 60, key=f"{KEY}.timeout"),
     }
-    return model.strip() or None, api_base.strip() or None, settings
+    return model.strip() or None, api_base.strip() or None, settings, typed_key
 
 
-def start(config: ExperimentConfig) -> None:
+def start(config: ExperimentConfig, api_key: SecretStr | None = None) -> None:
     try:
-        experiment_id = service().start_experiment(config)
+        experiment_id = service().start_experiment(config, api_key=api_key)
     except (ExperimentConfigError, NotFoundError) as error:
         st.error(fmt.md_text(error))
         return
@@ -143,10 +148,10 @@ def main() -> None:
         return
     specs, problems, needs_judge = pick_scorers(shared.scorer_catalog(), dataset)
     problems.extend(shared.data_problems(dataset, specs))
-    model = api_base = None
+    model = api_base = typed_key = None
     settings: dict = {}
     if needs_judge:
-        model, api_base, settings = judge_settings()
+        model, api_base, settings, typed_key = judge_settings()
         if not model:
             problems.append("The chosen LLM-judge scorers need a judge model.")
     concurrency = st.slider("Concurrency (scorer runs at once)", 1, 64, 8, key=f"{KEY}.concurrency")
@@ -172,7 +177,8 @@ def main() -> None:
                 api_base=api_base,
                 concurrency=concurrency,
                 judge_settings=settings,
-            )
+            ),
+            typed_key,
         )
 
 

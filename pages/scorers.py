@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
+from pydantic import SecretStr
 
 from core.errors import ScorerRunError
 from core.experiment_records import ScorerCatalogEntry, ScorerSpec
 from core.service import ExperimentConfigError
 from pages.ui import fmt
+from pages.ui.judge_key import judge_key_input
 from pages.ui.options import option_inputs
 from pages.ui.services import service
 
@@ -64,19 +66,24 @@ def render_playground(catalog: list[ScorerCatalogEntry]) -> None:
     )
     entry = by_id[chosen]
     options, problems = option_inputs(entry, PLAYGROUND_KEY)
-    judge_model = api_base = None
+    judge_model = api_base = typed_key = None
     if entry.calls_judge:
         left, right = st.columns(2)
         judge_model = left.text_input(
             "Judge model",
             placeholder="openai/gpt-4o-mini",
             key=f"{PLAYGROUND_KEY}.model",
-            help="Any litellm model string; the API key comes from the environment.",
+            help="Any litellm model string; the API key comes from the environment or is typed "
+            "below.",
         )
         api_base = right.text_input(
             "API base (optional)",
             key=f"{PLAYGROUND_KEY}.api_base",
-            help="An OpenAI-compatible server, e.g. http://localhost:8000/v1",
+            help="An OpenAI-compatible server, e.g. http://localhost:8000/v1. It gets only a "
+            "key meant for it: SCORELAB_JUDGE_API_KEY or the one typed below.",
+        )
+        typed_key = judge_key_input(
+            PLAYGROUND_KEY, judge_model.strip() or None, api_base.strip() or None
         )
     question = st.text_area("Input", "What is machine learning?", key=f"{PLAYGROUND_KEY}.input")
     answer = st.text_area(
@@ -88,7 +95,7 @@ def render_playground(catalog: list[ScorerCatalogEntry]) -> None:
     for problem in problems:
         st.warning(problem)
     if st.button("Run", type="primary", disabled=bool(problems)):
-        run_playground(entry, options, question, answer, truth, judge_model, api_base)
+        run_playground(entry, options, question, answer, truth, judge_model, api_base, typed_key)
 
 
 def run_playground(
@@ -99,6 +106,7 @@ def run_playground(
     truth: str,
     judge_model: str | None,
     api_base: str | None,
+    typed_key: SecretStr | None = None,
 ) -> None:
     try:
         with st.spinner("Scoring…"):
@@ -109,6 +117,7 @@ def run_playground(
                 ground_truth=truth or None,
                 judge_model=judge_model or None,
                 api_base=api_base or None,
+                api_key=typed_key,
             )
     except ExperimentConfigError as error:
         st.error(str(error))

@@ -496,12 +496,12 @@ def test_progress_while_running_and_completed_only_once_everything_is_written(
         (
             [ScorerSpec(scorer_id="judged")],
             {"judge_model": "openai/x", "judge_settings": {"api_key": "k"}},
-            "judge_settings may not hold 'api_key'",
+            "Judge setting 'api_key' is not allowed",
         ),
         (
             [ScorerSpec(scorer_id="judged")],
             {"judge_model": "openai/x", "judge_settings": {"extra_headers": {"A": "b"}}},
-            "credentials come from the environment",
+            "keys come from the environment, or are typed for one experiment",
         ),
         (
             [ScorerSpec(scorer_id="tone-scorer", options={"loud": True})],

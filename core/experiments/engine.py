@@ -38,6 +38,7 @@ from core.experiment_records import (
     RunCounts,
     ScorerOutcome,
 )
+from core.judge.secrets import secret_masker
 from core.run_results import JudgeExecutionFailure, JudgeUsage, ScorerRunResult
 from core.scoring import Scorer
 
@@ -164,12 +165,18 @@ class Run:
                 result=self.result.to_dict(),
                 **totals,
             )
-        return ScorerOutcome(
-            status="failed",
-            error=str(self.error) or type(self.error).__name__,
-            error_type=type(self.error).__name__,
-            **_recovered(self.error),
-            **totals,
+        # Any error may quote a key (a judge's echo, a scorer's own message): a failure record
+        # never holds a secret the process has (judge records are masked when made).
+        masker = secret_masker()
+        masker.exception(self.error)
+        return masker.record(
+            ScorerOutcome(
+                status="failed",
+                error=str(self.error) or type(self.error).__name__,
+                error_type=type(self.error).__name__,
+                **_recovered(self.error),
+                **totals,
+            )
         )
 
 

@@ -28,6 +28,7 @@ from core.experiment_records import (
     ScorerOutcome,
 )
 from core.experiments.engine import CancelToken, run_experiment
+from core.judge.secrets import mask_secrets
 from core.scoring import Scorer
 
 __all__ = ["ExperimentJob", "Jobs", "ResultSink", "ResultWriter", "stored_progress"]
@@ -293,15 +294,18 @@ class ExperimentJob:
         message = None
         if error is not None:
             status = "error"
-            message = f"{type(error).__name__}: {error}" if str(error) else repr(error)
+            message = mask_secrets(
+                f"{type(error).__name__}: {error}" if str(error) else repr(error)
+            )
             logger.error("Experiment %s stopped: %s", self.experiment_id, message)
         try:
             sink.finish_experiment(self.experiment_id, status, self.counts(), error=message)
         except Exception as failure:  # nothing more can be done than say so
+            failure_text = mask_secrets(str(failure))  # a database URL's password, say
             logger.error(
-                "Could not record the end of experiment %s: %s", self.experiment_id, failure
+                "Could not record the end of experiment %s: %s", self.experiment_id, failure_text
             )
-            status, message = "error", f"Could not record the end: {failure}"
+            status, message = "error", f"Could not record the end: {failure_text}"
         self._publish(status, message)
 
     def _publish(self, status: ExperimentStatus, error: str | None = None) -> None:

@@ -41,6 +41,7 @@ from core.experiments.thresholds import (
     parse_max_failure_rate,
     verdict,
 )
+from core.judge.secrets import mask_secrets
 from core.record_base import Record
 from core.run_results import ErrorSummary
 from core.scoring import Scorer
@@ -228,7 +229,10 @@ def _gate_scores(runs: list[Run], index: int) -> dict[str, float]:
     for run in runs:
         if run.error is not None:
             logger.warning(
-                "Gate %r threw on item %d and was scored 0: %s", run.scorer_id, index, run.error
+                "Gate %r threw on item %d and was scored 0: %s",
+                run.scorer_id,
+                index,
+                mask_secrets(str(run.error)),
             )
             scores[run.scorer_id] = 0.0
         elif run.result is not None and _is_number(run.result.score):

@@ -16,8 +16,10 @@ from core._clock import elapsed_ms
 from core.errors import MastraError, error_code
 from core.judge import _litellm, retry
 from core.judge.config import JudgeConfig
+from core.judge.endpoints import NO_KEY, provider_key_may_go
 from core.judge.prompt_step import PromptStep
 from core.judge.schema import JudgeOutputError, OutputSchema, parse_judge_json, score_schema
+from core.judge.secrets import SecretMasker, secret_masker
 from core.run_results import (
     ErrorSummary,
     JudgeExecutionFailure,
@@ -96,7 +98,7 @@ class _Attempts:
             self.finish_reason = "error"
 
     def earlier_errors(
-        self, api_key: SecretStr | None, final: BaseException | None = None
+        self, masker: SecretMasker, final: BaseException | None = None
     ) -> tuple[ErrorSummary, ...] | None:
         """Summaries of the failed attempts, minus the one that ended the step (`final`), which
         the record keeps as its `error`; secrets masked."""
@@ -104,7 +106,7 @@ class _Attempts:
         if final is not None and failures and failures[-1] is final:
             failures = failures[:-1]
         for error in failures:
-            _mask_secret(error, api_key)
+            masker.exception(error)
         return tuple(error_summary(error) for error in failures) or None
 
 
@@ -138,6 +140,7 @@ async def run_prompt_step(
         raise JudgeStepFailed(error, None) from error
 
     attempts = _Attempts(model_id=model_id, provider=provider)
+    masker = _masker(judge.api_key)
     try:
         if kind == "text":
             value = await _call(judge, prompt, attempts, schema=None, inject=False)
@@ -146,17 +149,21 @@ async def run_prompt_step(
             assert schema is not None  # the builder refuses object steps without a schema
             value = await _structured(judge, prompt, attempts, schema, kind)
     except Exception as error:
-        _mask_secret(error, judge.api_key)
-        earlier = attempts.earlier_errors(judge.api_key, final=error)
-        failed = _failed_execution(prompt, attempts, error_summary(error), earlier, started)
+        masker.exception(error)
+        earlier = attempts.earlier_errors(masker, final=error)
+        failed = _failed_execution(
+            masker.text(prompt), attempts, error_summary(error), earlier, started, masker
+        )
         raise JudgeStepFailed(error, failed) from error
+    # The judge may echo a key in its answer: the value the scorer gets is masked too.
+    value = masker.value(value)
     execution = JudgeExecutionSuccess(
-        prompt=prompt,
+        prompt=masker.text(prompt),
         judge_model_id=attempts.model_id,
         judge_provider=attempts.provider or None,
         attempt_count=max(attempts.attempt_count, 1),
         model_call_count=max(attempts.model_call_count, 1),
-        attempt_errors=attempts.earlier_errors(judge.api_key),
+        attempt_errors=attempts.earlier_errors(masker),
         duration_ms=elapsed_ms(started),
         output=value,
         usage=attempts.usage,
@@ -174,7 +181,8 @@ async def _structured(
         return await _call(judge, prompt, attempts, schema=schema, inject=inject, kind=kind)
     except JudgeOutputError as error:
         logger.warning(
-            "Judge answer malformed (%s); retrying once with the schema in the prompt", error
+            "Judge answer malformed (%s); retrying once with the schema in the prompt",
+            secret_masker().text(str(error)),  # the message may quote the answer
         )
     return await _call(judge, prompt, attempts, schema=schema, inject=True, kind=kind)
 
@@ -197,7 +205,7 @@ async def _call(
 ) -> Any:
     """One call: a request, retried on transport errors (each request one attempt); returns
     the validated value."""
-    arguments = _call_arguments(judge, prompt, schema, inject)
+    arguments = _call_arguments(judge, prompt, schema, inject, attempts.provider)
     budget = retry.retry_budget(judge.model_settings)
     response = await retry.with_retries(budget, _request, arguments, attempts)
     try:
@@ -223,7 +231,11 @@ async def _request(arguments: dict[str, Any], attempts: _Attempts) -> Any:
 
 
 def _call_arguments(
-    judge: JudgeConfig, prompt: str, schema: OutputSchema | None, inject: bool
+    judge: JudgeConfig,
+    prompt: str,
+    schema: OutputSchema | None,
+    inject: bool,
+    provider: str | None = None,
 ) -> dict[str, Any]:
     user_text = prompt
     arguments: dict[str, Any] = {"model": judge.model}
@@ -243,6 +255,12 @@ def _call_arguments(
         arguments["api_base"] = judge.api_base
     if judge.api_key is not None:
         arguments["api_key"] = judge.api_key.get_secret_value()
+    elif judge.api_base and not provider_key_may_go(
+        judge.model or "", provider or "", judge.api_base
+    ):
+        # Without a key litellm would send the provider's (OPENAI_API_KEY, ...) to this base:
+        # it goes only to the provider's own endpoint or a trusted one (core.judge.endpoints).
+        arguments["api_key"] = NO_KEY
     settings = dict(judge.model_settings or {})
     for key in ("num_retries", "max_retries"):
         settings.pop(key, None)  # our retry loop's budget (see `retry.retry_budget`)
@@ -298,6 +316,7 @@ def _failed_execution(
     error: ErrorSummary,
     earlier: tuple[ErrorSummary, ...] | None,
     started: float,
+    masker: SecretMasker,
 ) -> JudgeExecutionFailure | None:
     if attempts.attempt_count == 0:
         return None
@@ -310,7 +329,7 @@ def _failed_execution(
         attempt_errors=earlier,
         duration_ms=elapsed_ms(started),
         error=error,
-        raw_output=attempts.raw_output,
+        raw_output=None if attempts.raw_output is None else masker.text(attempts.raw_output),
         usage=None if attempts.usage.is_empty() else attempts.usage,
         finish_reason=attempts.finish_reason,
     )
@@ -321,21 +340,12 @@ def error_summary(error: BaseException) -> ErrorSummary:
     return ErrorSummary(name=type(error).__name__, message=str(error), code=error_code(error))
 
 
-def _mask_secret(error: BaseException, api_key: SecretStr | None) -> None:
-    """Replace the API key in the messages of `error` and its chain, should a provider echo it,
-    so that no record, log line or serialised error downstream can carry it."""
-    secret = api_key.get_secret_value() if api_key is not None else ""
-    if len(secret) < 4:  # a tiny "key" would mangle ordinary words
-        return
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        current.args = tuple(
-            a.replace(secret, "***") if isinstance(a, str) else a for a in current.args
-        )
-        # litellm's exceptions render `self.message`, an instance attribute.
-        message = vars(current).get("message")
-        if isinstance(message, str):
-            current.message = message.replace(secret, "***")  # type: ignore[attr-defined]
-        current = current.__cause__ or current.__context__
+def _masker(api_key: SecretStr | None) -> SecretMasker:
+    """Every secret of the process (core.judge.secrets), plus the judge's own key, should it
+    be one no variable holds (given in a JudgeConfig)."""
+    masker = secret_masker()
+    own = api_key.get_secret_value() if api_key is not None else ""
+    # Shorter than 4 characters a "key" would mangle ordinary words; the placeholder is none.
+    if len(own) < 4 or own == NO_KEY or own in masker.secrets:
+        return masker
+    return SecretMasker(tuple(sorted({*masker.secrets, own}, key=lambda s: (-len(s), s))))

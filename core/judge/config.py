@@ -55,7 +55,10 @@ class JudgeConfig(BaseModel):
     api_base: str | None = None
     """Base URL of an OpenAI-compatible server (vLLM, Ollama, a proxy)."""
     api_key: SecretStr | None = None
-    """API key for that server; never shown in reprs or records."""
+    """API key for that server; never shown in reprs or records. When None, the provider's key
+    from the environment (OPENAI_API_KEY, ...) is used only if `api_base` is unset, the
+    provider's own endpoint, or listed in SCORELAB_TRUSTED_API_BASES; any other base gets the
+    placeholder `no-key` (docs/deploy.md, Judge keys)."""
 
     @field_validator("model_settings")
     @classmethod

@@ -1,75 +1,196 @@
-"""The judge of an experiment: its model checked before anything runs, its key from the
-environment only, its default call settings.
+"""The judge of an experiment: its model checked before anything runs, its key chosen by one
+policy, its settings from an allow-list (docs/deploy.md, Judge keys).
 
-A typo in the model or a missing key is one clear message before the first item instead of a
-failure on every item, and no credential ever reaches a stored experiment: keys come from the
-environment (the provider's usual variable, or `SCORELAB_JUDGE_API_KEY`), never from the
-settings the experiment records.
+Which key a judge gets (`judge_key`), first match wins:
+
+| the judge has                         | the key sent                                      |
+| ------------------------------------- | ------------------------------------------------- |
+| a key typed for this experiment       | that key (held in memory only, never stored)      |
+| `SCORELAB_JUDGE_API_KEY` set          | that key                                          |
+| no API base, the provider's own one,  | the provider's key from the environment           |
+| or one in SCORELAB_TRUSTED_API_BASES  | (OPENAI_API_KEY, ...), read by litellm            |
+| any other API base                    | none: the placeholder `NO_KEY`                    |
+
+So a provider's key never reaches a server the operator did not name. The choice is a
+`JudgeKey`, which holds no secret: it can be shipped to a worker that resolves it there
+(`JudgeKey.api_key`), and the judge call itself refuses to let litellm send a provider's key to
+a base it may not go to (`core.judge.call`), whoever built the `JudgeConfig`.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
-from core.errors import ExperimentConfigError
+from pydantic import SecretStr
+
 from core.judge import _litellm
+from core.judge.allowed_settings import ALLOWED_JUDGE_SETTINGS, check_judge_settings
 from core.judge.config import JudgeConfig
+from core.judge.endpoints import (
+    NO_KEY,
+    TRUSTED_API_BASES_ENV,
+    JudgeSetupError,
+    check_api_base,
+    is_provider_endpoint,
+    origin,
+    provider_key_may_go,
+    trusted_origins,
+)
 
 __all__ = [
+    "ALLOWED_JUDGE_SETTINGS",
     "DEFAULT_JUDGE_SETTINGS",
     "JUDGE_API_KEY_ENV",
     "NO_KEY",
+    "TRUSTED_API_BASES_ENV",
+    "JudgeKey",
     "JudgeSetupError",
+    "check_api_base",
+    "check_judge_settings",
     "experiment_judge",
+    "judge_key",
     "judge_problems",
 ]
 
 JUDGE_API_KEY_ENV = "SCORELAB_JUDGE_API_KEY"
-"""Optional key for the judge server (else litellm reads the provider's usual variable)."""
+"""The key meant for the judge, whatever its endpoint (a vLLM server, a proxy, the provider);
+it goes to the API base the experiment names."""
 
 DEFAULT_JUDGE_SETTINGS: dict[str, Any] = {"num_retries": 2}
 """The judge retries (with backoff, each retry a recorded attempt) rate-limited and failed
 judge requests; settings given per experiment override these."""
 
-NO_KEY = "no-key"
-"""The key given to an OpenAI-compatible server when the environment has none: such servers
-(vLLM, Ollama, proxies) often need no key, but the OpenAI client refuses to start without one."""
+KeySource = Literal["typed", "scorelab", "provider", "none"]
 
-_CREDENTIAL_SETTING = re.compile(r"key|token|secret|password|authorization|header", re.I)
+# litellm's own variable names where they are not <PROVIDER>_API_KEY (first set one is named).
+_PROVIDER_KEY_VARIABLES: dict[str, tuple[str, ...]] = {
+    "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
+    "azure": ("AZURE_API_KEY", "AZURE_OPENAI_API_KEY"),
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "together_ai": ("TOGETHERAI_API_KEY", "TOGETHER_AI_API_KEY", "TOGETHER_API_KEY"),
+    "datarobot": ("DATAROBOT_API_TOKEN",),
+    "bedrock": ("AWS_SECRET_ACCESS_KEY", "AWS_PROFILE", "AWS_ROLE_ARN"),
+    "sagemaker": ("AWS_SECRET_ACCESS_KEY", "AWS_PROFILE", "AWS_ROLE_ARN"),
+    "vertex_ai": ("GOOGLE_APPLICATION_CREDENTIALS", "VERTEXAI_CREDENTIALS"),
+}
 
 
-class JudgeSetupError(ExperimentConfigError):
-    """A judge that cannot work: an unroutable model, a missing key, a credential in the
-    settings, or settings the judge refuses."""
+@dataclass(frozen=True, slots=True)
+class JudgeKey:
+    """Which key a judge gets, and where it goes: the decision, without the secret."""
 
+    source: KeySource
+    """`typed`: the key typed for this experiment; `scorelab`: SCORELAB_JUDGE_API_KEY;
+    `provider`: the provider's variable, read by litellm; `none`: the placeholder."""
+    endpoint: str | None
+    """The origin the key goes to; None for the provider's default endpoint."""
+    variable: str | None = None
+    """The environment variable read (`scorelab` and `provider`), when known."""
+    trusted: bool = False
+    """`provider`: the endpoint is in SCORELAB_TRUSTED_API_BASES (not the provider's own)."""
+    withheld: str | None = None
+    """`none`: the provider's variable that is set but may not go to this endpoint."""
+    missing: str | None = None
+    """`none`: why the provider's own endpoint cannot be called (its key is not set)."""
 
-def experiment_judge(model: str, api_base: str | None, settings: Mapping[str, Any]) -> JudgeConfig:
-    """The judge an experiment calls: `model` routed by litellm (once), the key from the
-    environment, `settings` over `DEFAULT_JUDGE_SETTINGS`. Raises JudgeSetupError naming the
-    problem."""
-    for key in settings:
-        if _CREDENTIAL_SETTING.search(key):
-            raise JudgeSetupError(
-                f"judge_settings may not hold {key!r}: credentials come from the environment "
-                f"(the provider's usual variable, or {JUDGE_API_KEY_ENV}) and are never stored"
+    def describe(self) -> str:
+        """One line for the person starting the judge, e.g. `Judge key: OPENAI_API_KEY (the
+        provider's own endpoint)`."""
+        where = self.endpoint or "the provider's own endpoint"
+        if self.source == "typed":
+            return f"Judge key: the one typed here (not stored), sent to {where}"
+        if self.source == "scorelab":
+            return f"Judge key: {JUDGE_API_KEY_ENV} for {where}"
+        if self.source == "provider":
+            name = self.variable or "the provider's key from the environment"
+            if self.trusted:
+                return f"Judge key: {name} for {where} (trusted in {TRUSTED_API_BASES_ENV})"
+            return f"Judge key: {name} (the provider's own endpoint{_at(self.endpoint)})"
+        if self.missing:
+            return f"Judge key: none. {self.missing}"
+        line = "Judge key: none (the server gets a placeholder)"
+        if self.withheld:
+            line += (
+                f"; {self.withheld} is not sent to {where}: it goes only to the provider's "
+                f"own endpoint or one listed in {TRUSTED_API_BASES_ENV}"
             )
-    api_key = os.environ.get(JUDGE_API_KEY_ENV) or None
+        return line
+
+    def api_key(
+        self, typed: SecretStr | None = None, environ: Mapping[str, str] | None = None
+    ) -> SecretStr | None:
+        """The key to give the judge, resolved where the call is made (a worker reads its own
+        environment); None lets litellm read the provider's variable, which only `provider`
+        allows. Raises JudgeSetupError when the key the decision names is gone."""
+        environ = os.environ if environ is None else environ
+        if self.source == "typed":
+            if typed is None or not typed.get_secret_value():
+                raise JudgeSetupError("The key typed for this experiment is missing")
+            return typed
+        if self.source == "scorelab":
+            value = environ.get(JUDGE_API_KEY_ENV)
+            if not value:
+                raise JudgeSetupError(f"{JUDGE_API_KEY_ENV} is no longer set")
+            return SecretStr(value)
+        if self.source == "provider":
+            return None
+        return SecretStr(NO_KEY)
+
+
+def judge_key(
+    model: str,
+    api_base: str | None,
+    *,
+    typed: bool = False,
+    environ: Mapping[str, str] | None = None,
+) -> JudgeKey:
+    """Which key a judge of `model` at `api_base` gets (the module's table). Raises
+    JudgeSetupError for an unroutable model, a bad API base or a bad trusted-bases list."""
+    environ = os.environ if environ is None else environ
+    api_base = check_api_base(api_base)
     provider = _provider(model, api_base)
-    if api_key is None and not api_base:
-        problems = _missing_keys(model)
+    trusted_origins(environ, strict=True)
+    endpoint = origin(api_base) if api_base else None
+    if typed:
+        return JudgeKey("typed", endpoint)
+    if environ.get(JUDGE_API_KEY_ENV):
+        return JudgeKey("scorelab", endpoint, JUDGE_API_KEY_ENV)
+    variable = _provider_variable(provider, environ)
+    if provider_key_may_go(model, provider, api_base, environ):
+        if api_base and variable is None:
+            return JudgeKey("none", endpoint)  # an own/trusted server that needs no key
+        problems = [] if api_base or variable else _missing_keys(model)
         if problems:
-            raise JudgeSetupError("; ".join(problems))
-    if api_base and api_key is None and not os.environ.get(_key_variable(provider)):
-        api_key = NO_KEY
+            return JudgeKey("none", None, missing="; ".join(problems))
+        trusted = bool(api_base) and not is_provider_endpoint(model, provider, api_base, environ)
+        return JudgeKey("provider", endpoint, variable, trusted=trusted)
+    return JudgeKey("none", endpoint, withheld=variable)
+
+
+def experiment_judge(
+    model: str,
+    api_base: str | None,
+    settings: Mapping[str, Any],
+    *,
+    typed_key: SecretStr | None = None,
+) -> JudgeConfig:
+    """The judge an experiment calls: `model` routed by litellm (once), its key by `judge_key`
+    (`typed_key`: a key typed for this experiment), `settings` (allow-listed) over
+    `DEFAULT_JUDGE_SETTINGS`. Raises JudgeSetupError naming the problem."""
+    checked = check_judge_settings(settings)
+    typed = typed_key if typed_key is not None and typed_key.get_secret_value() else None
+    choice = judge_key(model, api_base, typed=typed is not None)
+    if choice.missing:
+        raise JudgeSetupError(choice.missing)
     try:
         return JudgeConfig(
             model=model,
-            api_base=api_base or None,
-            api_key=api_key,
-            model_settings={**DEFAULT_JUDGE_SETTINGS, **settings},
+            api_base=check_api_base(api_base),
+            api_key=choice.api_key(typed),
+            model_settings={**DEFAULT_JUDGE_SETTINGS, **checked},
         )
     except ValueError as error:
         raise JudgeSetupError(f"Invalid judge settings: {error}") from error
@@ -83,6 +204,10 @@ def judge_problems(model: str, api_base: str | None, has_api_key: bool) -> list[
     except JudgeSetupError as error:
         return [str(error)]
     return [] if api_base or has_api_key else _missing_keys(model)
+
+
+def _at(endpoint: str | None) -> str:
+    return f", {endpoint}" if endpoint else ""
 
 
 def _provider(model: str, api_base: str | None) -> str:
@@ -111,6 +236,10 @@ def _missing_keys(model: str) -> list[str]:
     return []
 
 
-def _key_variable(provider: str) -> str:
-    """The provider's usual key variable, e.g. OPENAI_API_KEY."""
-    return f"{provider.upper().replace('-', '_')}_API_KEY"
+def _provider_variable(provider: str, environ: Mapping[str, str]) -> str | None:
+    """The provider's key variable that is set, e.g. OPENAI_API_KEY; None when none is."""
+    usual = f"{provider.upper().replace('-', '_')}_API_KEY"
+    for name in (*_PROVIDER_KEY_VARIABLES.get(provider, ()), usual):
+        if environ.get(name):
+            return name
+    return None

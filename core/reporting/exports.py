@@ -1,4 +1,9 @@
-"""Exports of an experiment: Mastra-format JSON and a spreadsheet-safe CSV."""
+"""Exports of an experiment: Mastra-format JSON and a spreadsheet-safe CSV.
+
+The engine and the judge mask every secret the process holds when they make a record; every
+export's text (these and the HTML report) is masked again by `masked_export`, as a last line,
+for whatever an older record may still hold (core.judge.secrets).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from core.experiment_records import ExperimentDetail, ScorerOutcome
+from core.judge.secrets import secret_masker
 from core.reporting.agreement import LabelAgreement
 from core.run_results import json_ready
 
@@ -18,12 +24,19 @@ __all__ = [
     "experiment_json_text",
     "failure_entry",
     "finite_values",
+    "masked_export",
     "neutralise_cell",
     "result_rows",
     "results_csv",
 ]
 
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def masked_export(text: str) -> str:
+    """An export's finished text with every secret the process holds masked, as JSON, HTML or
+    CSV write it (the last line: records are masked when they are made)."""
+    return secret_masker().written().text(text)
 
 
 def failure_entry(outcome: ScorerOutcome) -> dict[str, Any]:
@@ -128,9 +141,10 @@ def experiment_json_text(
     document = experiment_json(detail, thresholds=thresholds, agreement=agreement)
     options: dict[str, Any] = {"ensure_ascii": False, "indent": 2, "default": str}
     try:
-        return json.dumps(document, allow_nan=False, **options)
+        text = json.dumps(document, allow_nan=False, **options)
     except ValueError:  # a NaN somewhere: only then walk the whole document
-        return json.dumps(finite_values(document), **options)
+        text = json.dumps(finite_values(document), **options)
+    return masked_export(text)
 
 
 def finite_values(value: Any) -> Any:
@@ -187,7 +201,7 @@ def results_csv(detail: ExperimentDetail) -> str:
     writer.writerow([neutralise_cell(name) for name in header])
     for row in rows:
         writer.writerow([_cell(row.get(name)) for name in header])
-    return buffer.getvalue()
+    return masked_export(buffer.getvalue())
 
 
 def neutralise_cell(value: str) -> str:

@@ -36,7 +36,7 @@ from plotly.offline import get_plotlyjs
 from core.experiment_records import ExperimentDetail, ScorerOutcome
 from core.reporting._report_assets import REPORT_SCRIPT, REPORT_STYLE
 from core.reporting.agreement import LabelAgreement, ScorerAgreement
-from core.reporting.exports import finite_values
+from core.reporting.exports import finite_values, masked_export
 from core.reporting.figures import calls_and_attempts, score_histograms, tokens_by_scorer_step
 from core.reporting.tables import (
     failure_groups,
@@ -76,24 +76,35 @@ def experiment_html(
     frame = item_frame(detail)
     usage = judge_usage_frame([*detail.results, *detail.failures])
     figures = _figures(frame, detail.info.scorer_ids, usage)
-    data_block = _data_block(script_json(_payload(detail, frame, figures)), compress_over)
+    # Masked before it may be compressed (the markup below is masked as written).
+    payload = masked_export(script_json(_payload(detail, frame, figures)))
+    data_block = _data_block(payload, compress_over)
     scripts = (_plotly_js(), REPORT_SCRIPT)
+    markup = masked_export(
+        "\n".join(
+            [
+                f"<title>{_e(detail.info.name)} · scorelab report</title>",
+                f"<style>{REPORT_STYLE}</style></head><body><main>",
+                _header(
+                    detail, generated_at or datetime.now(UTC), with_labels=agreement is not None
+                ),
+                _summary(detail, frame),
+                _agreement_section(agreement) if agreement is not None else "",
+                _charts_section(figures),
+                _items_section(detail.info.scorer_ids),
+                _failures_section(detail),
+                _usage_section(usage),
+                "</main>",
+            ]
+        )
+    )
     return "\n".join(
         [
             "<!DOCTYPE html>",
             '<html lang="en"><head><meta charset="utf-8">',
             f'<meta http-equiv="Content-Security-Policy" content="{_policy(scripts)}">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
-            f"<title>{_e(detail.info.name)} · scorelab report</title>",
-            f"<style>{REPORT_STYLE}</style></head><body><main>",
-            _header(detail, generated_at or datetime.now(UTC), with_labels=agreement is not None),
-            _summary(detail, frame),
-            _agreement_section(agreement) if agreement is not None else "",
-            _charts_section(figures),
-            _items_section(detail.info.scorer_ids),
-            _failures_section(detail),
-            _usage_section(usage),
-            "</main>",
+            markup,
             data_block,
             f'<script id="plotlyjs">{scripts[0]}</script>',
             f'<script id="report-app">{scripts[1]}</script>',

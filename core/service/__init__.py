@@ -13,7 +13,14 @@ from core.errors import ExperimentConfigError
 from core.experiment_records import ScorerCatalogEntry
 from core.experiments.dataset_library import DatasetImportError
 from core.experiments.datasets import ParsedUpload
-from core.judge.credentials import DEFAULT_JUDGE_SETTINGS, JUDGE_API_KEY_ENV
+from core.judge.credentials import (
+    ALLOWED_JUDGE_SETTINGS,
+    DEFAULT_JUDGE_SETTINGS,
+    JUDGE_API_KEY_ENV,
+    TRUSTED_API_BASES_ENV,
+    JudgeKey,
+)
+from core.judge.secrets import mask_secrets
 from core.reporting.experiment_file import ExperimentFileError
 from core.scorers import PREBUILT, PrebuiltScorer
 from core.scorers.catalog import ScorerCatalog
@@ -21,17 +28,21 @@ from core.service.facade import SAMPLES_DIR, Service
 from core.storage import NotFoundError, StorageError
 
 __all__ = [
+    "ALLOWED_JUDGE_SETTINGS",
     "DEFAULT_JUDGE_SETTINGS",
     "JUDGE_API_KEY_ENV",
     "SAMPLES_DIR",
+    "TRUSTED_API_BASES_ENV",
     "DatasetImportError",
     "ExperimentConfigError",
     "ExperimentFileError",
+    "JudgeKey",
     "NotFoundError",
     "ParsedUpload",
     "Service",
     "StorageError",
     "get_service",
+    "mask_secrets",
     "scorer_catalog",
 ]
 

@@ -5,8 +5,9 @@ Composition only: the engine and the jobs that drive it (`core.experiments`), th
 (`core.storage`; the two never import each other: a job writes to the store as its
 `ResultSink`), the judge's credential policy (`core.judge.credentials`) and the export reader.
 Successful scorer results are stored as they complete; failed runs stay in this process's
-memory (never in the score storage). Judge API keys come from the environment only and are
-never stored.
+memory (never in the score storage). Judge keys come from the environment or are typed for
+one experiment (an argument of its own, held in memory only); they are never stored, and every
+secret the process holds is masked in what the service hands out (docs/deploy.md, Judge keys).
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from core.errors import ExperimentConfigError
+from pydantic import SecretStr
+
+from core.errors import ExperimentConfigError, ScorerRunError
 from core.experiment_import import import_experiment
 from core.experiment_records import (
     ColumnMapping,
@@ -36,7 +39,14 @@ from core.experiments.dataset_library import import_parsed, import_samples
 from core.experiments.datasets import ParsedUpload, read_upload
 from core.experiments.jobs import ExperimentJob, Jobs, stored_progress
 from core.judge import JudgeConfig
-from core.judge.credentials import experiment_judge
+from core.judge.credentials import (
+    JudgeKey,
+    check_api_base,
+    check_judge_settings,
+    experiment_judge,
+    judge_key,
+)
+from core.judge.secrets import remember_secret, secret_masker
 from core.run_results import ScorerRunResult
 from core.scorers import PREBUILT, PrebuiltScorer
 from core.scorers.catalog import ScorerCatalog
@@ -149,16 +159,34 @@ class Service:
         judge_model: str | None = None,
         api_base: str | None = None,
         judge_settings: Mapping[str, Any] | None = None,
+        api_key: SecretStr | str | None = None,
     ) -> ScorerRunResult:
-        """Run one catalog scorer on one input/output (the playground), blocking.
+        """Run one catalog scorer on one input/output (the playground), blocking; `api_key`:
+        a key typed for this run (held in memory only; see `judge_key` for who gets which).
 
         Raises ExperimentConfigError for a configuration that cannot work and ScorerRunError
-        when a step fails; nothing is stored.
+        when a step fails (secrets masked in its message); nothing is stored.
         """
-        judge = _judge(judge_model, api_base, dict(judge_settings or {}))
-        return self.catalog.build(spec, judge).run_sync(
-            input=input, output=output, ground_truth=ground_truth, request_context=request_context
-        )
+        judge, _base, _settings = _judge(judge_model, api_base, judge_settings, api_key)
+        scorer = self.catalog.build(spec, judge)
+        try:
+            return scorer.run_sync(
+                input=input,
+                output=output,
+                ground_truth=ground_truth,
+                request_context=request_context,
+            )
+        except ScorerRunError as error:
+            secret_masker().exception(error)
+            raise
+
+    def judge_key(
+        self, judge_model: str, api_base: str | None = None, *, typed: bool = False
+    ) -> JudgeKey:
+        """Which key a judge of `judge_model` at `api_base` would get (`typed`: with a key
+        typed for it), without the key: `.describe()` says it in one line for the page or the
+        CLI. Raises ExperimentConfigError for an unroutable model or a bad API base."""
+        return judge_key(judge_model, api_base, typed=typed)
 
     def data_problems(self, dataset: DatasetInfo, specs: Sequence[ScorerSpec]) -> list[str]:
         """What the chosen scorers need that the dataset does not map, one sentence each."""
@@ -177,18 +205,25 @@ class Service:
 
     # ---- experiments ----
 
-    def start_experiment(self, config: ExperimentConfig) -> str:
-        """Start an experiment in a background worker; returns its id at once.
+    def start_experiment(
+        self, config: ExperimentConfig, *, api_key: SecretStr | str | None = None
+    ) -> str:
+        """Start an experiment in a background worker; returns its id at once. `api_key`: a
+        key typed for this experiment, held in this process's memory only (never stored,
+        exported or logged; see `judge_key` for who gets which key).
 
         Raises ExperimentConfigError (or NotFoundError for an unknown dataset) before anything
-        is stored when the configuration cannot work.
+        is stored when the configuration cannot work, including judge settings outside the
+        allow-list and an API base holding a credential.
         """
         dataset = self.store.get_dataset(config.dataset_id)
         if isinstance(config.concurrency, bool) or config.concurrency < 1:
             raise ExperimentConfigError(
                 f"Concurrency must be a positive integer, got {config.concurrency!r}"
             )
-        judge = _judge(config.judge_model, config.api_base, config.judge_settings)
+        judge, api_base, settings = _judge(
+            config.judge_model, config.api_base, config.judge_settings, api_key
+        )
         scorers = self.catalog.build_all(config.scorers, judge)
         problems = self.catalog.data_problems(dataset, config.scorers)
         if problems:
@@ -203,8 +238,8 @@ class Service:
             scorers=config.scorers,
             scorer_ids=[s.id for s in scorers],
             judge_model=config.judge_model,
-            api_base=config.api_base,
-            judge_settings=config.judge_settings,
+            api_base=api_base,
+            judge_settings=settings,
             concurrency=config.concurrency,
         )
         job = self._jobs.add(ExperimentJob(info.id, info.counts))
@@ -215,8 +250,8 @@ class Service:
         """Where an experiment is (from memory while this process runs it, else storage)."""
         job = self._jobs.get(experiment_id)
         if job is not None:
-            return job.progress()
-        return stored_progress(self.store.get_experiment(experiment_id))
+            return _masked_progress(job.progress())
+        return _masked_progress(stored_progress(self.store.get_experiment(experiment_id)))
 
     def cancel(self, experiment_id: str, *, abort_in_flight: bool = False) -> None:
         """Stop starting new runs (and, with `abort_in_flight`, cancel those running).
@@ -241,7 +276,7 @@ class Service:
         `until(progress)` holds; raises TimeoutError after `timeout` seconds."""
         job = self._jobs.get(experiment_id)
         if job is not None:
-            return job.wait(timeout, until)
+            return _masked_progress(job.wait(timeout, until))
         return self.progress(experiment_id)
 
     def list_experiments(self) -> list[ExperimentInfo]:
@@ -269,9 +304,13 @@ class Service:
         )
 
     def failures(self, experiment_id: str) -> list[ScorerOutcome]:
-        """The failed runs of an experiment this process ran (empty otherwise)."""
+        """The failed runs of an experiment this process ran (empty otherwise), every secret
+        the process holds masked (a last line: the engine masks them when it makes them)."""
         job = self._jobs.get(experiment_id)
-        return job.failures() if job is not None else []
+        if job is None:
+            return []
+        masker = secret_masker()
+        return [masker.record(outcome) for outcome in job.failures()]
 
     def delete_experiment(self, experiment_id: str) -> None:
         """Remove a finished experiment and its results."""
@@ -289,15 +328,38 @@ class Service:
         return self._jobs.add(import_experiment(self.store, data, name)).experiment_id
 
     def _described(self, info: ExperimentInfo) -> ExperimentInfo:
-        return info.model_copy(update={"comparisons": self.catalog.comparisons(info)})
+        update: dict[str, Any] = {"comparisons": self.catalog.comparisons(info)}
+        if info.error:
+            update["error"] = secret_masker().text(info.error)
+        return info.model_copy(update=update)
 
 
 # ---- helpers ----
 
 
 def _judge(
-    model: str | None, api_base: str | None, settings: Mapping[str, Any]
-) -> JudgeConfig | None:
-    """The judge of a model string (None without one: a scorer that needs it says so); raises
-    JudgeSetupError, an ExperimentConfigError."""
-    return experiment_judge(model, api_base, settings) if model else None
+    model: str | None,
+    api_base: str | None,
+    settings: Mapping[str, Any] | None,
+    typed_key: SecretStr | str | None,
+) -> tuple[JudgeConfig | None, str | None, dict[str, Any]]:
+    """(the judge of a model string, the API base and the settings as they may be stored). No
+    judge without a model (a scorer that needs one says so), but the base and the settings are
+    checked all the same, since they are stored. Raises JudgeSetupError, an
+    ExperimentConfigError."""
+    checked_base = check_api_base(api_base)
+    checked = check_judge_settings(settings)
+    typed = SecretStr(typed_key) if isinstance(typed_key, str) else typed_key
+    if typed is not None and not typed.get_secret_value().strip():
+        typed = None
+    if typed is not None:
+        remember_secret(typed)  # its echoes are masked, like the environment's keys
+    if not model:
+        return None, checked_base, checked
+    return experiment_judge(model, checked_base, checked, typed_key=typed), checked_base, checked
+
+
+def _masked_progress(progress: ExperimentProgress) -> ExperimentProgress:
+    if not progress.error:
+        return progress
+    return progress.model_copy(update={"error": secret_masker().text(progress.error)})

@@ -8,6 +8,10 @@ through the real litellm path (HTTP, parsing, usage, errors) with no network. St
         judge.script('{"score": 1}', Fault(status=500), Reply("not JSON", delay=0.5))
         ...   # each call takes the next scripted answer, then the default one
         judge.stats()   # {"requests": 3, "byStatus": {"200": 2, "500": 1}}
+        judge.authorizations   # the Authorization header of each request: which key came
+
+`KEY_ECHO` in a scripted answer's content or fault message is replaced by the key the request
+carried (its `Authorization: Bearer` value), as a server echoing a key back would do.
 
 `GET <url>/__stats` (or `GET http://127.0.0.1:<port>/__stats`) returns the same JSON, for tests
 that run the judge's client in another process.
@@ -22,12 +26,15 @@ import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from itertools import count
 from typing import Any
 
-__all__ = ["FakeJudge", "Fault", "Reply", "answer_from_schema", "example_for_schema"]
+__all__ = ["KEY_ECHO", "FakeJudge", "Fault", "Reply", "answer_from_schema", "example_for_schema"]
+
+KEY_ECHO = "{key}"
+"""Replaced, in an answer's content or a fault's message, by the key the request carried."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +132,9 @@ class FakeJudge:
         """Answers any call that has no scripted answer left."""
         self.requests: list[dict[str, Any]] = []
         """The JSON body of every chat-completion request received, in order."""
+        self.authorizations: list[str | None] = []
+        """The `Authorization` header of every chat-completion request (None when absent), in
+        the order of `requests`: which key reached this server."""
         self._script: deque[Answer] = deque()
         self._statuses: Counter[int] = Counter()
         self._lock = threading.Lock()
@@ -165,6 +175,7 @@ class FakeJudge:
         with self._lock:
             self._script.clear()
             self.requests.clear()
+            self.authorizations.clear()
             self._statuses.clear()
 
     def prompts(self) -> list[str]:
@@ -190,9 +201,12 @@ class FakeJudge:
     def __exit__(self, *_exc: object) -> None:
         self.stop()
 
-    def _next_answer(self, request: dict[str, Any]) -> Reply | Fault:
+    def _next_answer(
+        self, request: dict[str, Any], authorization: str | None = None
+    ) -> Reply | Fault:
         with self._lock:
             self.requests.append(request)
+            self.authorizations.append(authorization)
             scripted = self._script.popleft() if self._script else None
         answer = scripted if scripted is not None else self.responder(request)
         if isinstance(answer, str):
@@ -250,7 +264,8 @@ def _handler_for(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
             except json.JSONDecodeError:
                 self._send(400, {"error": {"message": "request body is not JSON"}})
                 return
-            answer = judge._next_answer(request)
+            authorization = self.headers.get("Authorization")
+            answer = _with_key(judge._next_answer(request, authorization), authorization)
             if answer.delay:
                 time.sleep(answer.delay)
             if isinstance(answer, Fault):
@@ -280,6 +295,16 @@ def _handler_for(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
             pass
 
     return Handler
+
+
+def _with_key(answer: Reply | Fault, authorization: str | None) -> Reply | Fault:
+    """`answer` with `KEY_ECHO` replaced by the key of the request (empty without one)."""
+    key = (authorization or "").removeprefix("Bearer ").strip()
+    if isinstance(answer, Fault) and KEY_ECHO in answer.message:
+        return replace(answer, message=answer.message.replace(KEY_ECHO, key))
+    if isinstance(answer, Reply) and KEY_ECHO in answer.content:
+        return replace(answer, content=answer.content.replace(KEY_ECHO, key))
+    return answer
 
 
 def main() -> None:
