@@ -48,8 +48,11 @@ class ResultSink(Protocol):
         """Write successful outcomes; returns how many were written."""
         ...
 
-    def update_experiment_progress(self, experiment_id: str, counts: RunCounts) -> None:
-        """Mark the experiment running with these counts (a heartbeat too)."""
+    def update_experiment_progress(
+        self, experiment_id: str, counts: RunCounts, failed: RunCounts | None = None
+    ) -> None:
+        """Mark the experiment running with these counts (a heartbeat too): `counts` over every
+        finished run, `failed` over the failed ones alone (never stored, so only counted)."""
         ...
 
     def heartbeat(self, experiment_id: str) -> None:
@@ -62,8 +65,9 @@ class ResultSink(Protocol):
         status: ExperimentStatus,
         counts: RunCounts | None = None,
         error: str | None = None,
+        failed: RunCounts | None = None,
     ) -> None:
-        """Record the final status and counts."""
+        """Record the final status and counts (as in `update_experiment_progress`)."""
         ...
 
 
@@ -75,7 +79,7 @@ class ResultWriter:
         self,
         sink: ResultSink,
         experiment_id: str,
-        counts: Callable[[], RunCounts],
+        counts: Callable[[], tuple[RunCounts, RunCounts]],
         on_error: Callable[[], None],
     ) -> None:
         self._sink = sink
@@ -83,7 +87,7 @@ class ResultWriter:
         self._counts = counts
         self._on_error = on_error
         self._queue: queue.Queue[ScorerOutcome | None] = queue.Queue()
-        self._written_counts: RunCounts | None = None
+        self._written_counts: tuple[RunCounts, RunCounts] | None = None
         self._last_beat = time.monotonic()  # the experiment row was just written
         self.error: BaseException | None = None
         self.written = 0
@@ -128,8 +132,8 @@ class ResultWriter:
             if batch:
                 self.written += self._sink.add_results(self._experiment_id, batch)
             counts = self._counts()
-            if counts is not self._written_counts:  # writes the heartbeat too
-                self._sink.update_experiment_progress(self._experiment_id, counts)
+            if counts != self._written_counts:  # writes the heartbeat too
+                self._sink.update_experiment_progress(self._experiment_id, *counts)
                 self._written_counts = counts
                 self._last_beat = time.monotonic()
             elif time.monotonic() - self._last_beat >= _HEARTBEAT_EVERY_S:
@@ -157,6 +161,9 @@ class ExperimentJob:
         self._changed = threading.Condition()
         self._watchers = 0  # waiters that look at the counts, not only at the end
         self._counts = counts
+        # The failed runs alone: their judge totals are the part of the counts no stored
+        # result accounts for.
+        self._failed_counts = sum((RunCounts().with_outcome(f) for f in failures), RunCounts())
         self._status: ExperimentStatus = status
         self._error: str | None = None
         self._failures = list(failures)
@@ -180,6 +187,11 @@ class ExperimentJob:
         """Where the experiment is."""
         with self._changed:
             return self._progress()
+
+    def tally(self) -> tuple[RunCounts, RunCounts]:
+        """The counts so far, over every finished run and over the failed ones alone."""
+        with self._changed:
+            return self._counts, self._failed_counts
 
     def failures(self) -> list[ScorerOutcome]:
         """The failed runs so far."""
@@ -245,6 +257,7 @@ class ExperimentJob:
             self._counts = self._counts.with_outcome(outcome)
             if outcome.status != "success":
                 self._failures.append(outcome)
+                self._failed_counts = self._failed_counts.with_outcome(outcome)
             if self._watchers:  # waking a thread per run would slow the run down
                 self._changed.notify_all()
         if outcome.status == "success" and self._writer is not None:
@@ -260,14 +273,14 @@ class ExperimentJob:
         writer = ResultWriter(
             sink,
             self.experiment_id,
-            self.counts,
+            self.tally,
             lambda: self.cancel.cancel(abort_in_flight=True),
         )
         self._writer = writer
         status: ExperimentStatus = "error"
         error: BaseException | None = None
         try:
-            sink.update_experiment_progress(self.experiment_id, self.counts())
+            sink.update_experiment_progress(self.experiment_id, *self.tally())
             self._publish("running")
             summary = run_coroutine_sync(
                 run_experiment(
@@ -296,7 +309,8 @@ class ExperimentJob:
             message = f"{type(error).__name__}: {error}" if str(error) else repr(error)
             logger.error("Experiment %s stopped: %s", self.experiment_id, message)
         try:
-            sink.finish_experiment(self.experiment_id, status, self.counts(), error=message)
+            counts, failed = self.tally()
+            sink.finish_experiment(self.experiment_id, status, counts, error=message, failed=failed)
         except Exception as failure:  # nothing more can be done than say so
             logger.error(
                 "Could not record the end of experiment %s: %s", self.experiment_id, failure
