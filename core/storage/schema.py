@@ -15,6 +15,7 @@ Any number of processes may open the same database at once, new or old:
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,7 +28,14 @@ from sqlalchemy import Connection, Engine, func, select
 
 from core.storage._engines import is_sqlite_file, sqlite_upgrade_engine
 
-__all__ = ["MIGRATIONS_DIR", "alembic_config", "head_revisions", "revisions", "upgrade_schema"]
+__all__ = [
+    "MIGRATIONS_DIR",
+    "alembic_config",
+    "head_revisions",
+    "revision_ids",
+    "revisions",
+    "upgrade_schema",
+]
 
 MIGRATIONS_DIR = Path(__file__).resolve().with_name("migrations")
 
@@ -39,7 +47,7 @@ upgrades of different schemas of one database wait for each other too: harmless.
 def alembic_config(connection: Connection | None = None) -> Config:
     """Alembic's configuration for the shipped migrations, without any alembic.ini; Alembic
     runs them on `connection` (see migrations/env.py)."""
-    config = Config()
+    config = Config(stdout=sys.stdout)  # Alembic's default is the stdout of its import time
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     config.set_main_option("path_separator", "os")
     config.set_main_option("file_template", "%%(rev)s_%%(slug)s")
@@ -51,6 +59,11 @@ def alembic_config(connection: Connection | None = None) -> Config:
 @functools.cache
 def _scripts() -> ScriptDirectory:
     return ScriptDirectory.from_config(alembic_config())
+
+
+def revision_ids() -> list[str]:
+    """Every shipped revision, newest first."""
+    return [script.revision for script in _scripts().walk_revisions()]
 
 
 def head_revisions() -> frozenset[str]:
