@@ -24,12 +24,14 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from alembic.util import CommandError
 from sqlalchemy import Connection, Engine, func, select
 
 from core.storage._engines import is_sqlite_file, sqlite_upgrade_engine
 
 __all__ = [
     "MIGRATIONS_DIR",
+    "SchemaError",
     "alembic_config",
     "head_revisions",
     "revision_ids",
@@ -77,14 +79,31 @@ def revisions(engine: Engine) -> frozenset[str]:
         return frozenset(MigrationContext.configure(connection).get_current_heads())
 
 
+class SchemaError(RuntimeError):
+    """The database's schema cannot be brought to this version's (one made by a newer version,
+    or a migration that failed)."""
+
+
 def upgrade_schema(engine: Engine) -> bool:
     """Bring the database to the head revision; True when something had to be done.
 
-    Safe to call from many processes at once (see the module's docstring)."""
-    if revisions(engine) == head_revisions():
+    Safe to call from many processes at once (see the module's docstring). Raises SchemaError
+    for a database a newer version upgraded, and SQLAlchemy's errors for a database refusing."""
+    current = revisions(engine)
+    if current == head_revisions():
         return False
-    with _upgrade_transaction(engine) as connection:
-        command.upgrade(alembic_config(connection), "head")
+    unknown = current - set(revision_ids())
+    if unknown:
+        raise SchemaError(
+            f"its schema is at revision {', '.join(sorted(unknown))}, made by a newer version "
+            f"of scorelab than this one (which knows up to {', '.join(sorted(head_revisions()))})"
+            "; upgrade scorelab"
+        )
+    try:
+        with _upgrade_transaction(engine) as connection:
+            command.upgrade(alembic_config(connection), "head")
+    except CommandError as error:
+        raise SchemaError(f"its schema could not be upgraded: {error}") from error
     return True
 
 

@@ -36,7 +36,7 @@ from core.experiment_records import (
 )
 from core.run_results import JudgeUsage
 from core.storage._engines import make_engine, normalise_url
-from core.storage.schema import upgrade_schema
+from core.storage.schema import SchemaError, upgrade_schema
 from core.storage.tables import DatasetItemRow, DatasetRow, ExperimentRow, ScoreRow
 
 __all__ = [
@@ -105,7 +105,7 @@ class Store:
         self.stale_after_s = stale_after_s
         try:
             upgrade_schema(self.engine)  # migrations; safe with other processes opening it too
-        except SQLAlchemyError as error:
+        except (SQLAlchemyError, SchemaError) as error:
             raise StorageError(
                 f"Cannot open the database {self.safe_url}: {_first_line(error)}"
             ) from error

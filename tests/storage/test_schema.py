@@ -19,7 +19,7 @@ from alembic.runtime.migration import MigrationContext
 from scorelab_db import BACKENDS, database
 
 from core.experiment_records import RunCounts
-from core.storage import Store
+from core.storage import StorageError, Store
 from core.storage._engines import make_engine
 from core.storage.schema import alembic_config, head_revisions, revisions
 from core.storage.tables import TABLES
@@ -240,3 +240,17 @@ def test_the_developers_command_line_finds_no_missing_migration(
     assert "No new upgrade operations detected" in capsys.readouterr().out
     assert main(["heads"]) == 0
     assert capsys.readouterr().out.split() == [*sorted(head_revisions()), "(head)"]
+
+
+def test_a_database_upgraded_by_a_newer_version_is_refused_clearly(url: str) -> None:
+    store = Store(url)
+    with store.engine.begin() as connection:
+        connection.exec_driver_sql("UPDATE alembic_version SET version_num = '9999'")
+    store.close()
+    with pytest.raises(StorageError, match=r"revision 9999, made by a newer version of scorelab"):
+        Store(url)
+    engine = make_engine(url)
+    try:
+        assert version_rows(engine) == ["9999"]  # left as it was
+    finally:
+        engine.dispose()
