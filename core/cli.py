@@ -253,7 +253,13 @@ def _report(
     if agreement is not None:
         _print_agreement(agreement)
     if unwritten:
-        why = "interrupted" if interrupts.count else f"the experiment {progress.status}"
+        why = (
+            "interrupted"
+            if interrupts.count
+            else "the experiment was cancelled"
+            if progress.status == "cancelled"
+            else "the experiment stopped on an error"
+        )
         print(
             f"scorelab: {why}, so {', '.join(map(str, unwritten))} "
             f"{'was' if len(unwritten) == 1 else 'were'} not written; its "
