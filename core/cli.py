@@ -11,22 +11,31 @@
 Which key the judge gets is printed before the run starts ("Judge key: ..."; see
 `scorelab run --help` and docs/deploy.md, Judge keys).
 
-Exit codes: 0 done, 1 a threshold failed or more scorer runs failed than --max-failure-rate
-allows (none by default), 2 bad input or usage (one line on stderr, never a
-traceback; set SCORELAB_DEBUG=1 to see one). Experiments go to the dashboard's database.
+Exit codes: 0 done, 1 a threshold failed, more scorer runs failed than --max-failure-rate
+allows (none by default) or every run failed, 2 bad input or usage (one line on stderr, never a
+traceback; set SCORELAB_DEBUG=1 to see one), 130 interrupted by Ctrl-C (143 by SIGTERM).
+Experiments go to the dashboard's database.
+
+Ctrl-C (or SIGTERM) while an experiment runs cancels it: no new run starts, the runs in flight
+finish (a second Ctrl-C aborts them), the experiment is recorded as `cancelled` with its finished
+results kept, and no --json/--html/--csv file is written (a file is only ever written whole, for
+an experiment that ran to its end); stderr says so.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
+import threading
 import traceback
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
@@ -245,39 +254,79 @@ def _run(arguments: argparse.Namespace) -> int:
         raise CliError(_import_message(arguments.data, error)) from None
     if arguments.label_column is not None:
         _check_label_column(arguments, dataset, service.dataset_items(dataset.id))
-    try:
-        if arguments.judge_model:
-            key = service.judge_key(
-                arguments.judge_model, arguments.api_base, typed=typed_key is not None
+    with _Interrupts() as interrupts:
+        try:
+            if arguments.judge_model:
+                key = service.judge_key(
+                    arguments.judge_model, arguments.api_base, typed=typed_key is not None
+                )
+                print(key.describe(), flush=True)
+            experiment_id = service.start_experiment(
+                ExperimentConfig(
+                    name=arguments.name,
+                    dataset_id=dataset.id,
+                    scorers=specs,
+                    judge_model=arguments.judge_model,
+                    api_base=arguments.api_base,
+                    concurrency=arguments.concurrency,
+                    judge_settings=settings,
+                ),
+                api_key=typed_key,
             )
-            print(key.describe(), flush=True)
-        experiment_id = service.start_experiment(
-            ExperimentConfig(
-                name=arguments.name,
-                dataset_id=dataset.id,
-                scorers=specs,
-                judge_model=arguments.judge_model,
-                api_base=arguments.api_base,
-                concurrency=arguments.concurrency,
-                judge_settings=settings,
-            ),
-            api_key=typed_key,
+        except ExperimentConfigError as error:
+            raise CliError(str(error)) from None
+        progress = _follow_to_the_end(
+            service, experiment_id, interrupts, thresholds, show=not arguments.no_progress
         )
-    except ExperimentConfigError as error:
-        raise CliError(str(error)) from None
-    _check_threshold_ids(thresholds, service.get_experiment(experiment_id).scorer_ids)
-    progress = _follow(service, experiment_id, show=not arguments.no_progress)
+        return _report(arguments, service, experiment_id, progress, thresholds, interrupts)
+
+
+def _report(
+    arguments: argparse.Namespace,
+    service: Any,
+    experiment_id: str,
+    progress: Any,
+    thresholds: list[tuple[str, float]],
+    interrupts: _Interrupts,
+) -> int:
+    """The exports (of an experiment that ran to its end only), the summary, the exit code."""
     detail = service.load_experiment(experiment_id)
     gate = _gate(detail, thresholds, arguments.max_failure_rate)
     agreement = _agreement(detail, arguments.label_column)
-    _write_outputs(arguments, detail, gate.thresholds, agreement)
+    ran_to_the_end = progress.status in ("completed", "failed") and not interrupts.count
+    unwritten = _write_outputs(
+        arguments,
+        detail,
+        gate.thresholds,
+        agreement,
+        stop=lambda: not ran_to_the_end or bool(interrupts.count),
+    )
     _print_summary(detail, gate)
     if agreement is not None:
         _print_agreement(agreement)
+    if unwritten:
+        why = (
+            "interrupted"
+            if interrupts.count
+            else "the experiment was cancelled"
+            if progress.status == "cancelled"
+            else "the experiment stopped on an error"
+        )
+        print(
+            f"scorelab: {why}, so {', '.join(map(str, unwritten))} "
+            f"{'was' if len(unwritten) == 1 else 'were'} not written; its "
+            f"{detail.info.counts.succeeded} finished results are in the database "
+            f"(experiment {experiment_id})",
+            file=sys.stderr,
+        )
     if progress.status == "error":
         raise CliError(f"the experiment stopped: {progress.error}")
-    if progress.status == "cancelled":
+    if interrupts.count:
+        return 128 + interrupts.signal_number
+    if progress.status == "cancelled":  # by another hand than ours: not a finished run
         return 130
+    if progress.status == "failed":  # every run failed: nothing was measured
+        return 1
     return 0 if gate.passed else 1
 
 
@@ -382,24 +431,92 @@ def _print_agreement(agreement: Any) -> None:
         print(f"  {entry.scorer_id}: {agreement_line(entry)}")
 
 
-def _follow(service: Any, experiment_id: str, *, show: bool) -> Any:
-    """Wait for the experiment, drawing a progress bar on a terminal; Ctrl-C cancels it."""
+class _Interrupts:
+    """Ctrl-C and SIGTERM while an experiment runs, counted instead of raised.
+
+    Python raises KeyboardInterrupt wherever the main thread happens to be, and a handler in
+    the middle of a database write or a thread's join can leave the experiment `running` or
+    a half-written export behind; here the signal only counts, and `_follow` acts on it
+    between two waits. Outside the block the previous handlers are back, unless a signal came:
+    the command is then on its way out, and more of them (an impatient user) are ignored rather
+    than let a KeyboardInterrupt cut the exit short."""
+
+    _SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.signal_number = signal.SIGINT.value
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> _Interrupts:
+        if threading.current_thread() is threading.main_thread():  # signals go there only
+            for number in self._SIGNALS:
+                self._previous[number] = signal.signal(number, self._received)
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        for number, handler in self._previous.items():
+            signal.signal(number, signal.SIG_IGN if self.count else handler)
+
+    def _received(self, number: int, _frame: Any) -> None:
+        if not self.count:
+            self.signal_number = number
+        self.count += 1
+
+
+def _follow_to_the_end(
+    service: Any,
+    experiment_id: str,
+    interrupts: _Interrupts,
+    thresholds: list[tuple[str, float]],
+    *,
+    show: bool,
+) -> Any:
+    """Follow the experiment until it ended and its end was recorded. Should anything go
+    wrong meanwhile, it is aborted and its end recorded before the error goes on."""
+    try:
+        _check_threshold_ids(thresholds, service.get_experiment(experiment_id).scorer_ids)
+        return _follow(service, experiment_id, interrupts, show=show)
+    except BaseException:
+        service.cancel(experiment_id, abort_in_flight=True)
+        with contextlib.suppress(TimeoutError):
+            service.wait(experiment_id, timeout=30)
+        raise
+
+
+def _follow(service: Any, experiment_id: str, interrupts: _Interrupts, *, show: bool) -> Any:
+    """Wait for the experiment, drawing a progress bar on a terminal. The first Ctrl-C stops new
+    runs from starting, the second aborts those in flight."""
     bar = _ProgressBar(sys.stderr) if show and sys.stderr.isatty() else None
+    acted_on = 0
     try:
         while True:
+            if interrupts.count > acted_on:
+                acted_on = interrupts.count
+                _cancel(service, experiment_id, abort=acted_on > 1, bar=bar)
             try:
                 return service.wait(experiment_id, timeout=0.2)
             except TimeoutError:
                 if bar is not None:
                     bar.draw(service.progress(experiment_id))
-    except KeyboardInterrupt:
-        print("\nscorelab: cancelling (finished results are kept)...", file=sys.stderr)
-        service.cancel(experiment_id)
-        return service.wait(experiment_id)
     finally:
         if bar is not None:
             bar.draw(service.progress(experiment_id))
             bar.close()
+
+
+def _cancel(service: Any, experiment_id: str, *, abort: bool, bar: _ProgressBar | None) -> None:
+    if bar is not None:
+        bar.close()  # the message goes under the bar, not over it
+    if abort:
+        message = "aborting the runs in flight..."
+    else:
+        message = (
+            "cancelling: no new run starts, the runs in flight finish and every finished "
+            "result is kept (Ctrl-C again to abort the runs in flight)..."
+        )
+    print(f"scorelab: {message}", file=sys.stderr, flush=True)
+    service.cancel(experiment_id, abort_in_flight=abort)
 
 
 class _ProgressBar:
@@ -555,8 +672,15 @@ def _gate(detail: Any, thresholds: list[tuple[str, float]], max_failure_rate: fl
 
 
 def _write_outputs(
-    arguments: argparse.Namespace, detail: Any, thresholds: list[Any], agreement: Any
-) -> None:
+    arguments: argparse.Namespace,
+    detail: Any,
+    thresholds: list[Any],
+    agreement: Any,
+    *,
+    stop: Callable[[], bool],
+) -> list[Path]:
+    """Write the asked exports, each whole or not at all; none once `stop()` holds (the run
+    did not reach its end, or an interrupt came). Returns the paths left unwritten."""
     from core.reporting import experiment_html, experiment_json, masked_export, results_csv
     from core.run_results import json_ready
 
@@ -577,13 +701,28 @@ def _write_outputs(
         (arguments.html, lambda: experiment_html(detail, agreement=agreement)),
         (arguments.csv, lambda: results_csv(detail)),
     ]
+    unwritten = []
     for path, render in outputs:
         if path is None:
             continue
-        try:
-            path.write_text(masked_export(render()), encoding="utf-8")
-        except OSError as error:
-            raise CliError(f"{path}: cannot write it ({error.strerror or error})") from None
+        if stop():
+            unwritten.append(path)
+            continue
+        _write_whole(path, masked_export(render()))
+    return unwritten
+
+
+def _write_whole(path: Path, text: str) -> None:
+    """Write `path` through a temporary file beside it: a reader (or a crash) never finds a
+    half-written export, and an older file stays until the new one is complete."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise CliError(f"{path}: cannot write it ({error.strerror or error})") from None
 
 
 def _print_summary(detail: Any, gate: _Gate) -> None:
@@ -607,6 +746,8 @@ def _print_summary(detail: Any, gate: _Gate) -> None:
         shown = "no score" if mean is None else f"{mean:.4f}"
         failures = f", {result.failed_runs} failed runs" if result.failed_runs else ""
         print(f"  threshold {result.id} >= {result.threshold.min}: {verdict} ({shown}{failures})")
+    if info.status == "failed":
+        print("  FAILED: every scorer run failed, so nothing was measured")
     allowed = f"{gate.max_failure_rate:.0%}"
     for scorer_id in gate.too_many_failures:
         failed = gate.failed_by_scorer[scorer_id]

@@ -59,9 +59,10 @@ def import_experiment(store: Store, data: bytes, name: str | None) -> Experiment
             judge_calls=exported.judge_calls,
             judge_attempts=exported.judge_attempts,
         )
+        failed = sum((RunCounts().with_outcome(f) for f in exported.failures), RunCounts())
         # A progress write first stamps started_at, so it never falls after finished_at.
-        store.update_experiment_progress(info.id, counts)
-        store.finish_experiment(info.id, exported.status, counts)
+        store.update_experiment_progress(info.id, counts, failed)
+        store.finish_experiment(info.id, exported.status, counts, failed=failed)
     except BaseException:
         _undo(store, experiment_id, dataset.id if created else None)
         raise

@@ -235,6 +235,11 @@ def test_a_run_where_every_scorer_run_failed_does_not_exit_0(
     completed = scorelab(env, "run", data, "--scorer", "tone-scorer")
     assert completed.returncode == 1
     assert "0 runs succeeded, 2 failed" in completed.stdout
+    assert "FAILED: 2 of 2 runs of tone-scorer failed" in completed.stdout
+    # Even when failures are allowed: a run that measured nothing is not a pass.
+    allowed = scorelab(env, "run", data, "--scorer", "tone-scorer", "--max-failure-rate", "1")
+    assert allowed.returncode == 1, allowed.stdout
+    assert "every scorer run failed, so nothing was measured" in allowed.stdout
 
 
 def test_columns_can_be_mapped_by_hand(env: dict[str, str], tmp_path: Path) -> None:

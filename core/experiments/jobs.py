@@ -49,8 +49,11 @@ class ResultSink(Protocol):
         """Write successful outcomes; returns how many were written."""
         ...
 
-    def update_experiment_progress(self, experiment_id: str, counts: RunCounts) -> None:
-        """Mark the experiment running with these counts (a heartbeat too)."""
+    def update_experiment_progress(
+        self, experiment_id: str, counts: RunCounts, failed: RunCounts | None = None
+    ) -> None:
+        """Mark the experiment running with these counts (a heartbeat too): `counts` over every
+        finished run, `failed` over the failed ones alone (never stored, so only counted)."""
         ...
 
     def heartbeat(self, experiment_id: str) -> None:
@@ -63,8 +66,9 @@ class ResultSink(Protocol):
         status: ExperimentStatus,
         counts: RunCounts | None = None,
         error: str | None = None,
+        failed: RunCounts | None = None,
     ) -> None:
-        """Record the final status and counts."""
+        """Record the final status and counts (as in `update_experiment_progress`)."""
         ...
 
 
@@ -76,7 +80,7 @@ class ResultWriter:
         self,
         sink: ResultSink,
         experiment_id: str,
-        counts: Callable[[], RunCounts],
+        counts: Callable[[], tuple[RunCounts, RunCounts]],
         on_error: Callable[[], None],
     ) -> None:
         self._sink = sink
@@ -84,7 +88,7 @@ class ResultWriter:
         self._counts = counts
         self._on_error = on_error
         self._queue: queue.Queue[ScorerOutcome | None] = queue.Queue()
-        self._written_counts: RunCounts | None = None
+        self._written_counts: tuple[RunCounts, RunCounts] | None = None
         self._last_beat = time.monotonic()  # the experiment row was just written
         self.error: BaseException | None = None
         self.written = 0
@@ -129,8 +133,8 @@ class ResultWriter:
             if batch:
                 self.written += self._sink.add_results(self._experiment_id, batch)
             counts = self._counts()
-            if counts is not self._written_counts:  # writes the heartbeat too
-                self._sink.update_experiment_progress(self._experiment_id, counts)
+            if counts != self._written_counts:  # writes the heartbeat too
+                self._sink.update_experiment_progress(self._experiment_id, *counts)
                 self._written_counts = counts
                 self._last_beat = time.monotonic()
             elif time.monotonic() - self._last_beat >= _HEARTBEAT_EVERY_S:
@@ -158,6 +162,9 @@ class ExperimentJob:
         self._changed = threading.Condition()
         self._watchers = 0  # waiters that look at the counts, not only at the end
         self._counts = counts
+        # The failed runs alone: their judge totals are the part of the counts no stored
+        # result accounts for.
+        self._failed_counts = sum((RunCounts().with_outcome(f) for f in failures), RunCounts())
         self._status: ExperimentStatus = status
         self._error: str | None = None
         self._failures = list(failures)
@@ -181,6 +188,11 @@ class ExperimentJob:
         """Where the experiment is."""
         with self._changed:
             return self._progress()
+
+    def tally(self) -> tuple[RunCounts, RunCounts]:
+        """The counts so far, over every finished run and over the failed ones alone."""
+        with self._changed:
+            return self._counts, self._failed_counts
 
     def failures(self) -> list[ScorerOutcome]:
         """The failed runs so far."""
@@ -246,6 +258,7 @@ class ExperimentJob:
             self._counts = self._counts.with_outcome(outcome)
             if outcome.status != "success":
                 self._failures.append(outcome)
+                self._failed_counts = self._failed_counts.with_outcome(outcome)
             if self._watchers:  # waking a thread per run would slow the run down
                 self._changed.notify_all()
         if outcome.status == "success" and self._writer is not None:
@@ -261,14 +274,14 @@ class ExperimentJob:
         writer = ResultWriter(
             sink,
             self.experiment_id,
-            self.counts,
+            self.tally,
             lambda: self.cancel.cancel(abort_in_flight=True),
         )
         self._writer = writer
         status: ExperimentStatus = "error"
         error: BaseException | None = None
         try:
-            sink.update_experiment_progress(self.experiment_id, self.counts())
+            sink.update_experiment_progress(self.experiment_id, *self.tally())
             self._publish("running")
             summary = run_coroutine_sync(
                 run_experiment(
@@ -299,7 +312,8 @@ class ExperimentJob:
             )
             logger.error("Experiment %s stopped: %s", self.experiment_id, message)
         try:
-            sink.finish_experiment(self.experiment_id, status, self.counts(), error=message)
+            counts, failed = self.tally()
+            sink.finish_experiment(self.experiment_id, status, counts, error=message, failed=failed)
         except Exception as failure:  # nothing more can be done than say so
             failure_text = mask_secrets(str(failure))  # a database URL's password, say
             logger.error(

@@ -7,8 +7,6 @@ refused: they live in memory only (`add_results` raises if given one).
 
 from __future__ import annotations
 
-import json
-import math
 import os
 import uuid
 from collections.abc import Iterable, Sequence
@@ -17,20 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
-    Engine,
-    Table,
-    create_engine,
     delete,
-    event,
     func,
     insert,
-    inspect,
     select,
     update,
 )
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
-from sqlalchemy.pool import StaticPool
 
 from core.experiment_records import (
     ColumnMapping,
@@ -43,7 +35,9 @@ from core.experiment_records import (
     ScorerSpec,
 )
 from core.run_results import JudgeUsage
-from core.storage.tables import TABLES, DatasetItemRow, DatasetRow, ExperimentRow, ScoreRow
+from core.storage._engines import make_engine, normalise_url
+from core.storage.schema import SchemaError, upgrade_schema
+from core.storage.tables import DatasetItemRow, DatasetRow, ExperimentRow, ScoreRow
 
 __all__ = [
     "DATABASE_URL_ENV",
@@ -106,15 +100,12 @@ class Store:
     def __init__(
         self, database_url: str | None = None, *, stale_after_s: float = STALE_AFTER_S
     ) -> None:
-        self.url = _normalise_url(database_url or default_database_url())
-        self.engine = _make_engine(self.url)
+        self.url = normalise_url(database_url or default_database_url())
+        self.engine = make_engine(self.url)
         self.stale_after_s = stale_after_s
         try:
-            TABLES[0].metadata.create_all(self.engine, tables=TABLES)
-            # create_all makes missing tables only; a database from an older version lacks the
-            # columns added since.
-            _add_missing_columns(self.engine, TABLES)
-        except SQLAlchemyError as error:
+            upgrade_schema(self.engine)  # migrations; safe with other processes opening it too
+        except (SQLAlchemyError, SchemaError) as error:
             raise StorageError(
                 f"Cannot open the database {self.safe_url}: {_first_line(error)}"
             ) from error
@@ -273,9 +264,14 @@ class Store:
             connection.execute(insert(ExperimentRow), [row])
         return self.get_experiment(row["id"])
 
-    def update_experiment_progress(self, experiment_id: str, counts: RunCounts) -> None:
-        """Store the counts and judge totals of a running experiment (a heartbeat too)."""
-        values = _counts_values(counts)
+    def update_experiment_progress(
+        self, experiment_id: str, counts: RunCounts, failed: RunCounts | None = None
+    ) -> None:
+        """Store the counts and judge totals of a running experiment (a heartbeat too).
+
+        `counts` covers every finished run; `failed` the failed runs alone, whose judge totals
+        only the row can keep (None: they made no judge calls worth counting)."""
+        values = _counts_values(counts, failed)
         values.update(status="running", heartbeat_at=_now())
         self._update_experiment(experiment_id, values, start=True)
 
@@ -289,9 +285,11 @@ class Store:
         status: ExperimentStatus,
         counts: RunCounts | None = None,
         error: str | None = None,
+        failed: RunCounts | None = None,
     ) -> None:
-        """Store the final status (and counts), with the finishing time."""
-        values: dict[str, Any] = _counts_values(counts) if counts is not None else {}
+        """Store the final status (and counts: see `update_experiment_progress`), with the
+        finishing time."""
+        values: dict[str, Any] = _counts_values(counts, failed) if counts is not None else {}
         values.update(status=status, error=error, finished_at=_now())
         self._update_experiment(experiment_id, values, start=True)
 
@@ -329,19 +327,27 @@ class Store:
             .join(datasets, datasets.c.id == experiments.c.dataset_id, isouter=True)
             .order_by(experiments.c.created_at.desc())
         )
-        means = select(ScoreRow.experiment_id, ScoreRow.scorer_id, func.avg(ScoreRow.score))
+        stored = _stored_totals()
         if experiment_id is not None:
             query = query.where(experiments.c.id == experiment_id)
-            means = means.where(ScoreRow.experiment_id == experiment_id)
-        means = means.group_by(ScoreRow.experiment_id, ScoreRow.scorer_id)
+            stored = stored.where(ScoreRow.experiment_id == experiment_id)
+        stored = stored.group_by(ScoreRow.experiment_id, ScoreRow.scorer_id)
         with self.engine.connect() as connection:
             rows = connection.execute(query).all()
             scores: dict[str, dict[str, float]] = {}
-            for exp_id, scorer_id, mean in connection.execute(means):
-                if mean is not None:
-                    scores.setdefault(exp_id, {})[scorer_id] = float(mean)
+            successes: dict[str, RunCounts] = {}
+            for row in connection.execute(stored):
+                if row.mean is not None:
+                    scores.setdefault(row.experiment_id, {})[row.scorer_id] = float(row.mean)
+                before = successes.get(row.experiment_id, RunCounts())
+                successes[row.experiment_id] = before + _stored_counts(row._mapping)
         stale_before = _now() - timedelta(seconds=self.stale_after_s)
-        return [_experiment_info(r._mapping, scores.get(r.id, {}), stale_before) for r in rows]
+        return [
+            _experiment_info(
+                r._mapping, scores.get(r.id, {}), successes.get(r.id, RunCounts()), stale_before
+            )
+            for r in rows
+        ]
 
     def delete_experiment(self, experiment_id: str) -> None:
         """Remove an experiment and its results."""
@@ -428,95 +434,6 @@ class _Transaction:
         return False
 
 
-# ---- engines ----
-
-
-def _normalise_url(url: str) -> str:
-    # psycopg (3) is the driver we install; a bare postgresql:// would ask for psycopg2.
-    for prefix in ("postgres://", "postgresql://"):
-        if url.startswith(prefix):
-            return "postgresql+psycopg://" + url[len(prefix) :]
-    return url
-
-
-def _make_engine(url: str) -> Engine:
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "sqlite":
-        return create_engine(url, json_serializer=_dumps, pool_pre_ping=True)
-    in_memory = parsed.database in (None, "", ":memory:")
-    if not in_memory:
-        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(
-        url,
-        json_serializer=_dumps,
-        connect_args={"check_same_thread": False, "timeout": 30},
-        # One shared connection for an in-memory database, or each connection would get its own.
-        poolclass=StaticPool if in_memory else None,
-    )
-    event.listen(engine, "connect", _sqlite_pragmas)
-    return engine
-
-
-def _add_missing_columns(engine: Engine, tables: Sequence[Table]) -> None:
-    """Add the nullable columns a database made by an older version lacks (`ALTER TABLE ...
-    ADD COLUMN`), so old SQLite files and PostgreSQL schemas keep working. Another process may
-    be upgrading the same database: a column that appears meanwhile is fine."""
-    existing = inspect(engine)
-    preparer = engine.dialect.identifier_preparer
-    for table in tables:
-        present = {c["name"] for c in existing.get_columns(table.name)}
-        for column in table.columns:
-            if column.name in present:
-                continue
-            if not column.nullable:  # would need a default for the existing rows: not done
-                raise StorageError(
-                    f"The database's table {table.name!r} lacks the column {column.name!r}; "
-                    "it is too old to upgrade in place"
-                )
-            # IF NOT EXISTS guards against a concurrent upgrade where it exists (PostgreSQL);
-            # SQLite lacks it, there the error is checked below.
-            guard = "IF NOT EXISTS " if engine.dialect.name == "postgresql" else ""
-            statement = (
-                f"ALTER TABLE {preparer.format_table(table)} ADD COLUMN {guard}"
-                f"{preparer.format_column(column)} {column.type.compile(dialect=engine.dialect)}"
-            )
-            try:
-                with engine.begin() as connection:
-                    connection.exec_driver_sql(statement)
-            except SQLAlchemyError:
-                names = {c["name"] for c in inspect(engine).get_columns(table.name)}
-                if column.name not in names:
-                    raise
-
-
-def _sqlite_pragmas(connection: Any, _record: Any) -> None:
-    cursor = connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")  # readers (the dashboard) never block the writer
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=30000")
-    cursor.close()
-
-
-def _dumps(value: Any) -> str:
-    """JSON for the database. PostgreSQL rejects NaN and Infinity in JSON, so non-finite numbers
-    in step results are written as the strings JavaScript's JSON would show for them."""
-    try:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False, default=str)
-    except ValueError:
-        return json.dumps(_finite(value), ensure_ascii=False, allow_nan=False, default=str)
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    return value
-
-
 # ---- rows <-> records ----
 
 
@@ -534,7 +451,9 @@ def _dataset_info(row: Any) -> DatasetInfo:
     )
 
 
-def _experiment_info(row: Any, scores: dict[str, float], stale_before: datetime) -> ExperimentInfo:
+def _experiment_info(
+    row: Any, scores: dict[str, float], successes: RunCounts, stale_before: datetime
+) -> ExperimentInfo:
     """The record of a row. A live status with no heartbeat since `stale_before` is reported as
     `interrupted` (the row itself is left alone: should the process come back, its next
     heartbeat makes it running again)."""
@@ -558,7 +477,7 @@ def _experiment_info(row: Any, scores: dict[str, float], stale_before: datetime)
         concurrency=row["concurrency"],
         status=status,
         total_items=row["total_items"],
-        counts=_counts(row),
+        counts=_counts(row, successes),
         scores=scores,
         error=row["error"],
         created_at=_utc(row["created_at"]),
@@ -568,30 +487,64 @@ def _experiment_info(row: Any, scores: dict[str, float], stale_before: datetime)
 
 
 # The one mapping between `RunCounts` and the experiment row. The planned total is set when
-# the experiment is created; `done_runs` is kept for readers of the table itself.
+# the experiment is created. The row's own counters are what its process last wrote (kept for
+# readers of the table itself); what is shown of the successful runs is counted from their
+# stored results, which a crash cannot leave behind, and only the failed runs, never stored,
+# come from the row.
 
 
-def _counts(row: Any) -> RunCounts:
-    return RunCounts(
-        total=row["total_runs"],
-        succeeded=row["succeeded_runs"],
-        failed=row["failed_runs"],
-        usage=JudgeUsage(**{k: row[k] for k in _USAGE_COLUMNS}),
-        judge_calls=row["judge_calls"],
-        judge_attempts=row["judge_attempts"],
+def _stored_totals() -> Any:
+    """Per experiment and scorer: the mean score, the stored results and their judge totals."""
+    table = ScoreRow.__table__
+    return select(
+        table.c.experiment_id,
+        table.c.scorer_id,
+        func.avg(table.c.score).label("mean"),
+        func.count().label("succeeded"),
+        func.sum(table.c.judge_calls).label("judge_calls"),
+        func.sum(table.c.judge_attempts).label("judge_attempts"),
+        *(func.sum(table.c[k]).label(k) for k in _USAGE_COLUMNS),
     )
 
 
-def _counts_values(counts: RunCounts) -> dict[str, Any]:
+def _stored_counts(row: Any) -> RunCounts:
+    return RunCounts(
+        succeeded=row["succeeded"],
+        usage=JudgeUsage(**{k: _int_or_none(row[k]) for k in _USAGE_COLUMNS}),
+        judge_calls=int(row["judge_calls"] or 0),
+        judge_attempts=int(row["judge_attempts"] or 0),
+    )
+
+
+def _counts(row: Any, successes: RunCounts) -> RunCounts:
+    failed = RunCounts(
+        failed=row["failed_runs"],
+        usage=JudgeUsage(**{k: row[f"failed_{k}"] for k in _USAGE_COLUMNS}),
+        judge_calls=row["failed_judge_calls"] or 0,
+        judge_attempts=row["failed_judge_attempts"] or 0,
+    )
+    return RunCounts(total=row["total_runs"]) + successes + failed
+
+
+def _counts_values(counts: RunCounts, failed: RunCounts | None) -> dict[str, Any]:
+    failed = failed or RunCounts()
     values = {
         "done_runs": counts.done,
         "succeeded_runs": counts.succeeded,
         "failed_runs": counts.failed,
         "judge_calls": counts.judge_calls,
         "judge_attempts": counts.judge_attempts,
+        "failed_judge_calls": failed.judge_calls,
+        "failed_judge_attempts": failed.judge_attempts,
     }
     values.update({k: getattr(counts.usage, k) for k in _USAGE_COLUMNS})
+    values.update({f"failed_{k}": getattr(failed.usage, k) for k in _USAGE_COLUMNS})
     return values
+
+
+def _int_or_none(value: Any) -> int | None:
+    # SUM of integers is a Decimal on PostgreSQL (NUMERIC), NULL when every value is NULL.
+    return None if value is None else int(value)
 
 
 def _score_row(experiment_id: str, outcome: ScorerOutcome) -> dict[str, Any]:

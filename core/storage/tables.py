@@ -1,12 +1,15 @@
 """The database tables (SQLModel). Only `core.storage` knows them; the rest of the code sees the
-pydantic records of `core.experiment_records`."""
+pydantic records of `core.experiment_records`.
+
+A change here needs a migration in `core/storage/migrations/versions` (docs/storage.md); a test
+checks that the migrations make exactly these tables."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, DateTime, Index, Text, UniqueConstraint
+from sqlalchemy import JSON, Column, DateTime, Index, Integer, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 __all__ = ["TABLES", "DatasetItemRow", "DatasetRow", "ExperimentRow", "ScoreRow"]
@@ -14,6 +17,11 @@ __all__ = ["TABLES", "DatasetItemRow", "DatasetRow", "ExperimentRow", "ScoreRow"
 
 def _json(nullable: bool = True) -> Any:
     return Field(default=None, sa_column=Column(JSON, nullable=nullable))
+
+
+def _counter() -> Any:
+    """A count that rows from before its column start at 0 (added by a migration)."""
+    return Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
 
 
 def _timestamp(nullable: bool = True) -> Any:
@@ -52,7 +60,12 @@ class DatasetItemRow(SQLModel, table=True):
 
 
 class ExperimentRow(SQLModel, table=True):
-    """An experiment: what ran, how far it got, and what the judge cost (never any key)."""
+    """An experiment: what ran, how far it got, and what the judge cost (never any key).
+
+    The run counters and judge totals are what the process running it counted over every
+    finished run, as of its last write. What is shown of the successful runs is counted from
+    `scorer_results` instead (a crash leaves this row behind them); the failed runs, never
+    stored, are known from `failed_runs` and the `failed_*` totals only."""
 
     __tablename__ = "experiments"
 
@@ -81,6 +94,14 @@ class ExperimentRow(SQLModel, table=True):
     cache_creation_input_tokens: int | None = None
     judge_calls: int = 0
     judge_attempts: int = 0
+    failed_input_tokens: int | None = None
+    failed_output_tokens: int | None = None
+    failed_total_tokens: int | None = None
+    failed_reasoning_tokens: int | None = None
+    failed_cached_input_tokens: int | None = None
+    failed_cache_creation_input_tokens: int | None = None
+    failed_judge_calls: int = _counter()
+    failed_judge_attempts: int = _counter()
     created_at: datetime = _timestamp(nullable=False)
     started_at: datetime | None = _timestamp()
     finished_at: datetime | None = _timestamp()

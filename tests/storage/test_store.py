@@ -137,10 +137,19 @@ def test_experiment_lifecycle_and_means_in_sql(store: Store) -> None:
             cached_input_tokens=2,
         ),
     )
-    store.update_experiment_progress(info.id, counts)
+    # The failed run's share of the judge totals (the successes' share is in their results).
+    failed = RunCounts(
+        failed=1,
+        judge_calls=1,
+        judge_attempts=2,
+        usage=JudgeUsage(
+            output_tokens=3, total_tokens=3, reasoning_tokens=1, cached_input_tokens=2
+        ),
+    )
+    store.update_experiment_progress(info.id, counts, failed)
     running = store.get_experiment(info.id)
     assert running.status == "running" and running.started_at is not None
-    store.finish_experiment(info.id, "completed", counts)
+    store.finish_experiment(info.id, "completed", counts, failed=failed)
     done = store.list_experiments()[0]
     assert done.status == "completed" and done.finished_at is not None
     assert done.scores == {"a": 0.75}  # b has no numeric score
@@ -148,6 +157,46 @@ def test_experiment_lifecycle_and_means_in_sql(store: Store) -> None:
     assert (done.counts.succeeded, done.counts.failed, done.counts.done) == (3, 1, 4)
     assert done.judge_settings == {"temperature": 0}
     assert done.api_base == "http://127.0.0.1:1/v1"
+
+
+def test_the_counts_shown_come_from_the_stored_results(store: Store) -> None:
+    """A process killed between writing results and its experiment row leaves the row's
+    counters behind: what is shown of the successes is counted from the results themselves."""
+    dataset = save(store, make_items(3))
+    info, other = experiment(store, dataset.id), experiment(store, dataset.id)
+    failed = RunCounts(failed=1, judge_calls=2, judge_attempts=3, usage=JudgeUsage(input_tokens=4))
+    written = RunCounts(
+        total=6,
+        succeeded=1,
+        failed=1,
+        judge_calls=3,
+        judge_attempts=4,
+        usage=JudgeUsage(input_tokens=14, total_tokens=10),
+    )
+    store.add_results(info.id, [success("i0", "a", 1.0, 10)])
+    store.update_experiment_progress(info.id, written, failed)
+    # Then four more results, and the process dies before the row follows.
+    store.add_results(
+        info.id,
+        [success("i1", "a", 0.0, 10), success("i2", "a", 0.5, 10), success("i0", "b", None, 1)],
+    )
+    store.add_results(info.id, [success("i1", "b", 0.25, 2)])
+    store.add_results(other.id, [success("i0", "a", 0.0, 100)])  # counted for its own only
+    set_columns(store, info.id, succeeded_runs=1, done_runs=2, judge_calls=3, input_tokens=14)
+
+    for shown in (store.get_experiment(info.id), store.list_experiments()[1]):
+        assert shown.id == info.id
+        counts = shown.counts
+        assert (counts.total, counts.succeeded, counts.failed, counts.done) == (6, 5, 1, 6)
+        assert counts.judge_calls == 5 + 2 and counts.judge_attempts == 5 + 3
+        assert counts.usage.input_tokens == 10 + 10 + 10 + 1 + 2 + 4
+        assert counts.usage.total_tokens == 10 + 10 + 10 + 1 + 2  # failures reported none
+        assert counts.usage.output_tokens is None  # reported by no run at all
+        assert shown.scores == {"a": 0.5, "b": 0.25}
+    assert store.get_experiment(other.id).counts.succeeded == 1
+    assert store.get_experiment(other.id).counts.usage.input_tokens == 100
+    fresh = experiment(store, dataset.id)
+    assert store.get_experiment(fresh.id).counts == RunCounts(total=6)
 
 
 def test_results_keep_the_full_result_json(store: Store) -> None:
@@ -282,59 +331,3 @@ def test_the_staleness_threshold_is_configurable(store: Store) -> None:
         impatient.close()
     with pytest.raises(NotFoundError):
         store.heartbeat("nope")
-
-
-def test_a_database_without_the_heartbeat_column_is_upgraded(store: Store) -> None:
-    dataset = save(store, make_items(2))
-    old, recent = experiment(store, dataset.id), experiment(store, dataset.id)
-    store.update_experiment_progress(old.id, RunCounts(total=4, succeeded=1))
-    store.add_results(old.id, [success("i0", "a", 1.0)])
-    an_hour_ago = datetime.now(UTC) - timedelta(hours=1)
-    set_columns(store, old.id, created_at=an_hour_ago, started_at=an_hour_ago)
-    # The schema of the version before heartbeats: the same tables without the column.
-    with store.engine.begin() as connection:
-        connection.exec_driver_sql("ALTER TABLE experiments DROP COLUMN heartbeat_at")
-    store.close()
-
-    upgraded = Store(store.url)
-    try:
-        columns = sqlalchemy.inspect(upgraded.engine).get_columns("experiments")
-        assert "heartbeat_at" in {c["name"] for c in columns}
-        # Without a heartbeat, the start (or creation) is the last sign of life.
-        listed = {info.id: info for info in upgraded.list_experiments()}
-        assert listed[old.id].status == "interrupted"
-        assert listed[old.id].finished_at == an_hour_ago
-        assert listed[recent.id].status == "pending"
-        assert upgraded.experiment_results(old.id)[0].score == 1.0
-        upgraded.update_experiment_progress(old.id, RunCounts(total=4, succeeded=2))
-        assert upgraded.get_experiment(old.id).status == "running"
-        Store(store.url).close()  # opening an up-to-date database changes nothing
-    finally:
-        upgraded.close()
-
-
-def test_an_upgrade_racing_another_process_is_fine(
-    store: Store, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import core.storage.store as module
-
-    real_inspect = module.inspect
-    calls = []
-
-    class Outdated:
-        """What a process saw just before another one added the column."""
-
-        def __init__(self, engine: sqlalchemy.Engine) -> None:
-            self._real = real_inspect(engine)
-
-        def get_columns(self, table: str) -> list[dict]:
-            return [c for c in self._real.get_columns(table) if c["name"] != "heartbeat_at"]
-
-    def inspect_once_outdated(engine: sqlalchemy.Engine) -> object:
-        calls.append(engine)
-        return Outdated(engine) if len(calls) == 1 else real_inspect(engine)
-
-    monkeypatch.setattr(module, "inspect", inspect_once_outdated)
-    Store(store.url).close()  # the column is there: ALTER TABLE fails, or does nothing
-    # SQLite has no ADD COLUMN IF NOT EXISTS: its error is checked by looking again.
-    assert len(calls) == (2 if store.engine.dialect.name == "sqlite" else 1)
