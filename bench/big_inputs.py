@@ -1,0 +1,211 @@
+"""Memory and time of big dataset files: a 1,000,000-row CSV (~71 MB of realistic question and
+answer texts), the same rows as JSON Lines and as Parquet, each (a) imported with
+`Service.import_dataset` into a fresh SQLite file and (b) run whole with
+`scorelab run FILE --scorer keyword-coverage-scorer` (a code scorer: no judge, so the figures
+are the import, the engine, the result writer and the summary).
+
+    python bench/big_inputs.py [--rows 1000000] [--formats csv,jsonl,parquet]
+                               [--scorer keyword-coverage-scorer] [--no-run]
+                               [--code-root PATH]
+
+Every measurement runs in its own subprocess; its peak resident memory is the kernel's
+`ru_maxrss` of that process (`os.wait4`), its time the wall clock around it. The fixed base is
+the peak of the same subprocess on a 10-row file of the same format (the interpreter and the
+libraries it imports). Target (docs/datasets.md, "Limits"): peak < 4 x the file's size + the
+base, and <= 600 MB for the 71 MB CSV, for the import and for the run.
+
+`--code-root` measures another checkout of scorelab (e.g. the commit before a change, unpacked
+with `git archive`); the generated files and the measuring code stay the same.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MB = 1024 * 1024
+
+_SUBJECTS = (
+    "the invoice",
+    "my password",
+    "the API key",
+    "a webhook",
+    "the export",
+    "my plan",
+    "the report",
+    "a refund",
+    "the SDK",
+    "2FA",
+    "my email",
+    "the team",
+)
+_VERBS = ("reset", "rotate", "cancel", "renew", "get", "change", "verify", "enable", "move")
+_PLACES = ("Settings", "Billing", "the CLI", "Admin", "Profile", "the API")
+
+
+def rows(count: int) -> list[tuple[str, str, str, str]]:
+    """`count` rows of (id, input, output, expected): short support questions and answers,
+    ~71 bytes a row as CSV, with enough variety that no column is one repeated value."""
+    rng = random.Random(11)
+    made = []
+    for n in range(count):
+        verb, subject, place = rng.choice(_VERBS), rng.choice(_SUBJECTS), rng.choice(_PLACES)
+        made.append(
+            (
+                f"q{n:07d}",
+                f"How can I {verb} {subject}?",
+                f"Use {place} to {verb} it.",
+                f"{verb.capitalize()} it.",
+            )
+        )
+    return made
+
+
+HEADER = ("id", "input", "output", "expected")
+
+
+def write_files(folder: Path, count: int, formats: list[str]) -> dict[str, Path]:
+    data = rows(count)
+    written: dict[str, Path] = {}
+    if "csv" in formats:
+        path = written["csv"] = folder / "big.csv"
+        with path.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle, lineterminator="\n")
+            writer.writerow(HEADER)
+            writer.writerows(data)
+    if "jsonl" in formats:
+        path = written["jsonl"] = folder / "big.jsonl"
+        with path.open("w", encoding="utf-8") as handle:
+            for row in data:
+                handle.write(json.dumps(dict(zip(HEADER, row, strict=True))) + "\n")
+    if "parquet" in formats:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        path = written["parquet"] = folder / "big.parquet"
+        columns = list(zip(*data, strict=True)) if data else [()] * len(HEADER)
+        table = pa.table(
+            {name: pa.array(col, pa.string()) for name, col in zip(HEADER, columns, strict=True)}
+        )
+        pq.write_table(table, path, row_group_size=100_000)
+    return written
+
+
+_IMPORT = """
+import sys, time
+from pathlib import Path
+from core.service import Service
+path, database = Path(sys.argv[1]), sys.argv[2]
+started = time.perf_counter()
+info = Service(database).import_dataset(path.name, path.read_bytes())
+print(info.item_count, time.perf_counter() - started)
+"""
+
+
+@dataclass(frozen=True)
+class Measured:
+    peak_mb: float
+    seconds: float
+    ok: bool
+    note: str
+
+
+def measure(command: list[str], env: dict[str, str]) -> Measured:
+    """Run `command`; its peak RSS (ru_maxrss, KB on Linux) and wall time."""
+    with tempfile.TemporaryFile("w+") as output:
+        started = time.perf_counter()
+        process = subprocess.Popen(command, env=env, stdout=output, stderr=subprocess.STDOUT)
+        # wait4 gives this child's own rusage (not the sum over every child so far).
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - started
+        process.returncode = code = os.waitstatus_to_exitcode(status)
+        output.seek(0)
+        lines = output.read().strip().splitlines()
+    ok = code in (0, 1)  # 1: a threshold or failed runs, still a whole run
+    note = "" if ok else f"exit {code}: {lines[-1] if lines else ''}"
+    return Measured(usage.ru_maxrss / 1024, seconds, ok, note)
+
+
+def environment(code_root: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(code_root)
+    env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+    env.pop("SCORELAB_DATABASE_URL", None)
+    return env
+
+
+def run_command(path: Path, database: str, scorer: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "core.cli",
+        "--database-url",
+        database,
+        "run",
+        str(path),
+        "--scorer",
+        scorer,
+        "--no-progress",
+    ]
+
+
+def import_command(path: Path, database: str) -> list[str]:
+    return [sys.executable, "-c", _IMPORT, str(path), database]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--formats", default="csv,jsonl,parquet")
+    parser.add_argument("--scorer", default="keyword-coverage-scorer")
+    parser.add_argument("--no-run", action="store_true", help="measure the imports only")
+    parser.add_argument("--code-root", type=Path, default=ROOT)
+    arguments = parser.parse_args()
+    formats = [f.strip() for f in arguments.formats.split(",") if f.strip()]
+    env = environment(arguments.code_root.resolve())
+    print(
+        f"code: {arguments.code_root.resolve()}; {arguments.rows:,} rows; scorer {arguments.scorer}"
+    )
+    with tempfile.TemporaryDirectory() as folder_name:
+        folder = Path(folder_name)
+        big = write_files(folder, arguments.rows, formats)
+        small_folder = folder / "small"
+        small_folder.mkdir()
+        small = write_files(small_folder, 10, formats)
+        header = f"{'':<9}{'what':<8}{'file MB':>9}{'peak MB':>9}{'target MB':>11}{'s':>8}"
+        print(header)
+        for fmt in formats:
+            size_mb = big[fmt].stat().st_size / MB
+            steps = [("import", import_command)]
+            if not arguments.no_run:
+                steps.append(("run", lambda p, d: run_command(p, d, arguments.scorer)))
+            for what, command in steps:
+                base = measure(command(small[fmt], _database(folder, f"b-{fmt}-{what}")), env)
+                got = measure(command(big[fmt], _database(folder, f"{fmt}-{what}")), env)
+                target = 4 * size_mb + base.peak_mb
+                if fmt == "csv":
+                    target = min(target, 600.0)
+                verdict = "ok" if got.ok and got.peak_mb <= target else "OVER"
+                print(
+                    f"{fmt:<9}{what:<8}{size_mb:9.1f}{got.peak_mb:9.0f}{target:11.0f}"
+                    f"{got.seconds:8.1f}  {verdict} (base {base.peak_mb:.0f} MB)"
+                    f"{'  ' + got.note if got.note else ''}"
+                )
+
+
+def _database(folder: Path, name: str) -> str:
+    return f"sqlite:///{folder / (name + '.db')}"
+
+
+if __name__ == "__main__":
+    main()
