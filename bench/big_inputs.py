@@ -8,8 +8,8 @@ are the import, the engine, the result writer and the summary).
                                [--scorer keyword-coverage-scorer] [--no-run]
                                [--code-root PATH]
 
-Every measurement runs in its own subprocess; its peak resident memory is the kernel's
-`ru_maxrss` of that process (`os.wait4`), its time the wall clock around it. The fixed base is
+Every measurement runs in its own subprocess; its peak resident memory is that process's
+`VmHWM` (/proc/self/status, read at exit), its time the wall clock around it. The fixed base is
 the peak of the same subprocess on a 10-row file of the same format (the interpreter and the
 libraries it imports). Target (docs/datasets.md, "Limits"): peak < 4 x the file's size + the
 base, and <= 600 MB for the 71 MB CSV, for the import and for the run.
@@ -101,14 +101,27 @@ def write_files(folder: Path, count: int, formats: list[str]) -> dict[str, Path]
     return written
 
 
-_IMPORT = """
-import sys, time
-from pathlib import Path
-from core.service import Service
-path, database = Path(sys.argv[1]), sys.argv[2]
-started = time.perf_counter()
-info = Service(database).import_dataset(path.name, path.read_bytes())
-print(info.item_count, time.perf_counter() - started)
+_RUNNER = """
+import atexit, os, runpy, sys, time
+
+def peak():
+    # VmHWM: this process's own high-water mark (ru_maxrss would also count the parent's
+    # pages the child held between fork and exec).
+    with open("/proc/self/status") as status:
+        kb = next(line.split()[1] for line in status if line.startswith("VmHWM"))
+    with open(os.environ["BENCH_PEAK_FILE"], "w") as out:
+        out.write(kb)
+
+atexit.register(peak)
+if sys.argv[1] == "import":
+    from pathlib import Path
+    from core.service import Service
+    path = Path(sys.argv[2])
+    info = Service(sys.argv[3]).import_dataset(path.name, path.read_bytes())
+    assert info.item_count > 0
+else:
+    sys.argv = ["scorelab", *sys.argv[2:]]
+    runpy.run_module("core.cli", run_name="__main__")
 """
 
 
@@ -120,20 +133,25 @@ class Measured:
     note: str
 
 
-def measure(command: list[str], env: dict[str, str]) -> Measured:
-    """Run `command`; its peak RSS (ru_maxrss, KB on Linux) and wall time."""
-    with tempfile.TemporaryFile("w+") as output:
-        started = time.perf_counter()
-        process = subprocess.Popen(command, env=env, stdout=output, stderr=subprocess.STDOUT)
-        # wait4 gives this child's own rusage (not the sum over every child so far).
-        _, status, usage = os.wait4(process.pid, 0)
-        seconds = time.perf_counter() - started
-        process.returncode = code = os.waitstatus_to_exitcode(status)
-        output.seek(0)
-        lines = output.read().strip().splitlines()
+def measure(arguments: list[str], env: dict[str, str]) -> Measured:
+    """Run the runner with `arguments` in a subprocess: its peak RSS and wall time."""
+    with tempfile.TemporaryDirectory() as folder:
+        peak_file = Path(folder) / "peak"
+        output = Path(folder) / "output"
+        with output.open("w") as sink:
+            started = time.perf_counter()
+            code = subprocess.call(
+                [sys.executable, "-c", _RUNNER, *arguments],
+                env={**env, "BENCH_PEAK_FILE": str(peak_file)},
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+            )
+            seconds = time.perf_counter() - started
+        lines = output.read_text().strip().splitlines()
+        peak_mb = int(peak_file.read_text()) / 1024 if peak_file.exists() else float("nan")
     ok = code in (0, 1)  # 1: a threshold or failed runs, still a whole run
     note = "" if ok else f"exit {code}: {lines[-1] if lines else ''}"
-    return Measured(usage.ru_maxrss / 1024, seconds, ok, note)
+    return Measured(peak_mb, seconds, ok, note)
 
 
 def environment(code_root: Path) -> dict[str, str]:
@@ -146,9 +164,7 @@ def environment(code_root: Path) -> dict[str, str]:
 
 def run_command(path: Path, database: str, scorer: str) -> list[str]:
     return [
-        sys.executable,
-        "-m",
-        "core.cli",
+        "run",
         "--database-url",
         database,
         "run",
@@ -160,7 +176,7 @@ def run_command(path: Path, database: str, scorer: str) -> list[str]:
 
 
 def import_command(path: Path, database: str) -> list[str]:
-    return [sys.executable, "-c", _IMPORT, str(path), database]
+    return ["import", str(path), database]
 
 
 def main() -> None:
