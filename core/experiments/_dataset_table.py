@@ -37,6 +37,9 @@ class Table:
     """What the file calls a column in messages: "column", or "key" for JSON."""
     problems: tuple[ImportProblem, ...] = ()
     """Parse problems (malformed rows): they stop the import before any mapping is checked."""
+    may_hold_nul: bool = True
+    """False when the reader knows no value holds a NUL character (the file has none), so the
+    row checks need not look for one."""
 
     @property
     def row_count(self) -> int:

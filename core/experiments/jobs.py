@@ -226,14 +226,16 @@ class ExperimentJob:
     def start(
         self,
         sink: ResultSink,
-        items: Sequence[DatasetItem],
+        items: Iterable[DatasetItem],
         scorers: Sequence[Scorer],
         concurrency: int,
+        item_count: int | None = None,
     ) -> None:
-        """Run the experiment in a background thread."""
+        """Run the experiment in a background thread. `items` may be an iterable read as the
+        runs start (e.g. the store's paged reader), with `item_count` saying how many."""
         threading.Thread(
             target=self._run,
-            args=(sink, items, scorers, concurrency),
+            args=(sink, items, scorers, concurrency, item_count),
             name=f"scorelab-experiment-{self.experiment_id[:8]}",
             daemon=True,
         ).start()
@@ -253,9 +255,10 @@ class ExperimentJob:
     def _run(
         self,
         sink: ResultSink,
-        items: Sequence[DatasetItem],
+        items: Iterable[DatasetItem],
         scorers: Sequence[Scorer],
         concurrency: int,
+        item_count: int | None,
     ) -> None:
         writer = ResultWriter(
             sink,
@@ -274,6 +277,7 @@ class ExperimentJob:
                     items=items,
                     scorers=scorers,
                     concurrency=concurrency,
+                    item_count=item_count,
                     on_outcome=self.record,
                     cancel=self.cancel,
                 )

@@ -12,7 +12,7 @@ never stored.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ from core.experiment_records import (
 )
 from core.experiments.dataset_library import import_parsed, import_samples
 from core.experiments.datasets import ParsedUpload, read_upload
+from core.experiments.engine import MAX_CONCURRENCY
 from core.experiments.jobs import ExperimentJob, Jobs, stored_progress
 from core.judge import JudgeConfig
 from core.judge.credentials import experiment_judge
@@ -116,9 +117,13 @@ class Service:
         """One dataset; raises NotFoundError."""
         return self.store.get_dataset(dataset_id)
 
-    def dataset_items(self, dataset_id: str) -> list[DatasetItem]:
-        """A dataset's items in file order."""
-        return self.store.dataset_items(dataset_id)
+    def dataset_items(self, dataset_id: str, limit: int | None = None) -> list[DatasetItem]:
+        """A dataset's items in file order (the first `limit`, when given)."""
+        return self.store.dataset_items(dataset_id, limit)
+
+    def iter_dataset_items(self, dataset_id: str) -> Iterator[DatasetItem]:
+        """A dataset's items in file order, read a page at a time (for a large dataset)."""
+        return self.store.iter_dataset_items(dataset_id)
 
     def delete_dataset(self, dataset_id: str) -> None:
         """Remove a dataset with its experiments and their results."""
@@ -188,12 +193,18 @@ class Service:
             raise ExperimentConfigError(
                 f"Concurrency must be a positive integer, got {config.concurrency!r}"
             )
+        if config.concurrency > MAX_CONCURRENCY:
+            raise ExperimentConfigError(
+                f"Concurrency must be at most {MAX_CONCURRENCY} runs at once, got "
+                f"{config.concurrency:,}"
+            )
         judge = _judge(config.judge_model, config.api_base, config.judge_settings)
         scorers = self.catalog.build_all(config.scorers, judge)
         problems = self.catalog.data_problems(dataset, config.scorers)
         if problems:
             raise ExperimentConfigError(" ".join(problems))
-        items = self.store.dataset_items(dataset.id)
+        # Read a page at a time as the runs start: a large dataset is never held whole.
+        items = self.store.iter_dataset_items(dataset.id)
         name = (config.name or "").strip() or (
             f"{dataset.name} · {datetime.now(UTC):%Y-%m-%d %H:%M:%S}"
         )
@@ -208,7 +219,7 @@ class Service:
             concurrency=config.concurrency,
         )
         job = self._jobs.add(ExperimentJob(info.id, info.counts))
-        job.start(self.store, items, scorers, config.concurrency)
+        job.start(self.store, items, scorers, config.concurrency, item_count=info.total_items)
         return info.id
 
     def progress(self, experiment_id: str) -> ExperimentProgress:
