@@ -279,6 +279,38 @@ class Service:
             failures_in_memory=self._jobs.get(experiment_id) is not None,
         )
 
+    def experiment_pages(
+        self, experiment_id: str, page_size: int = 2_000
+    ) -> Iterator[ExperimentDetail]:
+        """`load_experiment` a page of items at a time: each page holds `page_size` items in
+        order, with their stored results and in-memory failures (at least one page, maybe
+        empty). For exports of an experiment too large to load whole."""
+        info = self.get_experiment(experiment_id)
+        failures: dict[str, list[ScorerOutcome]] = {}
+        for failure in self.failures(experiment_id):
+            failures.setdefault(failure.item_id, []).append(failure)
+        in_memory = self._jobs.get(experiment_id) is not None
+
+        def page(items: list[DatasetItem]) -> ExperimentDetail:
+            ids = [item.id for item in items]
+            return ExperimentDetail(
+                info=info,
+                items=items,
+                results=self.store.experiment_results(experiment_id, item_ids=ids),
+                failures=[f for item_id in ids for f in failures.get(item_id, [])],
+                failures_in_memory=in_memory,
+            )
+
+        items: list[DatasetItem] = []
+        given = False
+        for item in self.store.iter_dataset_items(info.dataset_id, page_size):
+            items.append(item)
+            if len(items) == page_size:
+                yield page(items)
+                items, given = [], True
+        if items or not given:
+            yield page(items)
+
     def failures(self, experiment_id: str) -> list[ScorerOutcome]:
         """The failed runs of an experiment this process ran (empty otherwise)."""
         job = self._jobs.get(experiment_id)

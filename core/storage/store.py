@@ -379,16 +379,20 @@ class Store:
         *,
         scorer_id: str | None = None,
         with_result: bool = True,
+        item_ids: Sequence[str] | None = None,
     ) -> list[ScorerOutcome]:
         """The stored (successful) outcomes of an experiment, in the order they were written.
 
-        `with_result=False` leaves out the full result JSON (a light table for large runs).
+        `with_result=False` leaves out the full result JSON (a light table for large runs);
+        `item_ids` keeps those of these items only (a page of a large experiment).
         """
         table = ScoreRow.__table__
         columns = [c for c in table.c if with_result or c.name != "result"]
         query = select(*columns).where(table.c.experiment_id == experiment_id)
         if scorer_id is not None:
             query = query.where(table.c.scorer_id == scorer_id)
+        if item_ids is not None:
+            query = query.where(table.c.item_id.in_(list(item_ids)))
         with self.engine.connect() as connection:
             rows = connection.execute(query.order_by(table.c.id)).all()
         return [_outcome(r._mapping) for r in rows]
