@@ -217,6 +217,7 @@ def _concurrency(text: str) -> int:
 
 def _run(arguments: argparse.Namespace) -> int:
     from core.experiment_records import ExperimentConfig
+    from core.experiments.datasets import release_unused_memory
     from core.service import DatasetImportError, ExperimentConfigError, Service
 
     specs = [_scorer_spec(text) for text in arguments.scorer]
@@ -224,6 +225,7 @@ def _run(arguments: argparse.Namespace) -> int:
     settings = dict(_setting(text) for text in arguments.judge_setting)
     service = Service(arguments.database_url)
     dataset = _import_file(arguments, service, DatasetImportError)
+    release_unused_memory()  # the parsed file is gone: the runs need not stack on its memory
     if arguments.label_column is not None:
         _check_label_column(arguments, dataset, service.dataset_items(dataset.id))
     try:

@@ -203,8 +203,8 @@ def read_parquet(data: bytes, limits: ImportLimits = DEFAULT_LIMITS) -> Table:
         ) from error
     try:
         plain = pq.ParquetFile(pa.BufferReader(data))
-        _check_parquet_metadata(plain, limits)
-        table, problems = _read_parquet_batches(data, plain, limits)
+        known, dictionary_columns = _check_parquet_metadata(plain, limits)
+        table, problems = _read_parquet_batches(data, plain, limits, known, dictionary_columns)
     except Unreadable:
         raise
     except Exception as error:  # pyarrow raises ArrowInvalid, OSError, ... for a bad file
@@ -222,8 +222,14 @@ def read_parquet(data: bytes, limits: ImportLimits = DEFAULT_LIMITS) -> Table:
     )
 
 
-def _check_parquet_metadata(parquet: Any, limits: ImportLimits) -> None:
-    """Rows, uncompressed size and nesting from the footer, before any value is read."""
+_FIXED_WIDTH = {"BOOLEAN": 1, "INT32": 4, "INT64": 8, "INT96": 12, "FLOAT": 4, "DOUBLE": 8}
+"""Bytes per value once decoded, by Parquet physical type (a boolean counted as a byte)."""
+
+
+def _check_parquet_metadata(parquet: Any, limits: ImportLimits) -> tuple[int, list[str]]:
+    """Rows, nesting and decoded size from the footer, before any value is read. Returns the
+    decoded bytes the footer tells and the text columns whose size only their dictionaries
+    tell (a dictionary page can stand for any number of copies of a long value)."""
     metadata = parquet.metadata
     if metadata.num_rows > limits.rows:
         raise Unreadable(
@@ -231,47 +237,71 @@ def _check_parquet_metadata(parquet: Any, limits: ImportLimits) -> None:
             f"The file has {metadata.num_rows:,} rows, over the row limit of {limits.rows:,}; "
             "split it into smaller files",
         )
-    uncompressed = sum(
-        metadata.row_group(n).total_byte_size for n in range(metadata.num_row_groups)
-    )
-    if uncompressed > limits.decompressed_bytes:
-        raise _too_large(uncompressed, limits, "from the file's metadata")
     for field in parquet.schema_arrow:
         if _type_depth(field.type) > limits.nesting:
             raise Unreadable(
                 "too_deeply_nested",
                 f"Column {field.name!r} is nested deeper than the limit of {limits.nesting} levels",
             )
+    known = 0
+    dictionary_columns: dict[str, None] = {}
+    for group in range(metadata.num_row_groups):
+        row_group = metadata.row_group(group)
+        for index in range(row_group.num_columns):
+            chunk = row_group.column(index)
+            kind = chunk.physical_type
+            if kind == "BYTE_ARRAY" and chunk.has_dictionary_page:
+                dictionary_columns[chunk.path_in_schema] = None
+                known += 8 * chunk.num_values  # the offsets; the text is counted as read
+            elif kind == "BYTE_ARRAY":
+                known += chunk.total_uncompressed_size  # plain text: never more once decoded
+            elif kind == "FIXED_LEN_BYTE_ARRAY":
+                known += chunk.num_values * max(parquet.schema.column(index).length or 0, 1)
+            else:
+                # Run-length and delta encodings store a repeated number in a few bytes.
+                known += chunk.num_values * _FIXED_WIDTH.get(kind, 8)
+    if known > limits.decompressed_bytes:
+        raise _too_large(known, limits, "from the file's metadata, before reading it")
+    return known, list(dictionary_columns)
 
 
 def _read_parquet_batches(
-    data: bytes, plain: Any, limits: ImportLimits
+    data: bytes,
+    plain: Any,
+    limits: ImportLimits,
+    known: int,
+    dictionary_columns: list[str],
 ) -> tuple[Any, list[ImportProblem]]:
-    """The file's values, decoded batch by batch once their decoded size and longest text are
-    known to be within the limits."""
+    """The file's values, decoded batch by batch once the decoded size of its dictionary-encoded
+    text and its longest text are known to be within the limits."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    text_leaves = [
+    text_leaves = {
         column.path
         for column in plain.schema
-        if column.physical_type == "BYTE_ARRAY"
-        and str(column.logical_type) in ("String", "None", "JSON", "Enum", "BSON")
-    ]
-    encoded = pq.ParquetFile(pa.BufferReader(data), read_dictionary=text_leaves)
+        if str(column.logical_type) in ("String", "None", "JSON", "Enum", "BSON")
+    }
+    encoded = pq.ParquetFile(
+        pa.BufferReader(data),
+        read_dictionary=[path for path in dictionary_columns if path in text_leaves],
+    )
     schema = pa.schema(
         [
-            pa.field(f.name, _without_dictionaries(f.type), f.nullable)
+            pa.field(f.name, _column_type(f.type), f.nullable)
             for f in plain.schema_arrow
             if not _is_pandas_index(f.name)
         ]
     )
     encoded_batches = []
     problems: list[ImportProblem] = []
-    decoded = 0
+    decoded = known
     start = 0
-    for batch in encoded.iter_batches(batch_size=_PARQUET_BATCH_ROWS, columns=schema.names):
-        decoded += sum(_decoded_bytes(column) for column in batch.columns)
+    batches = encoded.iter_batches(
+        batch_size=_PARQUET_BATCH_ROWS, columns=schema.names, use_threads=False
+    )
+    for batch in batches:
+        decoded += sum(_dictionary_text_bytes(column) for column in batch.columns)
         if decoded > limits.decompressed_bytes:
             raise _too_large(decoded, limits, "found before decoding them")
         problems += _long_texts(batch, start, limits, len(problems))
@@ -280,12 +310,12 @@ def _read_parquet_batches(
     if problems:  # nothing is imported: the values are not needed
         return pa.Table.from_batches([], schema=schema), problems
     # Only now, every size known, are the values decoded, one batch at a time.
-    batches = []
+    decoded_batches = []
     while encoded_batches:
         batch = encoded_batches.pop(0)
         columns = [_decode(batch.column(f.name), f.type) for f in schema]
-        batches.append(pa.record_batch(columns, schema=schema))
-    return pa.Table.from_batches(batches, schema=schema), problems
+        decoded_batches.append(pa.record_batch(columns, schema=schema))
+    return pa.Table.from_batches(decoded_batches, schema=schema), problems
 
 
 def _too_large(size: int, limits: ImportLimits, how: str) -> Unreadable:
@@ -336,30 +366,43 @@ def _text_lengths(column: Any) -> np.ndarray | None:
     return pc.fill_null(lengths, 0).to_numpy().astype(np.int64, copy=False)
 
 
-def _decoded_bytes(array: Any) -> int:
-    """What `array` takes once its dictionaries are decoded (nested types included)."""
+def _dictionary_text_bytes(array: Any) -> int:
+    """The bytes of the text its dictionaries stand for, once decoded (nested types included;
+    other values are counted from the metadata)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     kind = array.type
     if pa.types.is_dictionary(kind):
         if not _is_text_type(kind.value_type):
-            return int(array.nbytes) + len(array) * 8
+            return 0
         lengths = pc.take(pc.binary_length(array.dictionary), array.indices)
-        return int(pc.sum(lengths).as_py() or 0) + 4 * len(array)
+        return int(pc.sum(lengths).as_py() or 0)
     if pa.types.is_struct(kind):
-        return sum(_decoded_bytes(child) for child in array.flatten())
-    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_map(kind):
-        return 8 * len(array) + _decoded_bytes(array.flatten())
-    if pa.types.is_fixed_size_list(kind):
-        return _decoded_bytes(array.flatten())
-    return int(array.nbytes)
+        return sum(_dictionary_text_bytes(child) for child in array.flatten())
+    if (
+        pa.types.is_list(kind)
+        or pa.types.is_large_list(kind)
+        or pa.types.is_map(kind)
+        or pa.types.is_fixed_size_list(kind)
+    ):
+        return _dictionary_text_bytes(array.flatten())
+    return 0
 
 
 def _decode(array: Any, kind: Any) -> Any:
     import pyarrow.compute as pc
 
     return array if array.type == kind else pc.cast(array, kind)
+
+
+def _column_type(kind: Any) -> Any:
+    """What a column is decoded to: without dictionaries, and text with the 64-bit offsets
+    pandas keeps (so no column is converted again)."""
+    import pyarrow as pa
+
+    dense = _without_dictionaries(kind)
+    return pa.large_string() if pa.types.is_string(dense) else dense
 
 
 def _without_dictionaries(kind: Any) -> Any:

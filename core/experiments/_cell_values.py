@@ -37,10 +37,11 @@ def empty_mask(series: pd.Series) -> np.ndarray:
         # whitespace) without writing a trimmed copy of the column.
         import pyarrow.compute as pc
 
-        blank = pc.or_(pc.equal(pc.binary_length(chunked), 0), pc.utf8_is_space(chunked))
-        if chunked.null_count:
-            blank = pc.fill_null(blank, True)
-        return blank.to_numpy().astype(bool, copy=False)
+        def blank(chunk: Any) -> Any:
+            found = pc.or_(pc.equal(pc.binary_length(chunk), 0), pc.utf8_is_space(chunk))
+            return pc.fill_null(found, True) if chunk.null_count else found
+
+        return chunkwise(chunked, blank)
     if is_text(series):
         return (series.isna() | series.str.strip().eq("")).to_numpy(dtype=bool)
     return np.fromiter((is_empty(v) for v in series.tolist()), dtype=bool, count=len(series))
@@ -60,9 +61,30 @@ def is_empty(value: Any) -> bool:
 
 def id_strings(series: pd.Series) -> pd.Series:
     """The values as trimmed text ("" for an empty one), as ids are compared and stored."""
+    chunked = text_chunks(series)
+    if chunked is not None and not chunked.null_count and not _padded(chunked):
+        return series  # the usual case: nothing to trim, no copy of the column
     if is_text(series):
         return series.fillna("").str.strip()
     return pd.Series([_id_text(v) for v in series.tolist()], dtype=object)
+
+
+def _padded(chunked: Any) -> bool:
+    """True when a text starts or ends with whitespace (what `str.strip` would remove)."""
+    import pyarrow.compute as pc
+
+    for chunk in chunked.chunks:  # a chunk at a time: no column-sized temporary
+        for end in (pc.utf8_slice_codeunits(chunk, 0, 1), pc.utf8_slice_codeunits(chunk, -1)):
+            if pc.any(pc.utf8_is_space(end)).as_py():
+                return True
+    return False
+
+
+def chunkwise(chunked: Any, test: Any) -> np.ndarray:
+    """`test` (a pyarrow compute of one chunk to booleans) over every chunk of a column, as
+    one numpy array: each temporary is only a chunk long."""
+    parts = [test(chunk).to_numpy(zero_copy_only=False) for chunk in chunked.chunks if len(chunk)]
+    return np.concatenate(parts).astype(bool, copy=False) if parts else np.zeros(0, dtype=bool)
 
 
 def _id_text(value: Any) -> str:

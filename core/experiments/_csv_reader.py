@@ -200,7 +200,8 @@ def _parse(
             invalid_row_handler=on_invalid,
         ),
         "convert_options": pa_csv.ConvertOptions(
-            column_types={name: pa.string() for name in names},
+            # 64-bit offsets from the start: pandas keeps large_string, so none is converted.
+            column_types={name: pa.large_string() for name in names},
             strings_can_be_null=False,
             quoted_strings_can_be_null=False,
         ),
@@ -215,7 +216,7 @@ def _parse(
         rows += batch.num_rows
         if rows > stream.rows and not _blank_after(batch, rows - stream.rows):
             raise _too_many_rows(f"more than {stream.rows:,} rows", stream)
-    schema = pa.schema([(name, pa.string()) for name in names])
+    schema = pa.schema([(name, pa.large_string()) for name in names])
     return pa.Table.from_batches(batches, schema=schema)
 
 

@@ -61,6 +61,7 @@ __all__ = [
     "propose_mapping",
     "read_dataset",
     "read_upload",
+    "release_unused_memory",
 ]
 
 DEFAULT_SIZE_LIMIT_BYTES = DEFAULT_LIMITS.file_bytes
@@ -115,6 +116,8 @@ def read_upload(
     except (RecursionError, ValueError, OverflowError, MemoryError) as error:
         # A reader's own checks should have caught it; say what it was rather than crash.
         return ParsedUpload(file_name, fmt, problems=(_unexpected(fmt, error),))
+    finally:
+        _release_parse_memory()
     # 2. columns
     return ParsedUpload(file_name, fmt, table, proposed_mapping=propose_mapping(table.columns))
 
@@ -168,6 +171,7 @@ class ParsedUpload:
         stop = threading.Event()
         hashing = start_fingerprint(columns, stop)
         problems = check_rows(table, used, columns)
+        _release_parse_memory()  # the checks' temporaries
         if problems:
             stop.set()  # nothing is imported: the hash is not needed
             return MappedUpload(_report(self, used, problems=problems))
@@ -256,6 +260,22 @@ def _unknown_format(file_name: str) -> ImportProblem:
         "unknown_format",
         f"Unknown file {what} for {file_name!r}: supported are {supported}{hint}",
     )
+
+
+def release_unused_memory() -> None:
+    """Hand back to the system what parsed files used and no longer use (pyarrow keeps freed
+    memory for reuse): for a caller that goes on to other work, such as an experiment, once a
+    file is stored."""
+    _release_parse_memory()
+
+
+def _release_parse_memory() -> None:
+    """Hand back to the system what the parse (or the checks) used and freed: pyarrow's
+    allocator keeps it for reuse otherwise, and the Python objects made next (the items) would
+    stack on it."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
 
 
 def _unexpected(fmt: DatasetFormat, error: BaseException) -> ImportProblem:

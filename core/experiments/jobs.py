@@ -35,6 +35,9 @@ __all__ = ["ExperimentJob", "Jobs", "ResultSink", "ResultWriter", "stored_progre
 logger = logging.getLogger(__name__)
 
 _BATCH_SIZE = 500
+_QUEUED_AT_MOST = 20 * _BATCH_SIZE
+"""Outcomes waiting for the writer: when the database falls behind (a checkpoint, a slow
+disk), the runs wait for it rather than pile their results up in memory."""
 _FLUSH_EVERY_S = 0.5
 _HEARTBEAT_EVERY_S = 5.0
 """How often a running experiment's row is touched even when no run finishes (a slow judge):
@@ -82,7 +85,7 @@ class ResultWriter:
         self._experiment_id = experiment_id
         self._counts = counts
         self._on_error = on_error
-        self._queue: queue.Queue[ScorerOutcome | None] = queue.Queue()
+        self._queue: queue.Queue[ScorerOutcome | None] = queue.Queue(maxsize=_QUEUED_AT_MOST)
         self._written_counts: RunCounts | None = None
         self._last_beat = time.monotonic()  # the experiment row was just written
         self.error: BaseException | None = None
@@ -93,7 +96,8 @@ class ResultWriter:
         self._thread.start()
 
     def put(self, outcome: ScorerOutcome) -> None:
-        """Queue a successful outcome for writing."""
+        """Queue a successful outcome for writing (waits while `_QUEUED_AT_MOST` are queued:
+        the writer thread always drains the queue, even after an error)."""
         self._queue.put(outcome)
 
     def close(self) -> None:
