@@ -52,17 +52,52 @@ def read_xlsx(data: bytes, limits: ImportLimits = DEFAULT_LIMITS) -> Table:
 
 
 def _check_unzipped_size(data: bytes, limits: ImportLimits) -> None:
+    """The declared sizes against the decompressed limit, then every XML part unzipped a block
+    at a time, looking for a text too long to be a value within the cell limit: openpyxl would
+    hold it whole (twice) before any cell could be measured."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            unzipped = sum(entry.file_size for entry in archive.infolist())
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:
+            entries = archive.infolist()
+            unzipped = sum(entry.file_size for entry in entries)
+            if unzipped > limits.decompressed_bytes:
+                raise Unreadable(
+                    "too_large_decompressed",
+                    f"The workbook unzips to {size_text(unzipped)}, over the limit of "
+                    f"{size_text(limits.decompressed_bytes)} (checked before reading it)",
+                )
+            for entry in entries:
+                if entry.filename.endswith(".xml") and entry.file_size > _XML_TEXT_FACTOR * (
+                    limits.cell_bytes
+                ):
+                    _check_text_runs(archive, entry.filename, limits)
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError) as error:
         raise _unreadable_workbook(error) from error
-    if unzipped > limits.decompressed_bytes:
-        raise Unreadable(
-            "too_large_decompressed",
-            f"The workbook unzips to {size_text(unzipped)}, over the limit of "
-            f"{size_text(limits.decompressed_bytes)} (checked before reading it)",
-        )
+
+
+_XML_TEXT_FACTOR = 6
+"""An escaped character takes at most 6 bytes of XML (`&quot;`): an XML text longer than 6 times
+the cell limit cannot be a value within it."""
+
+
+def _check_text_runs(archive: zipfile.ZipFile, name: str, limits: ImportLimits) -> None:
+    """Refuse a part holding a text (the bytes between two `<`) over 6 times the cell limit,
+    found a block at a time."""
+    most = _XML_TEXT_FACTOR * limits.cell_bytes
+    run = 0
+    with archive.open(name) as part:
+        while block := part.read(1 << 20):
+            pieces = block.split(b"<")
+            run += len(pieces[0])
+            longest = max([run, *(len(piece) for piece in pieces[1:-1])])
+            if len(pieces) > 1:
+                run = len(pieces[-1])
+            if max(longest, run) > most:
+                raise Unreadable(
+                    "cell_too_large",
+                    f"The workbook's {name} holds a text of more than {size_text(most)}, so a "
+                    f"value over the cell limit of {size_text(limits.cell_bytes)} (found before "
+                    "reading it)",
+                )
 
 
 def _sheet_table(sheet: Any, limits: ImportLimits) -> Table:

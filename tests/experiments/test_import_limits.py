@@ -158,6 +158,19 @@ def test_a_workbook_cell_over_the_cell_limit_names_its_row_and_column() -> None:
     ]
 
 
+def test_a_workbook_text_far_over_the_cell_limit_is_refused_before_parsing() -> None:
+    """openpyxl holds a cell's text whole (twice) before it can be measured: a text over six
+    times the limit (more than any escaping explains) is found while unzipping."""
+    data = workbook([["input", "output"], ["q", "b" * 20_000]])
+    report = read_dataset("big.xlsx", data, limits=ImportLimits(cell_bytes=1000))
+    assert codes(report) == ["cell_too_large"]
+    message = messages(report)[0]
+    assert message.startswith("The workbook's xl/")
+    assert "holds a text of more than 5.9 KB, so a value over the cell limit of 1000 bytes" in (
+        message
+    )
+
+
 def test_a_workbook_reads_as_pandas_did() -> None:
     """Blank rows in the middle are kept, those at the end are not; an empty or repeated header
     cell is named as pandas names it; whole numbers are integers."""
