@@ -83,6 +83,16 @@ def _hash_values(digest: Any, cells: list[Any]) -> None:
     digest.update(text.encode("utf-8"))
 
 
+_LENGTHS_PER_UPDATE = 131_072
+"""Lengths hashed per update (a megabyte): many small updates cost twice the hashing itself,
+one for a whole column would copy all its lengths at once."""
+
+
+def _hash_lengths(digest: Any, lengths: list[np.ndarray]) -> None:
+    if lengths:
+        digest.update(memoryview(np.concatenate(lengths)).cast("B"))  # byte buffers only
+
+
 def _hash_arrow_text(digest: Any, series: pd.Series) -> bool:
     """The `S` form straight from pyarrow's buffers, without copying the text or making Python
     strings; False when the column is not pyarrow text."""
@@ -95,7 +105,8 @@ def _hash_arrow_text(digest: Any, series: pd.Series) -> bool:
     width = {pa.string(): np.int32, pa.large_string(): np.int64}.get(chunked.type)
     if width is None:
         return False
-    lengths: list[np.ndarray] = []
+    digest.update(b"S")
+    lengths: list[np.ndarray] = []  # hashed in groups of a megabyte: no column-sized copy
     texts: list[memoryview] = []
     for chunk in chunked.chunks:
         if not len(chunk):
@@ -112,13 +123,13 @@ def _hash_arrow_text(digest: Any, series: pd.Series) -> bool:
         if nulls is not None:
             sizes[nulls] = -1
         lengths.append(sizes)
+        if sum(len(s) for s in lengths) >= _LENGTHS_PER_UPDATE:
+            _hash_lengths(digest, lengths)
+            lengths = []
         start, end = int(offsets[0]), int(offsets[-1])
         if end > start:  # a chunk of empty strings may have no data buffer at all
             texts.append(memoryview(chunk.buffers()[2])[start:end])
-    digest.update(b"S")
-    if lengths:
-        # One update for all the lengths: many small updates cost twice the hashing itself.
-        digest.update(memoryview(np.concatenate(lengths)).cast("B"))  # byte buffers only
+    _hash_lengths(digest, lengths)
     for text in texts:
         digest.update(text)
     return True

@@ -389,6 +389,21 @@ def test_repeated_ids_are_found_by_sorting_in_a_long_column(
     assert messages(report) == ["Duplicate id 'i7' (column 'id') in row 8 and row 51"]
 
 
+def test_the_fingerprint_is_the_same_when_lengths_are_hashed_in_groups(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from core.experiments import _fingerprint
+
+    rows = (b"i%d,question %d,\xc3\xa9 answer %d\n" % (n, n, n) for n in range(40_000))
+    data = b"id,input,output\n" + b"".join(rows)  # over a megabyte: several pyarrow chunks
+    whole = read_dataset("f.csv", data).fingerprint
+    monkeypatch.setattr(_fingerprint, "_LENGTHS_PER_UPDATE", 20_000)
+    parsed = read_upload("f.csv", data)
+    assert parsed.table.frame["input"].array.__arrow_array__().num_chunks > 1
+    upload = parsed.map()
+    assert upload.report.fingerprint == whole == dataset_fingerprint(upload.items())
+
+
 def test_items_without_an_id_column_are_numbered_in_every_chunk() -> None:
     data = b"input,output\n" + b"q,a\n" * 12
     chunks = list(read_upload("f.csv", data).map().item_chunks(5))
