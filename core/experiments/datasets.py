@@ -188,11 +188,6 @@ class MappedUpload:
     columns: MappedColumns | None = None
     """The items' values column by column; None when the report has problems."""
 
-    @property
-    def item_count(self) -> int:
-        """How many items `item_chunks` gives (0 whenever there are problems)."""
-        return len(self.columns) if self.columns is not None else 0
-
     def items(self) -> list[DatasetItem]:
         """The items, built at each call; empty whenever there are problems. For a large file,
         `item_chunks` keeps only a few thousand at a time."""
