@@ -26,6 +26,7 @@ unreadable file, never raised.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -63,6 +64,8 @@ __all__ = [
     "read_upload",
     "release_unused_memory",
 ]
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_SIZE_LIMIT_BYTES = DEFAULT_LIMITS.file_bytes
 
@@ -113,8 +116,10 @@ def read_upload(
         table = _READERS[fmt](data, limits)
     except Unreadable as unreadable:
         return ParsedUpload(file_name, fmt, problems=(unreadable.problem,))
-    except (RecursionError, ValueError, OverflowError, MemoryError) as error:
-        # A reader's own checks should have caught it; say what it was rather than crash.
+    except Exception as error:  # RecursionError and MemoryError included
+        # A reader's own checks should have caught it; say what it was rather than crash (a
+        # hostile file must never show a traceback), and log where for whoever runs the app.
+        logger.warning("Reading %r failed unexpectedly", file_name, exc_info=True)
         return ParsedUpload(file_name, fmt, problems=(_unexpected(fmt, error),))
     finally:
         _release_parse_memory()
