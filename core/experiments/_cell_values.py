@@ -62,8 +62,9 @@ def is_empty(value: Any) -> bool:
 def id_strings(series: pd.Series) -> pd.Series:
     """The values as trimmed text ("" for an empty one), as ids are compared and stored."""
     chunked = text_chunks(series)
-    if chunked is not None and not chunked.null_count and not _padded(chunked):
-        return series  # the usual case: nothing to trim, no copy of the column
+    long_column = chunked is not None and len(chunked) > WHOLE_COLUMN_ROWS
+    if long_column and not chunked.null_count and not _padded(chunked):
+        return series  # a long column with nothing to trim is not copied
     if is_text(series):
         return series.fillna("").str.strip()
     return pd.Series([_id_text(v) for v in series.tolist()], dtype=object)
@@ -73,18 +74,27 @@ def _padded(chunked: Any) -> bool:
     """True when a text starts or ends with whitespace (what `str.strip` would remove)."""
     import pyarrow.compute as pc
 
-    for chunk in chunked.chunks:  # a chunk at a time: no column-sized temporary
+    for chunk in chunked.chunks:
         for end in (pc.utf8_slice_codeunits(chunk, 0, 1), pc.utf8_slice_codeunits(chunk, -1)):
             if pc.any(pc.utf8_is_space(end)).as_py():
                 return True
     return False
 
 
+WHOLE_COLUMN_ROWS = 500_000
+"""Up to this many rows a column is computed on whole (each call on a pyarrow chunk costs
+time); a longer one a chunk at a time, so that no temporary is column-sized."""
+
+
 def chunkwise(chunked: Any, test: Any) -> np.ndarray:
-    """`test` (a pyarrow compute of one chunk to booleans) over every chunk of a column, as
-    one numpy array: each temporary is only a chunk long."""
-    parts = [test(chunk).to_numpy(zero_copy_only=False) for chunk in chunked.chunks if len(chunk)]
+    """`test` (a pyarrow compute to booleans) over a column as one numpy array, computed a
+    chunk at a time for a long column."""
+    parts = [test(part).to_numpy(zero_copy_only=False) for part in _parts(chunked) if len(part)]
     return np.concatenate(parts).astype(bool, copy=False) if parts else np.zeros(0, dtype=bool)
+
+
+def _parts(chunked: Any) -> list[Any]:
+    return [chunked] if len(chunked) <= WHOLE_COLUMN_ROWS else list(chunked.chunks)
 
 
 def _id_text(value: Any) -> str:

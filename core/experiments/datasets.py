@@ -122,7 +122,8 @@ def read_upload(
         logger.warning("Reading %r failed unexpectedly", file_name, exc_info=True)
         return ParsedUpload(file_name, fmt, problems=(_unexpected(fmt, error),))
     finally:
-        _release_parse_memory()
+        if len(data) >= _RELEASE_FROM_BYTES:
+            _release_parse_memory()
     # 2. columns
     return ParsedUpload(file_name, fmt, table, proposed_mapping=propose_mapping(table.columns))
 
@@ -176,7 +177,8 @@ class ParsedUpload:
         stop = threading.Event()
         hashing = start_fingerprint(columns, stop)
         problems = check_rows(table, used, columns)
-        _release_parse_memory()  # the checks' temporaries
+        if table.row_count >= _RELEASE_FROM_ROWS:
+            _release_parse_memory()  # the checks' temporaries
         if problems:
             stop.set()  # nothing is imported: the hash is not needed
             return MappedUpload(_report(self, used, problems=problems))
@@ -260,6 +262,12 @@ def _unknown_format(file_name: str) -> ImportProblem:
         "unknown_format",
         f"Unknown file {what} for {file_name!r}: supported are {supported}{hint}",
     )
+
+
+_RELEASE_FROM_BYTES = 32 * 1024 * 1024
+_RELEASE_FROM_ROWS = 500_000
+"""Below these, what the parse and the checks freed stays with pyarrow: handing it back costs
+the next parse its page faults (a few milliseconds), for memory that does not matter."""
 
 
 def release_unused_memory() -> None:
