@@ -12,7 +12,9 @@ Every measurement runs in its own subprocess; its peak resident memory is that p
 `VmHWM` (/proc/self/status, read at exit), its time the wall clock around it. The fixed base is
 the peak of the same subprocess on a 10-row file of the same format (the interpreter and the
 libraries it imports). Target (docs/datasets.md, "Limits"): peak < 4 x the file's size + the
-base, and <= 600 MB for the 71 MB CSV, for the import and for the run.
+base, and <= 600 MB for the 71 MB CSV, for the import and for the run. For Parquet, whose file
+is an eighth of its data, the file's size is taken as its data's (the CSV's): the values are
+held decoded while they are checked. Sizes are printed in MiB (the CSV is 67.8 MiB, 71 MB).
 
 `--code-root` measures another checkout of scorelab (e.g. the commit before a change, unpacked
 with `git archive`); the generated files and the measuring code stay the same.
@@ -202,7 +204,7 @@ def main() -> None:
         small_folder = folder / "small"
         small_folder.mkdir()
         small = write_files(small_folder, 10, formats)
-        header = f"{'':<9}{'what':<8}{'file MB':>9}{'peak MB':>9}{'target MB':>11}{'s':>8}"
+        header = f"{'':<9}{'what':<8}{'file MiB':>9}{'peak MiB':>9}{'target MiB':>11}{'s':>8}"
         print(header)
         data_mb = _csv_size(folder, arguments.rows) / MB
         for fmt in formats:
@@ -220,7 +222,7 @@ def main() -> None:
                 verdict = "ok" if got.ok and got.peak_mb <= target else "OVER"
                 print(
                     f"{fmt:<9}{what:<8}{size_mb:9.1f}{got.peak_mb:9.0f}{target:11.0f}"
-                    f"{got.seconds:8.1f}  {verdict} (base {base.peak_mb:.0f} MB)"
+                    f"{got.seconds:8.1f}  {verdict} (base {base.peak_mb:.0f} MiB)"
                     f"{'  ' + got.note if got.note else ''}"
                 )
 
