@@ -20,6 +20,12 @@ Ctrl-C (or SIGTERM) while an experiment runs cancels it: no new run starts, the 
 finish (a second Ctrl-C aborts them), the experiment is recorded as `cancelled` with its finished
 results kept, and no --json/--html/--csv file is written (a file is only ever written whole, for
 an experiment that ran to its end); stderr says so.
+
+A run keeps little in memory: the file is read and stored, then dropped; the items are read
+back a page at a time as the runs start; the summary comes from the database (means and
+counts) and the failed runs; --json and --csv are written a page of items at a time. Only
+--html and --label-column load the whole experiment. What is printed from the data (names,
+ids, errors) has its control characters shown escaped, so a file cannot drive the terminal.
 """
 
 from __future__ import annotations
@@ -34,11 +40,14 @@ import subprocess
 import sys
 import threading
 import traceback
+import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
+
+from core.experiments.engine import MAX_CONCURRENCY
 
 __all__ = ["main"]
 
@@ -77,8 +86,24 @@ def _fail(message: str) -> int:
     from core.judge.secrets import mask_secrets
 
     line = " ".join(mask_secrets(message).split())  # one line, and no key in it
-    print(f"scorelab: error: {line}", file=sys.stderr)
+    print(f"scorelab: error: {_printable(line)}", file=sys.stderr)
     return 2
+
+
+def _printable(text: object) -> str:
+    """`text` with every control or invisible formatting character shown as an escape (`\\x1b`),
+    so what comes from a data file cannot move the cursor, recolour or retitle the terminal."""
+    value = str(text)
+    if value.isprintable():
+        return value
+    return "".join(c if c.isprintable() else _escape(c) for c in value)
+
+
+def _escape(character: str) -> str:
+    code = ord(character)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -142,7 +167,13 @@ def _parser() -> argparse.ArgumentParser:
         "temperature, top_p, max_tokens, max_completion_tokens, timeout, num_retries, "
         "max_retries, seed, stop, presence_penalty, frequency_penalty, reasoning_effort)",
     )
-    run.add_argument("--concurrency", type=_positive_int, default=8, metavar="N")
+    run.add_argument(
+        "--concurrency",
+        type=_concurrency,
+        default=8,
+        metavar="N",
+        help=f"scorer runs at once, 1 to {MAX_CONCURRENCY} (default 8)",
+    )
     run.add_argument("--name", help="experiment name")
     run.add_argument("--json", type=Path, metavar="PATH", help="write results as JSON")
     run.add_argument("--html", type=Path, metavar="PATH", help="write an HTML report")
@@ -220,13 +251,18 @@ def _share(text: str) -> float:
     return value
 
 
-def _positive_int(text: str) -> int:
+def _concurrency(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    if value > MAX_CONCURRENCY:
+        raise argparse.ArgumentTypeError(
+            f"at most {MAX_CONCURRENCY} runs at once, got {value:,} (each run in flight holds "
+            "memory, and a judge server is better served with fewer)"
+        )
     return value
 
 
@@ -235,23 +271,16 @@ def _positive_int(text: str) -> int:
 
 def _run(arguments: argparse.Namespace) -> int:
     from core.experiment_records import ExperimentConfig
+    from core.experiments.datasets import release_unused_memory
     from core.service import DatasetImportError, ExperimentConfigError, Service
 
     specs = [_scorer_spec(text) for text in arguments.scorer]
     thresholds = [_threshold(text) for text in arguments.threshold]
     settings = dict(_setting(text) for text in arguments.judge_setting)
     typed_key = _typed_key(arguments)
-    data = _read_file(arguments.data)
     service = Service(arguments.database_url)
-    parsed = service.read_upload(Path(arguments.data).name, data)  # parsed once
-    try:
-        dataset = service.import_parsed(
-            parsed,
-            _mapping(arguments, lambda: service.preview(parsed)),
-            reuse_existing=True,
-        )
-    except DatasetImportError as error:
-        raise CliError(_import_message(arguments.data, error)) from None
+    dataset = _import_file(arguments, service, DatasetImportError)
+    release_unused_memory()  # the parsed file is gone: the runs need not stack on its memory
     if arguments.label_column is not None:
         _check_label_column(arguments, dataset, service.dataset_items(dataset.id))
     with _Interrupts() as interrupts:
@@ -289,19 +318,26 @@ def _report(
     thresholds: list[tuple[str, float]],
     interrupts: _Interrupts,
 ) -> int:
-    """The exports (of an experiment that ran to its end only), the summary, the exit code."""
-    detail = service.load_experiment(experiment_id)
-    gate = _gate(detail, thresholds, arguments.max_failure_rate)
+    """The exports (of an experiment that ran to its end only), the summary, the exit code.
+    The summary needs no result: the database gives the means and counts."""
+    info = service.get_experiment(experiment_id)
+    failures = service.failures(experiment_id)
+    gate = _gate(info, failures, thresholds, arguments.max_failure_rate)
+    detail = None
+    if arguments.html is not None or arguments.label_column is not None:
+        detail = service.load_experiment(experiment_id)  # these two need every result at once
     agreement = _agreement(detail, arguments.label_column)
     ran_to_the_end = progress.status in ("completed", "failed") and not interrupts.count
     unwritten = _write_outputs(
         arguments,
+        service,
+        experiment_id,
         detail,
         gate.thresholds,
         agreement,
         stop=lambda: not ran_to_the_end or bool(interrupts.count),
     )
-    _print_summary(detail, gate)
+    _print_summary(info, failures, gate)
     if agreement is not None:
         _print_agreement(agreement)
     if unwritten:
@@ -315,7 +351,7 @@ def _report(
         print(
             f"scorelab: {why}, so {', '.join(map(str, unwritten))} "
             f"{'was' if len(unwritten) == 1 else 'were'} not written; its "
-            f"{detail.info.counts.succeeded} finished results are in the database "
+            f"{info.counts.succeeded} finished results are in the database "
             f"(experiment {experiment_id})",
             file=sys.stderr,
         )
@@ -355,6 +391,20 @@ def _typed_key(arguments: argparse.Namespace) -> Any:
         if not value:
             raise CliError(f"{option}: that environment variable is not set or is empty")
     return SecretStr(value)
+
+
+def _import_file(arguments: argparse.Namespace, service: Any, import_error: type) -> Any:
+    """The file read, parsed once and stored (or found stored); its bytes and parsed table are
+    dropped on return, before the experiment runs."""
+    parsed = service.read_upload(Path(arguments.data).name, _read_file(arguments.data))
+    try:
+        return service.import_parsed(
+            parsed,
+            _mapping(arguments, lambda: service.preview(parsed)),
+            reuse_existing=True,
+        )
+    except import_error as error:
+        raise CliError(_import_message(arguments.data, error)) from None
 
 
 def _mapping(arguments: argparse.Namespace, read_preview: Any) -> Any:
@@ -424,11 +474,12 @@ def _print_agreement(agreement: Any) -> None:
     from core.reporting import agreement_line
 
     print(
-        f"  labels from column {agreement.label_column!r}: {agreement.labelled_items} items "
-        f"labelled, {agreement.unlabelled_items} without a label (left out)"
+        f"  labels from column {_printable(repr(agreement.label_column))}: "
+        f"{agreement.labelled_items} items labelled, {agreement.unlabelled_items} without a "
+        "label (left out)"
     )
     for entry in agreement.scorers:
-        print(f"  {entry.scorer_id}: {agreement_line(entry)}")
+        print(f"  {_printable(entry.scorer_id)}: {_printable(agreement_line(entry))}")
 
 
 class _Interrupts:
@@ -645,13 +696,14 @@ class _Gate:
         return not self.too_many_failures and all(t.passed for t in self.thresholds)
 
 
-def _gate(detail: Any, thresholds: list[tuple[str, float]], max_failure_rate: float) -> _Gate:
+def _gate(
+    info: Any, failures: list[Any], thresholds: list[tuple[str, float]], max_failure_rate: float
+) -> _Gate:
     """Thresholds checked by the same rule as `run_evals`: a mean leaves failed runs out, so a
     scorer passes only when its failed runs are within the allowed share too."""
     from core.experiments.thresholds import Threshold, check_threshold
 
-    info = detail.info
-    failed = Counter(outcome.scorer_id for outcome in detail.failures)
+    failed = Counter(outcome.scorer_id for outcome in failures)
     by_scorer = {scorer_id: failed[scorer_id] for scorer_id in info.scorer_ids}
     return _Gate(
         thresholds=[
@@ -673,67 +725,124 @@ def _gate(detail: Any, thresholds: list[tuple[str, float]], max_failure_rate: fl
 
 def _write_outputs(
     arguments: argparse.Namespace,
+    service: Any,
+    experiment_id: str,
     detail: Any,
     thresholds: list[Any],
     agreement: Any,
     *,
     stop: Callable[[], bool],
 ) -> list[Path]:
-    """Write the asked exports, each whole or not at all; none once `stop()` holds (the run
-    did not reach its end, or an interrupt came). Returns the paths left unwritten."""
-    from core.reporting import experiment_html, experiment_json, masked_export, results_csv
+    """The --json, --csv and --html files, each written whole or not at all; none once
+    `stop()` holds (the run did not reach its end, or an interrupt came). JSON and CSV are
+    written a page of items at a time; HTML needs `detail`, the whole experiment. Every key the
+    process holds is masked in them. Returns the paths left unwritten."""
+    from core.reporting import experiment_html
     from core.run_results import json_ready
 
+    checks = [json_ready(t) for t in thresholds] or None
     outputs = [
-        (
-            arguments.json,
-            lambda: json.dumps(
-                experiment_json(
-                    detail,
-                    thresholds=[json_ready(t) for t in thresholds] or None,
-                    agreement=agreement,
-                ),
-                ensure_ascii=False,
-                indent=2,
-                default=str,
-            ),
-        ),
-        (arguments.html, lambda: experiment_html(detail, agreement=agreement)),
-        (arguments.csv, lambda: results_csv(detail)),
+        (arguments.json, lambda out: _write_json(out, service, experiment_id, checks, agreement)),
+        (arguments.csv, lambda out: _write_csv(out, service, experiment_id)),
+        (arguments.html, lambda out: out.write(experiment_html(detail, agreement=agreement))),
     ]
     unwritten = []
-    for path, render in outputs:
+    for path, write in outputs:
         if path is None:
             continue
         if stop():
             unwritten.append(path)
             continue
-        _write_whole(path, masked_export(render()))
+        _write_whole(path, write)
     return unwritten
 
 
-def _write_whole(path: Path, text: str) -> None:
-    """Write `path` through a temporary file beside it: a reader (or a crash) never finds a
-    half-written export, and an older file stays until the new one is complete."""
+def _write_whole(path: Path, write: Callable[[TextIO], None]) -> None:
+    """Write `path` through a temporary file beside it, every piece masked: a reader (or a
+    crash) never finds a half-written export, and an older file stays until the new one is
+    complete."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        temporary.write_text(text, encoding="utf-8")
+        with temporary.open("w", encoding="utf-8", newline="") as out:
+            write(_MaskedWriter(out))
         os.replace(temporary, path)
     except OSError as error:
         with contextlib.suppress(OSError):
             temporary.unlink()
         raise CliError(f"{path}: cannot write it ({error.strerror or error})") from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise
 
 
-def _print_summary(detail: Any, gate: _Gate) -> None:
-    info, counts = detail.info, detail.info.counts
-    print(f"Experiment {info.id} ({info.name}): {info.status}")
+class _MaskedWriter:
+    """A text file whose every write has the process's keys masked (`masked_export`); each
+    piece written is a whole JSON value, CSV page or HTML report, so no key is cut in two."""
+
+    def __init__(self, out: TextIO) -> None:
+        from core.reporting import masked_export
+
+        self._out = out
+        self._mask = masked_export
+
+    def write(self, text: str) -> int:
+        return self._out.write(self._mask(text))
+
+
+def _write_json(
+    out: TextIO, service: Any, experiment_id: str, thresholds: Any, agreement: Any
+) -> None:
+    """`experiment_json` of the whole experiment, written a page of items at a time: the
+    document around its `items` (the same for every page) from the first page, then each
+    page's items."""
+    from core.reporting import experiment_json
+
+    options: dict[str, Any] = {"ensure_ascii": False, "indent": 2, "default": str}
+    marker = json.dumps(f"items-{uuid.uuid4().hex}")
+    tail, items = "", 0
+    for page in service.experiment_pages(experiment_id):
+        document = experiment_json(page, thresholds=thresholds, agreement=agreement)
+        if not tail:
+            head, tail = json.dumps({**document, "items": json.loads(marker)}, **options).split(
+                marker
+            )
+            out.write(head + "[")
+        for item in document["items"]:
+            text = json.dumps(item, **options).replace("\n", "\n    ")
+            out.write((",\n    " if items else "\n    ") + text)
+            items += 1
+    out.write(("\n  ]" if items else "]") + tail)
+
+
+def _write_csv(out: TextIO, service: Any, experiment_id: str) -> None:
+    """`results_csv` of the whole experiment, written a page of items at a time (the header
+    once: every row has the same columns)."""
+    from core.reporting import results_csv
+
+    header_written = False
+    empty = ""
+    for page in service.experiment_pages(experiment_id):
+        text = results_csv(page)
+        if not page.results and not page.failures:
+            empty = empty or text  # the header of a file without rows
+            continue
+        out.write(text if not header_written else text.split("\r\n", 1)[1])
+        header_written = True
+    if not header_written:
+        out.write(empty)
+
+
+def _print_summary(info: Any, failures: list[Any], gate: _Gate) -> None:
+    counts = info.counts
+    print(f"Experiment {info.id} ({_printable(info.name)}): {info.status}")
     print(f"  {info.total_items} items, {counts.succeeded} runs succeeded, {counts.failed} failed")
     for scorer_id in info.scorer_ids:
         mean = info.scores.get(scorer_id)
         failed = gate.failed_by_scorer.get(scorer_id, 0)
         note = f" ({failed} of {info.total_items} runs failed, not in the mean)" if failed else ""
-        print(f"  {scorer_id}: {'no score' if mean is None else f'{mean:.4f}'}{note}")
+        shown = "no score" if mean is None else f"{mean:.4f}"
+        print(f"  {_printable(scorer_id)}: {shown}{note}")
     if counts.judge_calls:
         usage = counts.usage
         print(
@@ -744,25 +853,28 @@ def _print_summary(detail: Any, gate: _Gate) -> None:
         verdict = "passed" if result.passed else "FAILED"
         mean = result.average_score
         shown = "no score" if mean is None else f"{mean:.4f}"
-        failures = f", {result.failed_runs} failed runs" if result.failed_runs else ""
-        print(f"  threshold {result.id} >= {result.threshold.min}: {verdict} ({shown}{failures})")
+        more = f", {result.failed_runs} failed runs" if result.failed_runs else ""
+        print(
+            f"  threshold {_printable(result.id)} >= {result.threshold.min}: {verdict} "
+            f"({shown}{more})"
+        )
     if info.status == "failed":
         print("  FAILED: every scorer run failed, so nothing was measured")
     allowed = f"{gate.max_failure_rate:.0%}"
     for scorer_id in gate.too_many_failures:
         failed = gate.failed_by_scorer[scorer_id]
         print(
-            f"  FAILED: {failed} of {info.total_items} runs of {scorer_id} failed "
+            f"  FAILED: {failed} of {info.total_items} runs of {_printable(scorer_id)} failed "
             f"(allowed: {allowed}; see --max-failure-rate)"
         )
-    if detail.failures:
+    if failures:
         from core.judge.secrets import mask_secrets
 
-        first = detail.failures[0]
+        first = failures[0]
         error = " ".join(mask_secrets(str(first.error)).split())
         print(
-            f"scorelab: warning: {len(detail.failures)} scorer run(s) failed (first: item "
-            f"{first.item_id}, {first.scorer_id}: {error})",
+            f"scorelab: warning: {len(failures)} scorer run(s) failed (first: item "
+            f"{_printable(first.item_id)}, {_printable(first.scorer_id)}: {_printable(error)})",
             file=sys.stderr,
         )
 

@@ -64,11 +64,14 @@ def mapping_editor(parsed: ParsedUpload, file_key: str) -> ColumnMapping | None:
     for (role, required), place in zip(ROLES, st.columns(len(ROLES)), strict=True):
         options = columns if required else [NONE, *columns]
         default = getattr(proposed, role, None) if proposed else None
-        index = options.index(default) if default in options else 0
+        # No input or output column found: none is guessed, the report says so until one is
+        # chosen (the CLI refuses the same file).
+        index = options.index(default) if default in options else (None if required else 0)
         picked = place.selectbox(
             ROLE_LABELS[role] + (" *" if required else ""),
             options,
             index=index,
+            placeholder="Choose a column",
             key=f"{MAPPING_KEY}.{file_key}.{role}",
         )
         chosen[role] = None if picked == NONE else picked
@@ -157,7 +160,7 @@ def render_stored() -> None:
     chosen = st.selectbox(
         "Look inside", list(by_id), format_func=lambda i: by_id[i].name, key="datasets.inspect"
     )
-    items = service().dataset_items(chosen)[:200]
+    items = service().dataset_items(chosen, limit=200)
     st.dataframe(
         pd.DataFrame(
             {

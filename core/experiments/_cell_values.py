@@ -14,10 +14,16 @@ import pandas as pd
 
 def arrow_text(series: pd.Series) -> Any:
     """The pyarrow ChunkedArray behind a text Series without nulls, else None."""
+    chunked = text_chunks(series)
+    return chunked if chunked is not None and not chunked.null_count else None
+
+
+def text_chunks(series: pd.Series) -> Any:
+    """The pyarrow ChunkedArray behind a text Series (nulls allowed), else None."""
     array = series.array
     if series.dtype == object or not hasattr(array, "__arrow_array__"):
         return None
-    if not pd.api.types.is_string_dtype(series.dtype) or series.hasnans:
+    if not pd.api.types.is_string_dtype(series.dtype):
         return None
     chunked = array.__arrow_array__()
     return chunked if hasattr(chunked, "chunks") else None
@@ -25,15 +31,18 @@ def arrow_text(series: pd.Series) -> Any:
 
 def empty_mask(series: pd.Series) -> np.ndarray:
     """True where a value is missing, None, NaN, blank text or an empty list/dict."""
-    chunked = arrow_text(series)
+    chunked = text_chunks(series)
     if chunked is not None:
         # Same answer as `.str.strip().eq("")` (pyarrow's trim and is_space share one notion of
         # whitespace) without writing a trimmed copy of the column.
         import pyarrow.compute as pc
 
-        blank = pc.or_(pc.equal(pc.binary_length(chunked), 0), pc.utf8_is_space(chunked))
-        return blank.to_numpy().astype(bool, copy=False)
-    if _is_text(series):
+        def blank(chunk: Any) -> Any:
+            found = pc.or_(pc.equal(pc.binary_length(chunk), 0), pc.utf8_is_space(chunk))
+            return pc.fill_null(found, True) if chunk.null_count else found
+
+        return chunkwise(chunked, blank)
+    if is_text(series):
         return (series.isna() | series.str.strip().eq("")).to_numpy(dtype=bool)
     return np.fromiter((is_empty(v) for v in series.tolist()), dtype=bool, count=len(series))
 
@@ -52,9 +61,40 @@ def is_empty(value: Any) -> bool:
 
 def id_strings(series: pd.Series) -> pd.Series:
     """The values as trimmed text ("" for an empty one), as ids are compared and stored."""
-    if _is_text(series):
+    chunked = text_chunks(series)
+    long_column = chunked is not None and len(chunked) > WHOLE_COLUMN_ROWS
+    if long_column and not chunked.null_count and not _padded(chunked):
+        return series  # a long column with nothing to trim is not copied
+    if is_text(series):
         return series.fillna("").str.strip()
     return pd.Series([_id_text(v) for v in series.tolist()], dtype=object)
+
+
+def _padded(chunked: Any) -> bool:
+    """True when a text starts or ends with whitespace (what `str.strip` would remove)."""
+    import pyarrow.compute as pc
+
+    for chunk in chunked.chunks:
+        for end in (pc.utf8_slice_codeunits(chunk, 0, 1), pc.utf8_slice_codeunits(chunk, -1)):
+            if pc.any(pc.utf8_is_space(end)).as_py():
+                return True
+    return False
+
+
+WHOLE_COLUMN_ROWS = 500_000
+"""Up to this many rows a column is computed on whole (each call on a pyarrow chunk costs
+time); a longer one a chunk at a time, so that no temporary is column-sized."""
+
+
+def chunkwise(chunked: Any, test: Any) -> np.ndarray:
+    """`test` (a pyarrow compute to booleans) over a column as one numpy array, computed a
+    chunk at a time for a long column."""
+    parts = [test(part).to_numpy(zero_copy_only=False) for part in _parts(chunked) if len(part)]
+    return np.concatenate(parts).astype(bool, copy=False) if parts else np.zeros(0, dtype=bool)
+
+
+def _parts(chunked: Any) -> list[Any]:
+    return [chunked] if len(chunked) <= WHOLE_COLUMN_ROWS else list(chunked.chunks)
 
 
 def _id_text(value: Any) -> str:
@@ -71,7 +111,7 @@ def _id_text(value: Any) -> str:
 def plain_list(series: pd.Series) -> list[Any]:
     """The values as plain Python (`plain`), skipping the per-value work for text."""
     values = series.tolist()
-    if _is_text(series):
+    if is_text(series):
         return values if not series.hasnans else [plain(v) for v in values]
     return [plain(v) for v in values]
 
@@ -99,6 +139,6 @@ def plain(value: Any) -> Any:
     return str(value)
 
 
-def _is_text(series: pd.Series) -> bool:
+def is_text(series: pd.Series) -> bool:
     """A pandas string dtype (pyarrow- or Python-backed), not an object column."""
     return series.dtype != object and pd.api.types.is_string_dtype(series.dtype)

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from core.experiment_records import ImportProblem
-from core.experiments._cell_values import arrow_text, plain
+from core.experiments._cell_values import arrow_text, chunkwise, plain
 from core.experiments._import_problems import MAX_LISTED_PER_KIND, problem
 
 PREVIEW_ROWS = 20
@@ -37,6 +37,9 @@ class Table:
     """What the file calls a column in messages: "column", or "key" for JSON."""
     problems: tuple[ImportProblem, ...] = ()
     """Parse problems (malformed rows): they stop the import before any mapping is checked."""
+    may_hold_nul: bool = True
+    """False when the reader knows no value holds a NUL character (the file has none), so the
+    row checks need not look for one."""
 
     @property
     def row_count(self) -> int:
@@ -83,7 +86,7 @@ def blank_rows(frame: pd.DataFrame) -> np.ndarray:
 
         blank = np.ones(len(frame), dtype=bool)
         for chunked in texts:
-            blank &= pc.equal(pc.binary_length(chunked), 0).to_numpy()
+            blank &= chunkwise(chunked, lambda chunk: pc.equal(pc.binary_length(chunk), 0))
             if not blank.any():  # the usual case: decided by the first column
                 break
         return blank

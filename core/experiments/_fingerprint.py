@@ -13,7 +13,7 @@ import blake3
 import numpy as np
 import pandas as pd
 
-from core.experiments._cell_values import arrow_text
+from core.experiments._cell_values import text_chunks
 from core.experiments._mapped_columns import MappedColumns, values
 
 
@@ -83,33 +83,53 @@ def _hash_values(digest: Any, cells: list[Any]) -> None:
     digest.update(text.encode("utf-8"))
 
 
+_LENGTHS_PER_UPDATE = 131_072
+"""Lengths hashed per update (a megabyte): many small updates cost twice the hashing itself,
+one for a whole column would copy all its lengths at once."""
+
+
+def _hash_lengths(digest: Any, lengths: list[np.ndarray]) -> None:
+    if lengths:
+        digest.update(memoryview(np.concatenate(lengths)).cast("B"))  # byte buffers only
+
+
 def _hash_arrow_text(digest: Any, series: pd.Series) -> bool:
     """The `S` form straight from pyarrow's buffers, without copying the text or making Python
-    strings; False when the column is not plain pyarrow text without nulls."""
+    strings; False when the column is not pyarrow text."""
     import pyarrow as pa
+    import pyarrow.compute as pc
 
-    chunked = arrow_text(series)
+    chunked = text_chunks(series)
     if chunked is None:
         return False
     width = {pa.string(): np.int32, pa.large_string(): np.int64}.get(chunked.type)
     if width is None:
         return False
-    lengths: list[np.ndarray] = []
+    digest.update(b"S")
+    lengths: list[np.ndarray] = []  # hashed in groups of a megabyte: no column-sized copy
     texts: list[memoryview] = []
     for chunk in chunked.chunks:
         if not len(chunk):
             continue
+        nulls = None
+        if chunk.null_count:
+            # A null's slot may hold bytes: hash "" in its place, and -1 as its length.
+            nulls = chunk.is_null().to_numpy(zero_copy_only=False)
+            chunk = pc.fill_null(chunk, "")
         # A chunk may be a slice of its buffers: its own offsets start at `chunk.offset`.
         offsets = np.frombuffer(chunk.buffers()[1], dtype=width)
         offsets = offsets[chunk.offset : chunk.offset + len(chunk) + 1]
-        lengths.append(np.diff(offsets).astype("<i8", copy=False))
+        sizes = np.diff(offsets).astype("<i8", copy=False)  # a new array: ours to change
+        if nulls is not None:
+            sizes[nulls] = -1
+        lengths.append(sizes)
+        if sum(len(s) for s in lengths) >= _LENGTHS_PER_UPDATE:
+            _hash_lengths(digest, lengths)
+            lengths = []
         start, end = int(offsets[0]), int(offsets[-1])
         if end > start:  # a chunk of empty strings may have no data buffer at all
             texts.append(memoryview(chunk.buffers()[2])[start:end])
-    digest.update(b"S")
-    if lengths:
-        # One update for all the lengths: many small updates cost twice the hashing itself.
-        digest.update(memoryview(np.concatenate(lengths)).cast("B"))  # byte buffers only
+    _hash_lengths(digest, lengths)
     for text in texts:
         digest.update(text)
     return True

@@ -1,27 +1,28 @@
 """A parsed table read through a mapping: the items' values column by column, and the
-`DatasetItem`s built from them only when they are stored."""
+`DatasetItem`s built from them a chunk at a time, only when they are stored."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
 from core.experiment_records import ColumnMapping, DatasetItem
-from core.experiments._cell_values import arrow_text, empty_mask, id_strings, plain_list
+from core.experiments._cell_values import empty_mask, id_strings, is_text, plain_list
 from core.experiments._dataset_table import Table
 
 Column = list[Any] | pd.Series
-"""Mapped values: a list, or (for CSV text columns) the pyarrow-backed Series itself, turned
-into Python strings only when the items are built."""
+"""Mapped values: a list, or a pyarrow-backed text Series (nulls allowed), turned into Python
+strings only a chunk at a time, when the items are built."""
 
 
 @dataclass(frozen=True, slots=True)
 class MappedColumns:
     """The items' values, column by column (building 100k `DatasetItem`s costs far more than
-    the rest of an import, so it waits for `items()`)."""
+    the rest of an import, so it waits for `chunks()`)."""
 
     ids: Column
     inputs: Column
@@ -41,29 +42,38 @@ class MappedColumns:
             metadata={n: [i.metadata.get(n) for i in items] for n in names},
         )
 
+    def __len__(self) -> int:
+        return len(self.ids)
+
     def items(self) -> list[DatasetItem]:
         """The items, in row order (a new list of new items at each call)."""
+        return [item for chunk in self.chunks(max(len(self), 1)) for item in chunk]
+
+    def chunks(self, size: int) -> Iterator[list[DatasetItem]]:
+        """The items in row order, `size` at a time: only one chunk's Python values exist at
+        once (the columns stay in pyarrow)."""
         names = list(self.metadata)
-        metadata = [values(c) for c in self.metadata.values()]
-        ids = values(self.ids)
-        rows = zip(*metadata, strict=True) if metadata else ((),) * len(ids)
-        return [
-            DatasetItem(
-                id=item_id,
-                input=item_input,
-                output=item_output,
-                ground_truth=truth,
-                metadata=dict(zip(names, row, strict=True)),
-            )
-            for item_id, item_input, item_output, truth, row in zip(
-                ids,
-                values(self.inputs),
-                values(self.outputs),
-                values(self.truths),
-                rows,
-                strict=True,
-            )
-        ]
+        for start in range(0, len(self), size):
+            stop = min(start + size, len(self))
+            metadata = [values(c, start, stop) for c in self.metadata.values()]
+            rows = zip(*metadata, strict=True) if metadata else ((),) * (stop - start)
+            yield [
+                DatasetItem(
+                    id=item_id,
+                    input=item_input,
+                    output=item_output,
+                    ground_truth=truth,
+                    metadata=dict(zip(names, row, strict=True)),
+                )
+                for item_id, item_input, item_output, truth, row in zip(
+                    values(self.ids, start, stop),
+                    values(self.inputs, start, stop),
+                    values(self.outputs, start, stop),
+                    values(self.truths, start, stop),
+                    rows,
+                    strict=True,
+                )
+            ]
 
 
 def map_columns(table: Table, mapping: ColumnMapping) -> MappedColumns:
@@ -78,21 +88,32 @@ def map_columns(table: Table, mapping: ColumnMapping) -> MappedColumns:
     )
 
 
-def values(column: Column) -> list[Any]:
-    """A mapped column as a list of Python values."""
-    return column.tolist() if isinstance(column, pd.Series) else column
+def values(column: Column, start: int = 0, stop: int | None = None) -> list[Any]:
+    """A mapped column (or rows `start` to `stop` of it) as a list of Python values; a missing
+    text is None."""
+    if not isinstance(column, pd.Series):
+        return column if start == 0 and stop is None else column[start:stop]
+    part = column if start == 0 and stop is None else column.iloc[start:stop]
+    texts = part.tolist()
+    if part.hasnans:
+        return [None if isinstance(v, float) and math.isnan(v) else v for v in texts]
+    return texts
 
 
 def _values_of(series: pd.Series) -> Column:
-    """The Series itself when it holds only text in pyarrow (cheap to hash, converted later),
-    else its values as plain Python."""
-    return series if arrow_text(series) is not None else plain_list(series)
+    """The Series itself when it holds only text and nulls in pyarrow (cheap to check and hash,
+    converted a chunk at a time), else its values as plain Python."""
+    return series if is_text(series) else plain_list(series)
 
 
 def _ids(frame: pd.DataFrame, column: str | None) -> Column:
-    """The id column's values as trimmed text, else the 1-based row numbers."""
+    """The id column's values as trimmed text, else the 1-based row numbers (as text)."""
     if column is None:
-        return [str(n) for n in range(1, len(frame) + 1)]
+        import numpy as np
+        import pyarrow as pa
+
+        numbers = pa.array(np.arange(1, len(frame) + 1, dtype=np.int64)).cast(pa.string())
+        return pa.table({"id": numbers}).to_pandas()["id"]
     return _values_of(id_strings(frame[column]))
 
 
@@ -103,8 +124,8 @@ def _truths(frame: pd.DataFrame, column: str | None) -> Column:
         return [None] * len(frame)
     series = frame[column]
     empty = empty_mask(series)
-    if not empty.any() and arrow_text(series) is not None:
-        return series
+    if is_text(series):
+        return series.where(~empty) if empty.any() else series
     return [None if e else v for v, e in zip(plain_list(series), empty, strict=True)]
 
 
@@ -113,6 +134,8 @@ def _metadata(frame: pd.DataFrame, names: list[str]) -> dict[str, Column]:
     is spread into its keys; a key that clashes with a column is kept as `metadata.<key>`."""
     columns = {c: _values_of(frame[c]) for c in dict.fromkeys(names)}
     nested = columns.get("metadata")
+    if isinstance(nested, pd.Series) and nested.isna().all():
+        nested = [None] * len(nested)  # nothing but nulls: no key to spread
     if not isinstance(nested, list) or not all(v is None or isinstance(v, dict) for v in nested):
         return columns
     del columns["metadata"]

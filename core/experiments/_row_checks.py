@@ -1,4 +1,5 @@
-"""The per-row checks of a mapped table: empty inputs, outputs and ids, and repeated ids."""
+"""The per-row checks of a mapped table: empty inputs, outputs and ids, repeated ids, and NUL
+characters (which PostgreSQL's text and jsonb types cannot store: docs/datasets.md)."""
 
 from __future__ import annotations
 
@@ -6,14 +7,21 @@ import numpy as np
 import pandas as pd
 
 from core.experiment_records import ColumnMapping, ImportProblem
-from core.experiments._cell_values import arrow_text, empty_mask
+from core.experiments._cell_values import arrow_text, empty_mask, text_chunks
 from core.experiments._dataset_table import Table
 from core.experiments._import_problems import capped, join, problem
-from core.experiments._mapped_columns import Column
+from core.experiments._mapped_columns import Column, MappedColumns
+from core.experiments._value_checks import NUL, holds_nul
 
 
-def check_rows(table: Table, mapping: ColumnMapping, ids: Column) -> list[ImportProblem]:
-    """The per-row problems: empty input/output/id, duplicate ids. `ids`: the mapped ids."""
+def check_rows(table: Table, mapping: ColumnMapping, columns: MappedColumns) -> list[ImportProblem]:
+    """The per-row problems: NUL characters, empty input/output/id, duplicate ids, in the
+    mapped `columns`."""
+    problems = _nul_problems(table, mapping, columns) if table.may_hold_nul else []
+    return problems + _empty_and_duplicate(table, mapping, columns.ids)
+
+
+def _empty_and_duplicate(table: Table, mapping: ColumnMapping, ids: Column) -> list[ImportProblem]:
     frame, word = table.frame, table.field_word
     problems: list[ImportProblem] = []
     for role in ("input", "output"):
@@ -38,14 +46,73 @@ def check_rows(table: Table, mapping: ColumnMapping, ids: Column) -> list[Import
     return problems
 
 
+def _nul_problems(
+    table: Table, mapping: ColumnMapping, columns: MappedColumns
+) -> list[ImportProblem]:
+    word = table.field_word
+    problems = [
+        problem(
+            "nul_character",
+            f"The {word} name {name!r} holds a NUL character (\\x00), which the database "
+            "cannot store",
+            column=name,
+        )
+        for name in table.columns
+        if NUL in name
+    ]
+    named: list[tuple[str, str | None, Column]] = [
+        ("id", mapping.id, columns.ids),
+        ("input", mapping.input, columns.inputs),
+        ("output", mapping.output, columns.outputs),
+        ("ground truth", mapping.ground_truth, columns.truths),
+        *(("metadata", name, column) for name, column in columns.metadata.items()),
+    ]
+    for role, name, column in named:
+        if name is None:
+            continue
+        what = f"the {role} ({word} {name!r}) holds a NUL character (\\x00)"
+        problems += table.row_problems(
+            _nul_rows(column),
+            "nul_character",
+            lambda label, what=what: f"{label}: {what}, which the database cannot store",
+            f"where {what}",
+            name,
+        )
+    return problems
+
+
+def _nul_rows(column: Column) -> np.ndarray:
+    """The 0-based rows whose value holds a NUL character anywhere."""
+    chunked = text_chunks(column) if isinstance(column, pd.Series) else None
+    if chunked is not None:
+        import pyarrow.compute as pc
+
+        found = pc.fill_null(pc.match_substring(chunked, NUL), False)
+        return np.flatnonzero(found.to_numpy(zero_copy_only=False))
+    return np.array([n for n, value in enumerate(column) if holds_nul(value)], dtype=np.int64)
+
+
+_SORT_FROM_ROWS = 500_000
+"""Above this many ids, distinctness is checked by sorting (8 bytes per id, a little slower)
+rather than hashing (about 65 bytes per id, and the distinct ids again)."""
+
+
 def _all_distinct(ids: pd.Series) -> bool:
-    """A quick hash-based check (pyarrow) before the slower search for the repeated ids."""
+    """A quick pyarrow check before the slower search for the repeated ids."""
     chunked = arrow_text(ids)
     if chunked is None:
         return False
     import pyarrow.compute as pc
 
-    return len(pc.unique(chunked)) == len(ids)
+    if len(chunked) <= _SORT_FROM_ROWS:
+        return len(pc.unique(chunked)) == len(ids)
+    order = pc.sort_indices(chunked)
+    step = 65_536
+    for start in range(0, len(order) - 1, step):  # neighbours in order, a slice at a time
+        ordered = chunked.take(order[start : start + step + 1])
+        if pc.any(pc.equal(ordered[1:], ordered[:-1])).as_py():
+            return False
+    return True
 
 
 def _duplicate_ids(

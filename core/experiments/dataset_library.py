@@ -7,7 +7,7 @@ storage never import each other.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePath
 from typing import Protocol
 
@@ -44,8 +44,10 @@ class DatasetShelf(Protocol):
         fingerprint: str,
         columns: Sequence[str],
         mapping: ColumnMapping,
-        items: Sequence[DatasetItem],
-    ) -> DatasetInfo: ...
+        items: Iterable[DatasetItem] | Iterable[Sequence[DatasetItem]],
+    ) -> DatasetInfo:
+        """Store the items (given one by one or in chunks, consumed once), whole or nothing."""
+        ...
 
 
 def import_parsed(
@@ -78,7 +80,7 @@ def import_parsed(
         fingerprint=report.fingerprint,
         columns=report.columns,
         mapping=report.mapping_used,
-        items=mapped.items(),
+        items=mapped.item_chunks(),  # built a chunk at a time, as they are inserted
     )
 
 

@@ -11,20 +11,24 @@ The pipeline, in the order of this module:
    columns;
 4. row checks: empty inputs, outputs and ids, repeated ids;
 5. items: the mapped values column by column, turned into `DatasetItem`s only by
-   `MappedUpload.items()` (100k items cost far more than the rest of an import);
+   `MappedUpload.item_chunks()` (a few thousand at a time, as they are stored: 100k items cost
+   far more than the rest of an import, and a million would not fit in memory at once);
 6. fingerprint: BLAKE3 of the mapped values. It needs the mapped values of step 5, so those
    are taken before the rows are checked, and the hash runs in a worker thread meanwhile.
 
 A file is parsed once: its `ParsedUpload` gives the report and the items of any mapping without
 reading the bytes again. Nothing is half-imported: a report with problems has no items. Large
 CSV files are checked with vectorised pyarrow and pandas operations, so validation costs about
-as much as parsing.
+as much as parsing. The limits (`ImportLimits`: file size, rows, decompressed size, cell size,
+nesting) are checked while the file is read; a reader that fails anyway is reported as an
+unreadable file, never raised.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 
@@ -42,21 +46,31 @@ from core.experiments._dataset_table import Table
 from core.experiments._fingerprint import columns_fingerprint, start_fingerprint
 from core.experiments._import_problems import Unreadable, problem
 from core.experiments._json_readers import read_json, read_jsonl
+from core.experiments._limits import DEFAULT_LIMITS, ImportLimits, size_text
 from core.experiments._mapped_columns import MappedColumns, map_columns
 from core.experiments._row_checks import check_rows
 
 __all__ = [
+    "DEFAULT_LIMITS",
     "DEFAULT_SIZE_LIMIT_BYTES",
+    "ITEM_CHUNK",
     "SUPPORTED_EXTENSIONS",
+    "ImportLimits",
     "MappedUpload",
     "ParsedUpload",
     "dataset_fingerprint",
     "propose_mapping",
     "read_dataset",
     "read_upload",
+    "release_unused_memory",
 ]
 
-DEFAULT_SIZE_LIMIT_BYTES = 200 * 1024 * 1024
+logger = logging.getLogger(__name__)
+
+DEFAULT_SIZE_LIMIT_BYTES = DEFAULT_LIMITS.file_bytes
+
+ITEM_CHUNK = 5_000
+"""Items built at a time when a dataset is stored."""
 
 SUPPORTED_EXTENSIONS: dict[str, DatasetFormat] = {
     ".csv": "csv",
@@ -68,7 +82,7 @@ SUPPORTED_EXTENSIONS: dict[str, DatasetFormat] = {
     ".parquet": "parquet",
 }
 
-_READERS: dict[DatasetFormat, Callable[[bytes], Table]] = {
+_READERS: dict[DatasetFormat, Callable[[bytes, ImportLimits], Table]] = {
     "csv": read_csv,
     "tsv": read_tsv,
     "jsonl": read_jsonl,
@@ -82,22 +96,34 @@ _READERS: dict[DatasetFormat, Callable[[bytes], Table]] = {
 
 
 def read_upload(
-    file_name: str, data: bytes, size_limit_bytes: int = DEFAULT_SIZE_LIMIT_BYTES
+    file_name: str,
+    data: bytes,
+    size_limit_bytes: int | None = None,
+    *,
+    limits: ImportLimits = DEFAULT_LIMITS,
 ) -> ParsedUpload:
-    """Parse a file once (the format comes from its extension); what cannot be read is in the
+    """Parse a file once (the format comes from its extension), within `limits`
+    (`size_limit_bytes`, when given, replaces their file size); what cannot be read is in the
     result's `problems`, never raised."""
-    if len(data) > size_limit_bytes:
-        message = (
-            f"The file is {_size(len(data))}, over the size limit of {_size(size_limit_bytes)}"
-        )
+    limit = limits.file_bytes if size_limit_bytes is None else size_limit_bytes
+    if len(data) > limit:
+        message = f"The file is {size_text(len(data))}, over the size limit of {size_text(limit)}"
         return ParsedUpload(file_name, problems=(problem("file_too_large", message),))
     fmt = SUPPORTED_EXTENSIONS.get(PurePath(file_name).suffix.lower())
     if fmt is None:
         return ParsedUpload(file_name, problems=(_unknown_format(file_name),))
     try:
-        table = _READERS[fmt](data)
+        table = _READERS[fmt](data, limits)
     except Unreadable as unreadable:
         return ParsedUpload(file_name, fmt, problems=(unreadable.problem,))
+    except Exception as error:  # RecursionError and MemoryError included
+        # A reader's own checks should have caught it; say what it was rather than crash (a
+        # hostile file must never show a traceback), and log where for whoever runs the app.
+        logger.warning("Reading %r failed unexpectedly", file_name, exc_info=True)
+        return ParsedUpload(file_name, fmt, problems=(_unexpected(fmt, error),))
+    finally:
+        if len(data) >= _RELEASE_FROM_BYTES:
+            _release_parse_memory()
     # 2. columns
     return ParsedUpload(file_name, fmt, table, proposed_mapping=propose_mapping(table.columns))
 
@@ -150,7 +176,9 @@ class ParsedUpload:
         columns = map_columns(table, used)
         stop = threading.Event()
         hashing = start_fingerprint(columns, stop)
-        problems = check_rows(table, used, columns.ids)
+        problems = check_rows(table, used, columns)
+        if table.row_count >= _RELEASE_FROM_ROWS:
+            _release_parse_memory()  # the checks' temporaries
         if problems:
             stop.set()  # nothing is imported: the hash is not needed
             return MappedUpload(_report(self, used, problems=problems))
@@ -168,19 +196,27 @@ class MappedUpload:
     """The items' values column by column; None when the report has problems."""
 
     def items(self) -> list[DatasetItem]:
-        """The items, built at each call; empty whenever there are problems."""
-        return self.columns.items() if self.columns is not None else []
+        """The items, built at each call; empty whenever there are problems. For a large file,
+        `item_chunks` keeps only a few thousand at a time."""
+        return [item for chunk in self.item_chunks() for item in chunk]
+
+    def item_chunks(self, size: int = ITEM_CHUNK) -> Iterator[list[DatasetItem]]:
+        """The items in row order, `size` at a time, each chunk built when asked for."""
+        if self.columns is not None:
+            yield from self.columns.chunks(size)
 
 
 def read_dataset(
     file_name: str,
     data: bytes,
     mapping: ColumnMapping | None = None,
-    size_limit_bytes: int = DEFAULT_SIZE_LIMIT_BYTES,
+    size_limit_bytes: int | None = None,
+    *,
+    limits: ImportLimits = DEFAULT_LIMITS,
 ) -> ImportReport:
     """The report of a file under `mapping` (the proposed one when None): `read_upload` then
     `map`, for a caller that reads the file for one mapping only."""
-    return read_upload(file_name, data, size_limit_bytes).map(mapping).report
+    return read_upload(file_name, data, size_limit_bytes, limits=limits).map(mapping).report
 
 
 def dataset_fingerprint(items: Sequence[DatasetItem]) -> str:
@@ -228,10 +264,31 @@ def _unknown_format(file_name: str) -> ImportProblem:
     )
 
 
-def _size(n: int) -> str:
-    if n < 1024:
-        return f"{n} bytes"
-    for unit, power in (("GB", 3), ("MB", 2), ("KB", 1)):
-        if n >= 1024**power:
-            return f"{n / 1024**power:.1f} {unit}".replace(".0 ", " ")
-    return f"{n} bytes"
+_RELEASE_FROM_BYTES = 32 * 1024 * 1024
+_RELEASE_FROM_ROWS = 500_000
+"""Below these, what the parse and the checks freed stays with pyarrow: handing it back costs
+the next parse its page faults (a few milliseconds), for memory that does not matter."""
+
+
+def release_unused_memory() -> None:
+    """Hand back to the system what parsed files used and no longer use (pyarrow keeps freed
+    memory for reuse): for a caller that goes on to other work, such as an experiment, once a
+    file is stored."""
+    _release_parse_memory()
+
+
+def _release_parse_memory() -> None:
+    """Hand back to the system what the parse (or the checks) used and freed: pyarrow's
+    allocator keeps it for reuse otherwise, and the Python objects made next (the items) would
+    stack on it."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+
+
+def _unexpected(fmt: DatasetFormat, error: BaseException) -> ImportProblem:
+    what = {
+        RecursionError: "values nested too deeply",
+        MemoryError: "more data than fits in memory",
+    }.get(type(error), f"{type(error).__name__}: {' '.join(str(error).split())[:200]}")
+    return problem("unreadable_file", f"The file cannot be read as {fmt.upper()}: {what}")

@@ -23,7 +23,7 @@ import inspect
 import math
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence, Sized
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -43,6 +43,7 @@ from core.run_results import JudgeExecutionFailure, JudgeUsage, ScorerRunResult
 from core.scoring import Scorer
 
 __all__ = [
+    "MAX_CONCURRENCY",
     "CancelToken",
     "ErrorMode",
     "ItemRun",
@@ -52,6 +53,10 @@ __all__ = [
     "run_experiment",
     "run_outcome",
 ]
+
+MAX_CONCURRENCY = 256
+"""The most runs (or items) an experiment runs at once: each is a task with its own memory, and a
+judge server is better served with fewer (the dashboard's slider stops at 64)."""
 
 ErrorMode = Literal["isolate", "raise", "fail_item"]
 """What a failing run does: `isolate` (it is a failed outcome, the rest go on), `raise` (the
@@ -234,9 +239,10 @@ class _Totals:
 
 async def run_experiment(
     *,
-    items: Sequence[DatasetItem],
+    items: Iterable[DatasetItem],
     scorers: Sequence[Scorer],
     concurrency: int = 8,
+    item_count: int | None = None,
     on_outcome: OnOutcome | None = None,
     on_progress: OnProgress | None = None,
     cancel: CancelToken | None = None,
@@ -249,10 +255,14 @@ async def run_experiment(
 ) -> ExperimentSummary:
     """Run every scorer on every item.
 
-    At most `concurrency` runs at once; with `per_item`, `concurrency` items at once, each
-    running `prepare` (what its scorers are given; default: the item's own fields), then its
-    `gates` and its scorers in order, then `on_item`. Gate runs go to `on_item` only (neither
-    counted nor handed to `on_outcome`), and never fail the item or the experiment.
+    `items` may be any iterable (e.g. a store's paged reader), consumed once as the runs start:
+    then `item_count` says how many it gives (a sequence's length is used otherwise).
+
+    At most `concurrency` runs at once (`MAX_CONCURRENCY` at most); with `per_item`,
+    `concurrency` items at once, each running `prepare` (what its scorers are given; default:
+    the item's own fields), then its `gates` and its scorers in order, then `on_item`. Gate
+    runs go to `on_item` only (neither counted nor handed to `on_outcome`), and never fail the
+    item or the experiment.
 
     `on_outcome` is called once per finished scorer run (in the event loop's thread; it should
     be quick, e.g. put the outcome on a queue). `on_progress` is called at most every
@@ -262,9 +272,13 @@ async def run_experiment(
     """
     _check_arguments(items, scorers, concurrency)
     _check_item_options(on_error, per_item, prepare, gates, on_item)
+    if item_count is None:
+        if not isinstance(items, Sized):
+            raise TypeError("items is not a sequence: pass item_count, how many it gives")
+        item_count = len(items)
     started_at = datetime.now(UTC)
     started = time.perf_counter()
-    totals = _Totals(RunCounts(total=len(items) * len(scorers)))
+    totals = _Totals(RunCounts(total=item_count * len(scorers)))
     last_progress = -math.inf
 
     def report(run: Run) -> None:
@@ -306,7 +320,9 @@ async def run_experiment(
                 return
             await run_unit(item, unit)
 
-    aborted = await _run_workers(worker, concurrency, cancel)
+    # No more workers than units of work: each is a task, and idle ones cost memory too.
+    units_count = item_count if per_item else item_count * len(scorers)
+    aborted = await _run_workers(worker, max(1, min(concurrency, units_count)), cancel)
     counts = totals.counts
     cancelled = aborted or (cancel is not None and cancel.cancelled and counts.skipped > 0)
     status = _final_status(counts, cancelled)
@@ -381,12 +397,15 @@ async def _call(callback: OnItem | None, item_run: ItemRun) -> None:
 
 
 def _units(
-    items: Sequence[DatasetItem], scorers: Sequence[Scorer], per_item: bool
+    items: Iterable[DatasetItem], scorers: Sequence[Scorer], per_item: bool
 ) -> Iterator[tuple[DatasetItem, tuple[Scorer, ...]]]:
     """The work, shared by the workers: an item with all its scorers, or one (item, scorer)
-    pair at a time, item by item."""
+    pair at a time, item by item (the items of an iterable are checked as they come)."""
     everyone = tuple(scorers)
-    for item in items:
+    checked = isinstance(items, Sequence)  # a sequence's items were checked up front
+    for position, item in enumerate(items):
+        if not checked and not isinstance(item, DatasetItem):
+            raise TypeError(f"items[{position}] must be a DatasetItem, not {type(item).__name__}")
         if per_item:
             yield item, everyone
         else:
@@ -437,10 +456,12 @@ def _final_status(counts: RunCounts, cancelled: bool) -> ExperimentStatus:
 
 
 def _check_arguments(
-    items: Sequence[DatasetItem], scorers: Sequence[Scorer], concurrency: int
+    items: Iterable[DatasetItem], scorers: Sequence[Scorer], concurrency: int
 ) -> None:
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
+    if concurrency > MAX_CONCURRENCY:
+        raise ValueError(f"concurrency must be at most {MAX_CONCURRENCY}, got {concurrency:,}")
     for position, scorer in enumerate(scorers):
         if not isinstance(scorer, Scorer):
             raise TypeError(f"scorers[{position}] must be a Scorer, not {type(scorer).__name__}")
@@ -451,6 +472,8 @@ def _check_arguments(
             f"each scorer id must be unique (results are keyed by id); repeated: "
             f"{', '.join(repeated)}"
         )
+    if not isinstance(items, Sequence):
+        return  # checked as they are consumed (`_units`)
     for position, item in enumerate(items):
         if not isinstance(item, DatasetItem):
             raise TypeError(f"items[{position}] must be a DatasetItem, not {type(item).__name__}")

@@ -36,6 +36,9 @@ __all__ = ["ExperimentJob", "Jobs", "ResultSink", "ResultWriter", "stored_progre
 logger = logging.getLogger(__name__)
 
 _BATCH_SIZE = 500
+_QUEUED_AT_MOST = 20 * _BATCH_SIZE
+"""Outcomes waiting for the writer: when the database falls behind (a checkpoint, a slow
+disk), the runs wait for it rather than pile their results up in memory."""
 _FLUSH_EVERY_S = 0.5
 _HEARTBEAT_EVERY_S = 5.0
 """How often a running experiment's row is touched even when no run finishes (a slow judge):
@@ -87,7 +90,7 @@ class ResultWriter:
         self._experiment_id = experiment_id
         self._counts = counts
         self._on_error = on_error
-        self._queue: queue.Queue[ScorerOutcome | None] = queue.Queue()
+        self._queue: queue.Queue[ScorerOutcome | None] = queue.Queue(maxsize=_QUEUED_AT_MOST)
         self._written_counts: tuple[RunCounts, RunCounts] | None = None
         self._last_beat = time.monotonic()  # the experiment row was just written
         self.error: BaseException | None = None
@@ -98,7 +101,8 @@ class ResultWriter:
         self._thread.start()
 
     def put(self, outcome: ScorerOutcome) -> None:
-        """Queue a successful outcome for writing."""
+        """Queue a successful outcome for writing (waits while `_QUEUED_AT_MOST` are queued:
+        the writer thread always drains the queue, even after an error)."""
         self._queue.put(outcome)
 
     def close(self) -> None:
@@ -239,14 +243,16 @@ class ExperimentJob:
     def start(
         self,
         sink: ResultSink,
-        items: Sequence[DatasetItem],
+        items: Iterable[DatasetItem],
         scorers: Sequence[Scorer],
         concurrency: int,
+        item_count: int | None = None,
     ) -> None:
-        """Run the experiment in a background thread."""
+        """Run the experiment in a background thread. `items` may be an iterable read as the
+        runs start (e.g. the store's paged reader), with `item_count` saying how many."""
         threading.Thread(
             target=self._run,
-            args=(sink, items, scorers, concurrency),
+            args=(sink, items, scorers, concurrency, item_count),
             name=f"scorelab-experiment-{self.experiment_id[:8]}",
             daemon=True,
         ).start()
@@ -267,9 +273,10 @@ class ExperimentJob:
     def _run(
         self,
         sink: ResultSink,
-        items: Sequence[DatasetItem],
+        items: Iterable[DatasetItem],
         scorers: Sequence[Scorer],
         concurrency: int,
+        item_count: int | None,
     ) -> None:
         writer = ResultWriter(
             sink,
@@ -288,6 +295,7 @@ class ExperimentJob:
                     items=items,
                     scorers=scorers,
                     concurrency=concurrency,
+                    item_count=item_count,
                     on_outcome=self.record,
                     cancel=self.cancel,
                 )

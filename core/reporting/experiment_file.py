@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, get_args
@@ -109,11 +111,44 @@ def _document(data: bytes) -> dict[str, Any]:
         raise ExperimentFileError(
             f"The file is not valid JSON: line {error.lineno}, column {error.colno}: {error.msg}"
         ) from None
+    except RecursionError:
+        raise ExperimentFileError(_TOO_DEEP) from None
+    except ValueError:  # an integer with more digits than Python reads from text
+        found = re.search(rf"\d{{{sys.get_int_max_str_digits() + 1},}}", text)
+        line = f" (line {text.count(chr(10), 0, found.start()) + 1})" if found else ""
+        raise ExperimentFileError(
+            f"The file holds a number with more than {sys.get_int_max_str_digits():,} digits"
+            f"{line}, which cannot be read"
+        ) from None
+    if _deeper_than(document, _MAX_NESTING):
+        raise ExperimentFileError(_TOO_DEEP)
     if not isinstance(document, dict):
         raise ExperimentFileError(
             f"The file holds {_kind(document)}, not an exported experiment (an object with `items`)"
         )
     return document
+
+
+_MAX_NESTING = 128
+"""Levels of lists and objects an export may hold: an item's values are at most 100 deep (the
+dataset import's limit, docs/datasets.md), and the export wraps them in a few more."""
+_TOO_DEEP = (
+    f"The file is nested deeper than {_MAX_NESTING} levels of lists and objects: not an "
+    "experiment export"
+)
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """True when lists and objects nest more than `limit` levels (without recursing, so a
+    hostile file cannot exhaust the stack here)."""
+    stack = [(value, 1)]
+    while stack:
+        current, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = current.values() if isinstance(current, dict) else current
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+    return False
 
 
 def _read_items(

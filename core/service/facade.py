@@ -13,7 +13,7 @@ secret the process holds is masked in what the service hands out (docs/deploy.md
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ from core.experiment_records import (
 )
 from core.experiments.dataset_library import import_parsed, import_samples
 from core.experiments.datasets import ParsedUpload, read_upload
+from core.experiments.engine import MAX_CONCURRENCY
 from core.experiments.jobs import ExperimentJob, Jobs, stored_progress
 from core.judge import JudgeConfig
 from core.judge.credentials import (
@@ -126,9 +127,13 @@ class Service:
         """One dataset; raises NotFoundError."""
         return self.store.get_dataset(dataset_id)
 
-    def dataset_items(self, dataset_id: str) -> list[DatasetItem]:
-        """A dataset's items in file order."""
-        return self.store.dataset_items(dataset_id)
+    def dataset_items(self, dataset_id: str, limit: int | None = None) -> list[DatasetItem]:
+        """A dataset's items in file order (the first `limit`, when given)."""
+        return self.store.dataset_items(dataset_id, limit)
+
+    def iter_dataset_items(self, dataset_id: str) -> Iterator[DatasetItem]:
+        """A dataset's items in file order, read a page at a time (for a large dataset)."""
+        return self.store.iter_dataset_items(dataset_id)
 
     def delete_dataset(self, dataset_id: str) -> None:
         """Remove a dataset with its experiments and their results."""
@@ -221,6 +226,11 @@ class Service:
             raise ExperimentConfigError(
                 f"Concurrency must be a positive integer, got {config.concurrency!r}"
             )
+        if config.concurrency > MAX_CONCURRENCY:
+            raise ExperimentConfigError(
+                f"Concurrency must be at most {MAX_CONCURRENCY} runs at once, got "
+                f"{config.concurrency:,}"
+            )
         judge, api_base, settings = _judge(
             config.judge_model, config.api_base, config.judge_settings, api_key
         )
@@ -228,7 +238,8 @@ class Service:
         problems = self.catalog.data_problems(dataset, config.scorers)
         if problems:
             raise ExperimentConfigError(" ".join(problems))
-        items = self.store.dataset_items(dataset.id)
+        # Read a page at a time as the runs start: a large dataset is never held whole.
+        items = self.store.iter_dataset_items(dataset.id)
         name = (config.name or "").strip() or (
             f"{dataset.name} · {datetime.now(UTC):%Y-%m-%d %H:%M:%S}"
         )
@@ -243,7 +254,7 @@ class Service:
             concurrency=config.concurrency,
         )
         job = self._jobs.add(ExperimentJob(info.id, info.counts))
-        job.start(self.store, items, scorers, config.concurrency)
+        job.start(self.store, items, scorers, config.concurrency, item_count=info.total_items)
         return info.id
 
     def progress(self, experiment_id: str) -> ExperimentProgress:
@@ -302,6 +313,38 @@ class Service:
             failures=self.failures(experiment_id),
             failures_in_memory=self._jobs.get(experiment_id) is not None,
         )
+
+    def experiment_pages(
+        self, experiment_id: str, page_size: int = 2_000
+    ) -> Iterator[ExperimentDetail]:
+        """`load_experiment` a page of items at a time: each page holds `page_size` items in
+        order, with their stored results and in-memory failures (at least one page, maybe
+        empty). For exports of an experiment too large to load whole."""
+        info = self.get_experiment(experiment_id)
+        failures: dict[str, list[ScorerOutcome]] = {}
+        for failure in self.failures(experiment_id):
+            failures.setdefault(failure.item_id, []).append(failure)
+        in_memory = self._jobs.get(experiment_id) is not None
+
+        def page(items: list[DatasetItem]) -> ExperimentDetail:
+            ids = [item.id for item in items]
+            return ExperimentDetail(
+                info=info,
+                items=items,
+                results=self.store.experiment_results(experiment_id, item_ids=ids),
+                failures=[f for item_id in ids for f in failures.get(item_id, [])],
+                failures_in_memory=in_memory,
+            )
+
+        items: list[DatasetItem] = []
+        given = False
+        for item in self.store.iter_dataset_items(info.dataset_id, page_size):
+            items.append(item)
+            if len(items) == page_size:
+                yield page(items)
+                items, given = [], True
+        if items or not given:
+            yield page(items)
 
     def failures(self, experiment_id: str) -> list[ScorerOutcome]:
         """The failed runs of an experiment this process ran (empty otherwise), every secret

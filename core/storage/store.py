@@ -1,15 +1,17 @@
 """`Store`: datasets, experiments and successful scorer results in SQLite or PostgreSQL.
 
 Every method returns pydantic records (never ORM rows). Items and results go in with bulk
-inserts. A dataset is written in one transaction: whole or not at all. Failed scorer runs are
-refused: they live in memory only (`add_results` raises if given one).
+inserts, a batch at a time, and items come out a page at a time (`iter_dataset_items`), so a
+dataset of a million items is never held whole. A dataset is written in one transaction: whole
+or not at all. Failed scorer runs are refused: they live in memory only (`add_results` raises if
+given one).
 """
 
 from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -54,6 +56,8 @@ STALE_AFTER_S = 60.0
 `interrupted`: the process running it beats every few seconds, so it must have died."""
 _LIVE_STATUSES = ("pending", "running")
 _INSERT_BATCH = 5_000
+_ITEM_PAGE = 2_000
+"""Items read per query by `iter_dataset_items`."""
 _USAGE_COLUMNS = (
     "input_tokens",
     "output_tokens",
@@ -130,9 +134,13 @@ class Store:
         fingerprint: str,
         columns: Sequence[str],
         mapping: ColumnMapping,
-        items: Sequence[DatasetItem],
+        items: Iterable[DatasetItem] | Iterable[Sequence[DatasetItem]],
     ) -> DatasetInfo:
-        """Store a dataset and its items in one transaction (whole or nothing)."""
+        """Store a dataset and its items in one transaction (whole or nothing).
+
+        `items`: the items, or chunks of them (lists, e.g. `MappedUpload.item_chunks()`),
+        consumed once and inserted a batch at a time: never all held at once.
+        """
         dataset_id = uuid.uuid4().hex
         row = {
             "id": dataset_id,
@@ -140,28 +148,23 @@ class Store:
             "file_name": file_name,
             "format": format,
             "fingerprint": fingerprint,
-            "item_count": len(items),
+            "item_count": 0,
             "columns": list(columns),
             "mapping": mapping.model_dump(mode="json", by_alias=True),
             "created_at": _now(),
         }
-        item_rows = [
-            {
-                "dataset_id": dataset_id,
-                "position": position,
-                "item_id": item.id,
-                "input": item.input,
-                "output": item.output,
-                "ground_truth": item.ground_truth,
-                "item_metadata": item.metadata,
-            }
-            for position, item in enumerate(items)
-        ]
+        count = 0
         with self._transaction("save the dataset") as connection:
             connection.execute(insert(DatasetRow), [row])
-            for batch in _batches(item_rows):
-                connection.execute(insert(DatasetItemRow), batch)
-        return _dataset_info(row)
+            for batch in _batches(_flat(items)):
+                connection.execute(insert(DatasetItemRow), _item_rows(dataset_id, count, batch))
+                count += len(batch)
+            connection.execute(
+                update(DatasetRow.__table__)
+                .where(DatasetRow.__table__.c.id == dataset_id)
+                .values(item_count=count)
+            )
+        return _dataset_info({**row, "item_count": count})
 
     def list_datasets(self) -> list[DatasetInfo]:
         """Every dataset, newest first."""
@@ -189,32 +192,31 @@ class Store:
             row = connection.execute(query).first()
         return None if row is None else _dataset_info(row._mapping)
 
-    def dataset_items(self, dataset_id: str) -> list[DatasetItem]:
-        """A dataset's items in file order; raises NotFoundError."""
+    def dataset_items(self, dataset_id: str, limit: int | None = None) -> list[DatasetItem]:
+        """A dataset's items in file order (the first `limit` only, when given); raises
+        NotFoundError. A large dataset is better read with `iter_dataset_items`."""
         self.get_dataset(dataset_id)
-        table = DatasetItemRow.__table__
-        query = (
-            select(
-                table.c.item_id,
-                table.c.input,
-                table.c.output,
-                table.c.ground_truth,
-                table.c.item_metadata,
-            )
-            .where(table.c.dataset_id == dataset_id)
-            .order_by(table.c.position)
-        )
         with self.engine.connect() as connection:
-            return [
-                DatasetItem.model_construct(
-                    id=item_id,
-                    input=item_input,
-                    output=output,
-                    ground_truth=truth,
-                    metadata=metadata or {},
-                )
-                for item_id, item_input, output, truth, metadata in connection.execute(query)
-            ]
+            return _items(connection.execute(_items_query(dataset_id, 0, limit)))
+
+    def iter_dataset_items(
+        self, dataset_id: str, page_size: int = _ITEM_PAGE
+    ) -> Iterator[DatasetItem]:
+        """A dataset's items in file order, read `page_size` at a time (one short query per
+        page, keyed on the position: no connection or transaction stays open between pages).
+        Raises NotFoundError at once for an unknown dataset."""
+        self.get_dataset(dataset_id)
+        return self._item_pages(dataset_id, page_size)
+
+    def _item_pages(self, dataset_id: str, page_size: int) -> Iterator[DatasetItem]:
+        position = 0
+        while True:
+            with self.engine.connect() as connection:
+                rows = connection.execute(_items_query(dataset_id, position, page_size)).all()
+            yield from _items(rows)
+            if len(rows) < page_size:
+                return
+            position = rows[-1].position + 1
 
     def delete_dataset(self, dataset_id: str) -> None:
         """Remove a dataset, its items, and its experiments with their results."""
@@ -383,16 +385,20 @@ class Store:
         *,
         scorer_id: str | None = None,
         with_result: bool = True,
+        item_ids: Sequence[str] | None = None,
     ) -> list[ScorerOutcome]:
         """The stored (successful) outcomes of an experiment, in the order they were written.
 
-        `with_result=False` leaves out the full result JSON (a light table for large runs).
+        `with_result=False` leaves out the full result JSON (a light table for large runs);
+        `item_ids` keeps those of these items only (a page of a large experiment).
         """
         table = ScoreRow.__table__
         columns = [c for c in table.c if with_result or c.name != "result"]
         query = select(*columns).where(table.c.experiment_id == experiment_id)
         if scorer_id is not None:
             query = query.where(table.c.scorer_id == scorer_id)
+        if item_ids is not None:
+            query = query.where(table.c.item_id.in_(list(item_ids)))
         with self.engine.connect() as connection:
             rows = connection.execute(query.order_by(table.c.id)).all()
         return [_outcome(r._mapping) for r in rows]
@@ -578,9 +584,67 @@ def _outcome(row: Any) -> ScorerOutcome:
     )
 
 
-def _batches(rows: list[dict[str, Any]]) -> Iterable[list[dict[str, Any]]]:
-    for start in range(0, len(rows), _INSERT_BATCH):
-        yield rows[start : start + _INSERT_BATCH]
+def _batches(rows: Iterable[Any]) -> Iterator[list[Any]]:
+    """`rows` in lists of `_INSERT_BATCH` (consumed as they come)."""
+    batch: list[Any] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= _INSERT_BATCH:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _flat(items: Iterable[DatasetItem] | Iterable[Sequence[DatasetItem]]) -> Iterator[DatasetItem]:
+    """Items given one by one or in chunks, one by one."""
+    for entry in items:
+        if isinstance(entry, DatasetItem):
+            yield entry
+        else:
+            yield from entry
+
+
+def _item_rows(dataset_id: str, first: int, items: list[DatasetItem]) -> list[dict[str, Any]]:
+    return [
+        {
+            "dataset_id": dataset_id,
+            "position": position,
+            "item_id": item.id,
+            "input": item.input,
+            "output": item.output,
+            "ground_truth": item.ground_truth,
+            "item_metadata": item.metadata,
+        }
+        for position, item in enumerate(items, start=first)
+    ]
+
+
+def _items_query(dataset_id: str, first: int, limit: int | None) -> Any:
+    """Items from position `first` on, in order (`limit` of them, when given)."""
+    table = DatasetItemRow.__table__
+    query = (
+        select(
+            table.c.position,
+            table.c.item_id,
+            table.c.input,
+            table.c.output,
+            table.c.ground_truth,
+            table.c.item_metadata,
+        )
+        .where(table.c.dataset_id == dataset_id, table.c.position >= first)
+        .order_by(table.c.position)
+    )
+    return query if limit is None else query.limit(limit)
+
+
+def _items(rows: Iterable[Any]) -> list[DatasetItem]:
+    return [
+        DatasetItem.model_construct(
+            id=item_id, input=item_input, output=output, ground_truth=truth, metadata=metadata or {}
+        )
+        for _, item_id, item_input, output, truth, metadata in rows
+    ]
 
 
 def _now() -> datetime:

@@ -15,6 +15,7 @@ from core.experiments import datasets
 from core.experiments._csv_reader import read_csv
 from core.experiments.datasets import (
     DEFAULT_SIZE_LIMIT_BYTES,
+    ImportLimits,
     MappedUpload,
     dataset_fingerprint,
     propose_mapping,
@@ -350,7 +351,7 @@ def test_json_not_an_array_of_objects() -> None:
         "The JSON file must hold an array of objects, but it holds an object"
     )
     report = read_dataset("f.json", b'[{"input": "a", "output": "b"}, "text"]')
-    assert report.problems[0].message == "Item 2: expected an object, found a string"
+    assert report.problems[0].message == "Item 2 (line 1): expected an object, found a string"
     assert codes(read_dataset("f.json", b"[{")) == ["malformed_file"]
 
 
@@ -398,9 +399,9 @@ def test_report_survives_json_round_trip() -> None:
 def test_one_parse_serves_every_mapping(monkeypatch: pytest.MonkeyPatch) -> None:
     parses = []
 
-    def counting_reader(data: bytes):  # type: ignore[no-untyped-def]
+    def counting_reader(data: bytes, limits: ImportLimits):  # type: ignore[no-untyped-def]
         parses.append(len(data))
-        return read_csv(data)
+        return read_csv(data, limits)
 
     monkeypatch.setitem(datasets._READERS, "csv", counting_reader)
     data = b"a,b,c\nx1,y1,z1\nx2,y2,\n"

@@ -107,9 +107,9 @@ def test_the_upload_is_parsed_once_across_a_mapping_change_and_the_import(
     parses: list[int] = []
     read_csv = datasets._READERS["csv"]
 
-    def counting_reader(data: bytes) -> Any:
+    def counting_reader(data: bytes, limits: Any) -> Any:
         parses.append(len(data))
-        return read_csv(data)
+        return read_csv(data, limits)
 
     monkeypatch.setitem(datasets._READERS, "csv", counting_reader)
     csv = b"prompt,response,other\nHello?,,Hi there\nBye?,,See you\n"

@@ -1,0 +1,124 @@
+"""Datasets stored from chunks and read back a page at a time, on SQLite and (when available)
+PostgreSQL: a large dataset is never held whole on either side."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from scorelab_db import BACKENDS, database
+
+from core.experiment_records import ColumnMapping, DatasetItem, ScorerOutcome
+from core.storage import NotFoundError, StorageError, Store
+
+MAPPING = ColumnMapping(input="input", output="output", metadata=["tag"])
+
+
+@pytest.fixture(params=BACKENDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    with database(request.param, tmp_path) as url:
+        store = Store(url)
+        try:
+            yield store
+        finally:
+            store.close()
+
+
+def make_items(start: int, count: int) -> list[DatasetItem]:
+    return [
+        DatasetItem(id=f"i{n}", input=f"q{n}", output={"text": f"a{n}"}, metadata={"tag": n})
+        for n in range(start, start + count)
+    ]
+
+
+def save(store: Store, items: object) -> str:
+    return store.save_dataset(
+        name="set",
+        file_name="set.jsonl",
+        format="jsonl",
+        fingerprint="f" * 64,
+        columns=["input", "output", "tag"],
+        mapping=MAPPING,
+        items=items,  # type: ignore[arg-type]
+    ).id
+
+
+def chunks(sizes: list[int]) -> Iterator[list[DatasetItem]]:
+    """Chunks built only as they are asked for, like `MappedUpload.item_chunks`."""
+    start = 0
+    for size in sizes:
+        yield make_items(start, size)
+        start += size
+
+
+def test_chunks_are_stored_in_order_and_counted(store: Store) -> None:
+    dataset_id = save(store, chunks([3, 7000, 1]))  # over one insert batch
+    info = store.get_dataset(dataset_id)
+    assert info.item_count == 7004
+    items = store.dataset_items(dataset_id)
+    assert [i.id for i in items] == [f"i{n}" for n in range(7004)]
+    assert items[5000].output == {"text": "a5000"} and items[5000].metadata == {"tag": 5000}
+
+
+def test_items_one_by_one_from_a_generator_are_stored_too(store: Store) -> None:
+    dataset_id = save(store, (item for item in make_items(0, 4)))
+    assert store.get_dataset(dataset_id).item_count == 4
+
+
+def test_a_failing_chunk_leaves_nothing_stored(store: Store) -> None:
+    def failing() -> Iterator[list[DatasetItem]]:
+        yield make_items(0, 3)
+        yield make_items(2, 2)  # i2 again: the (dataset, item id) pair is unique
+
+    with pytest.raises(StorageError, match="Could not save the dataset"):
+        save(store, failing())
+    assert store.list_datasets() == []
+
+
+def test_items_are_read_a_page_at_a_time(store: Store) -> None:
+    dataset_id = save(store, chunks([25]))
+    pages: list[int] = []
+    original = store.engine.connect
+
+    def counting_connect():  # type: ignore[no-untyped-def]
+        pages.append(1)
+        return original()
+
+    store.engine.connect = counting_connect  # type: ignore[method-assign]
+    read = list(store.iter_dataset_items(dataset_id, page_size=10))
+    assert [i.id for i in read] == [f"i{n}" for n in range(25)]
+    assert len(pages) == 1 + 3  # the dataset's row, then three pages
+    assert [i.id for i in store.dataset_items(dataset_id, limit=3)] == ["i0", "i1", "i2"]
+
+
+def test_a_page_reader_is_lazy_but_an_unknown_dataset_is_refused_at_once(store: Store) -> None:
+    with pytest.raises(NotFoundError):
+        store.iter_dataset_items("nope")
+    dataset_id = save(store, chunks([4]))
+    reader = store.iter_dataset_items(dataset_id, page_size=2)
+    assert next(reader).id == "i0"
+    assert [i.id for i in reader] == ["i1", "i2", "i3"]
+
+
+def test_results_of_some_items_only(store: Store) -> None:
+    dataset_id = save(store, chunks([4]))
+    experiment = store.create_experiment(
+        name="e",
+        dataset_id=dataset_id,
+        scorers=[],
+        scorer_ids=["s"],
+        judge_model=None,
+        api_base=None,
+        judge_settings={},
+        concurrency=1,
+    )
+    store.add_results(
+        experiment.id,
+        [
+            ScorerOutcome(item_id=f"i{n}", scorer_id="s", status="success", score=n / 4)
+            for n in range(4)
+        ],
+    )
+    found = store.experiment_results(experiment.id, item_ids=["i1", "i3"])
+    assert sorted(o.item_id for o in found) == ["i1", "i3"]
