@@ -7,7 +7,9 @@ set -euo pipefail
 
 PORT="${SCORELAB_PG_PORT:-5432}"
 ROLE=scorelab
-PASSWORD=scorelab
+# Not a word that messages hold: scorelab masks the passwords of URLs in its environment
+# wherever text leaves it, so a password spelt like the program's name would hide its name.
+PASSWORD=pg-test-4b1f9e
 DATABASE=scorelab_test
 URL="postgresql://$ROLE:$PASSWORD@127.0.0.1:$PORT/$DATABASE"
 
@@ -60,6 +62,8 @@ psql_admin() { as_postgres "$BIN/psql" -p "$PORT" -v ON_ERROR_STOP=1 -qtA "$@"; 
 
 if [ "$(psql_admin -c "SELECT 1 FROM pg_roles WHERE rolname = '$ROLE'")" != 1 ]; then
     psql_admin -c "CREATE ROLE $ROLE LOGIN PASSWORD '$PASSWORD'" >&2
+else
+    psql_admin -c "ALTER ROLE $ROLE LOGIN PASSWORD '$PASSWORD'" >&2
 fi
 if [ "$(psql_admin -c "SELECT 1 FROM pg_database WHERE datname = '$DATABASE'")" != 1 ]; then
     psql_admin -c "CREATE DATABASE $DATABASE OWNER $ROLE" >&2
