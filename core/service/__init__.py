@@ -17,6 +17,7 @@ from core.judge.credentials import DEFAULT_JUDGE_SETTINGS, JUDGE_API_KEY_ENV
 from core.reporting.experiment_file import ExperimentFileError
 from core.scorers import PREBUILT, PrebuiltScorer
 from core.scorers.catalog import ScorerCatalog
+from core.service import views
 from core.service.facade import SAMPLES_DIR, Service
 from core.storage import NotFoundError, StorageError
 
@@ -33,6 +34,7 @@ __all__ = [
     "StorageError",
     "get_service",
     "scorer_catalog",
+    "views",
 ]
 
 
