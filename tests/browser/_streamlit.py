@@ -143,11 +143,20 @@ def next_frame(page: Any) -> None:
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 
+def in_view(page: Any, locator: Any) -> Any:
+    """`locator` scrolled into view, the scroll's events dispatched: a selectbox or multiselect
+    list closes on a scroll, so one opened by Playwright's own scroll-then-click would close at
+    once."""
+    locator.scroll_into_view_if_needed()
+    next_frame(page)
+    return locator
+
+
 def choose(page: Any, label: str, option: str | re.Pattern[str]) -> None:
-    """Pick `option` in the selectbox labelled `label`, and wait for the rerun it asks for;
-    none comes when it was the chosen one already (then the list is just closed)."""
-    page.get_by_role("combobox", name=label, exact=True).click()
-    item = page.get_by_role("option", name=option)
+    """Pick `option` (the first so named) in the selectbox labelled `label`, and wait for the
+    rerun it asks for; none comes when it was the chosen one already (the list just closes)."""
+    in_view(page, page.get_by_role("combobox", name=label, exact=True)).click()
+    item = page.get_by_role("option", name=option).first
     if item.get_attribute("aria-selected") == "true":
         page.keyboard.press("Escape")
         return

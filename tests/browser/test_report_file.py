@@ -27,7 +27,7 @@ from core.experiment_records import (
 )
 from core.reporting import experiment_html, experiment_json_text
 
-from ._streamlit import TIMEOUT, next_frame, open_page, rerun, watch_runs
+from ._streamlit import TIMEOUT, in_view, open_page, rerun, watch_runs
 
 HOSTILE = "<img src=x onerror=alert(1)></script><script>alert(2)</script>"
 
@@ -212,9 +212,7 @@ def test_compare_two_imported_experiments(page: Any, compared: str) -> None:
     counts = "3 items paired by id · 1 only in the baseline · 1 only in the candidate"
     page.get_by_text(counts).wait_for()
     assert re.search(r"baseline=[0-9a-f]+", page.url) and re.search(r"candidates=", page.url)
-    item = page.get_by_role("combobox", name="Item (largest change first)")
-    item.scroll_into_view_if_needed()  # a scroll closes the dropdown: scroll first,
-    next_frame(page)  # and let the scroll's events go by before opening it
+    item = in_view(page, page.get_by_role("combobox", name="Item (largest change first)"))
     item.fill("c")  # the option list is virtual: filter it
     rerun(page, page.get_by_role("option", name="c", exact=True).click)
     # The markup in the output is shown as text.
