@@ -87,7 +87,6 @@ def pick_scorers(
 
 
 def judge_settings() -> tuple[str | None, str | None, dict]:
-    """The judge model, its API base and its call settings."""
     st.markdown("**Judge** (for the LLM-judge scorers)")
     model_column, base_column = st.columns(2)
     model = model_column.text_input(

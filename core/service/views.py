@@ -6,6 +6,14 @@ agreement, the export files) and the access rules of `core.dashboard_access` tha
 gate applies. Nothing here is new behaviour; each name is the one documented where it is
 defined, re-exported so that a page never imports `core.reporting` or any other core package
 itself (and so cannot reach, say, `create_scorer` or the storage).
+
+From core.dashboard_access (the login gate, docs/deploy.md): DOCS, AllowList, is_loopback,
+login_problems, login_wanted, unprotected_address_message. From core.reporting: the tables of
+one experiment (experiments_frame, item_frame, filter_items, item_outcomes, step_views,
+scored_label, failure_groups, judge_usage_frame, usage_totals), its figures, the agreement with
+a label column, the paired comparison (compare_experiments, item_changes, item_pair,
+diff_html, ...), and the files it is shared as (experiment_html, experiment_json_text,
+results_csv).
 """
 
 from __future__ import annotations
@@ -55,49 +63,43 @@ from core.reporting import (
 )
 
 __all__ = [
-    # the login gate (core.dashboard_access; docs/deploy.md)
     "DOCS",
     "AllowList",
-    "is_loopback",
-    "login_problems",
-    "login_wanted",
-    "unprotected_address_message",
-    # one experiment: tables, filters, drill-down (core.reporting.tables)
+    "Comparison",
+    "LabelAgreement",
     "StepView",
+    "agreement_frame",
+    "calls_and_attempts",
+    "compare_experiments",
+    "comparison_words",
+    "cost_by_scorer",
+    "diff_html",
+    "duration_distribution",
+    "experiment_html",
+    "experiment_json_text",
     "experiments_frame",
     "failure_groups",
     "filter_items",
+    "is_loopback",
+    "item_changes",
     "item_frame",
     "item_outcomes",
+    "item_pair",
     "judge_usage_frame",
-    "scored_label",
-    "step_views",
-    "usage_totals",
-    # figures (core.reporting.figures)
-    "calls_and_attempts",
-    "cost_by_scorer",
-    "duration_distribution",
-    "score_histograms",
-    "tokens_by_model",
-    "tokens_by_scorer_step",
-    # agreement with a label column (core.reporting.agreement)
-    "LabelAgreement",
-    "agreement_frame",
     "label_agreement",
     "label_columns",
-    "suggested_label_column",
-    # comparing experiments (core.reporting.compare)
-    "Comparison",
-    "compare_experiments",
-    "comparison_words",
-    "diff_html",
-    "item_changes",
-    "item_pair",
+    "login_problems",
+    "login_wanted",
     "mismatched_comparisons",
-    "scorer_table",
-    "usage_side_by_side",
-    # the files an experiment is shared as (core.reporting.exports, core.reporting.html)
-    "experiment_html",
-    "experiment_json_text",
     "results_csv",
+    "score_histograms",
+    "scored_label",
+    "scorer_table",
+    "step_views",
+    "suggested_label_column",
+    "tokens_by_model",
+    "tokens_by_scorer_step",
+    "unprotected_address_message",
+    "usage_side_by_side",
+    "usage_totals",
 ]

@@ -29,7 +29,10 @@ from core.reporting import experiment_html, experiment_json_text
 
 from ._streamlit import TIMEOUT, in_view, open_page, rerun, watch_runs
 
-HOSTILE = "<img src=x onerror=alert(1)></script><script>alert(2)</script>"
+HOSTILE = (
+    "<img src=x onerror=alert(1)></script><script>alert(2)</script> <b>bold</b> "
+    "[x](http://example.com) :red[warning] $x^2$ <a href=javascript:alert(3)>j</a>"
+)
 
 
 def watch(page: Any) -> dict[str, list[str]]:
@@ -113,7 +116,8 @@ def test_the_report_file_filters_sorts_and_drills_down(
     assert detail.get_by_text(HOSTILE).count() >= 2  # output and reason, shown as text
     detail.get_by_text("analyze · prompt").click()
     detail.get_by_text("Judge execution: success").first.wait_for()
-    assert page.locator("#detail img, #detail script").count() == 0
+    assert page.locator("#detail img, #detail script, #detail b, .katex").count() == 0
+    assert page.locator('a[href*="example.com"], a[href^="javascript"]').count() == 0
     assert seen["dialogs"] == [] and seen["errors"] == []
     assert seen["requests"] == [path.as_uri()]  # nothing else was loaded
 
