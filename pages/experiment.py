@@ -45,6 +45,8 @@ def _param(name: str, default: str = "") -> str:
 
 
 def render_summary(info: ExperimentInfo, view: ExperimentView) -> None:
+    """The summary cards, each scorer's mean with what it compared, and the experiment's
+    status, dataset and judge (names shown escaped)."""
     usage = view.usage_totals
     duration = (
         (info.finished_at - info.started_at).total_seconds()

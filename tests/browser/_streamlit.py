@@ -144,10 +144,11 @@ def next_frame(page: Any) -> None:
 
 
 def in_view(page: Any, locator: Any) -> Any:
-    """`locator` scrolled into view, the scroll's events dispatched: a selectbox or multiselect
-    list closes on a scroll, so one opened by Playwright's own scroll-then-click would close at
-    once."""
-    locator.scroll_into_view_if_needed()
+    """`locator` scrolled to the middle of the window, the scroll's events dispatched. A
+    selectbox's or multiselect's list closes on a scroll: opened by Playwright's own
+    scroll-then-click it would close at once, and opened at the window's bottom edge its
+    options would need a scroll to be clicked."""
+    locator.evaluate("element => element.scrollIntoView({block: 'center'})")
     next_frame(page)
     return locator
 

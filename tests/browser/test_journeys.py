@@ -16,7 +16,7 @@ import pytest
 from core.testing import FakeJudge, Reply
 from core.testing.fake_judge import answer_from_schema
 
-from ._streamlit import TIMEOUT, choose, open_page, rerun
+from ._streamlit import TIMEOUT, choose, in_view, open_page, rerun
 
 MINI_CSV = (
     "id,question,answer,expected\n"
@@ -57,7 +57,7 @@ def test_first_start_opens_on_experiments_with_samples_ready(dashboard_url: str,
 
 
 def open_selectbox(page: Any, label: str) -> None:
-    page.get_by_role("combobox", name=label, exact=True).click()
+    in_view(page, page.get_by_role("combobox", name=label, exact=True)).click()
 
 
 def upload(page: Any, url: str, path: Path) -> None:
@@ -122,7 +122,7 @@ def test_judge_experiment_failure_in_failures_view(
     chips = page.locator('[data-testid="stMultiSelect"] button[aria-label^="Remove "]')
     while chips.count():  # drop the default code scorers
         rerun(page, chips.first.click)
-    page.get_by_role("combobox", name="Scorers").fill("Answer Relev")  # the list is virtual
+    in_view(page, page.get_by_role("combobox", name="Scorers")).fill("Answer Relev")  # virtual
     rerun(page, page.get_by_role("option", name=re.compile("Answer Relevancy")).click)
     page.keyboard.press("Escape")  # closes the list; the click already sent the choice
     enter(page, "textbox", "Judge model", "openai/fake-judge")

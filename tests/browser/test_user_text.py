@@ -443,7 +443,7 @@ def test_judge_usage(dashboard: str, page: Any, seen: dict) -> None:
     charts = page.locator('[data-testid="stPlotlyChart"] .main-svg')
     charts.nth(4).wait_for()
     text_only(page, "Judge usage")
-    assert page.locator("svg").get_by_text(JUDGE_MODEL).count() >= 1  # the model, as text
+    page.locator("svg").get_by_text(JUDGE_MODEL).first.wait_for()  # the model, as text
 
 
 def test_compare(dashboard: str, page: Any, seen: dict) -> None:
