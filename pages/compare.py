@@ -1,16 +1,20 @@
 """Compare: a baseline against one or more candidates, items paired by id. Per scorer, the mean
 change with a 95% bootstrap interval and the improved / regressed / unchanged counts; the items
 that changed most, one item side by side with word diffs; judge usage of every side. The
-choices live in the URL, so a link reproduces the view. Also imports an exported experiment."""
+choices live in the URL, so a link reproduces the view. Also imports an exported experiment.
+
+A module of functions: app.py's router runs the file as `__main__`, which calls `main()`;
+imported (`pages.compare`), it draws nothing. Names, ids, outputs and reasons of both sides go
+through pages/ui/text.py (an imported file can hold anything)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from core.experiment_records import ExperimentInfo
-from core.reporting import (
+from core.service import ExperimentFileError, Service, StorageError
+from core.service.views import (
     Comparison,
-    ExperimentFileError,
     compare_experiments,
     comparison_words,
     diff_html,
@@ -20,10 +24,10 @@ from core.reporting import (
     scorer_table,
     usage_side_by_side,
 )
-from core.service import Service, StorageError
 from pages.ui import fmt
 from pages.ui.data import experiment_view
 from pages.ui.services import service
+from pages.ui.text import md_short, md_text, show_text
 from pages.ui.widgets import experiment_label
 
 KEY = "compare"
@@ -36,7 +40,6 @@ PARAMS = {
 }
 ITEMS_LISTED = 2_000
 TEXT_PREVIEW = 120
-_md = fmt.md_text
 
 
 def _version(info: ExperimentInfo) -> tuple[str, str, int, int]:
@@ -66,6 +69,7 @@ def _to_url(key: str, param: str, value: str) -> None:
 
 
 def render_import(shared: Service) -> None:
+    """An uploader and a button importing an exported experiment (JSON)."""
     with st.expander("Import an exported experiment (JSON)"):
         upload = st.file_uploader(
             "An experiment's JSON export (the experiment page's JSON download, or "
@@ -78,7 +82,7 @@ def render_import(shared: Service) -> None:
         try:
             new_id = shared.import_experiment_json(upload.getvalue())
         except (ExperimentFileError, StorageError) as error:
-            st.error(f"{_md(upload.name)}: {_md(error)}")
+            st.error(f"{md_text(upload.name)}: {md_text(error)}")
             return
         info = shared.get_experiment(new_id)
         failed = (
@@ -87,11 +91,12 @@ def render_import(shared: Service) -> None:
             else ""
         )
         st.success(
-            f"Imported **{_md(info.name)}**: {info.counts.succeeded:,} results stored{failed}."
+            f"Imported **{md_text(info.name)}**: {info.counts.succeeded:,} results stored{failed}."
         )
 
 
 def pick_sides(experiments: list[ExperimentInfo]) -> tuple[ExperimentInfo, list[ExperimentInfo]]:
+    """The baseline and the candidates, following and updating the URL."""
     by_id = {info.id: info for info in experiments}
     ids = list(by_id)
     label = {"format_func": lambda i: experiment_label(by_id[i])}
@@ -118,15 +123,16 @@ def pick_sides(experiments: list[ExperimentInfo]) -> tuple[ExperimentInfo, list[
 
 
 def render_pairing(comparison: Comparison) -> None:
+    """How the items were paired, with a warning for each reason to doubt the pairing."""
     pairing, base, cand = comparison.pairing, comparison.baseline, comparison.candidate
     if pairing.fingerprints_differ:
         st.warning(
-            f"The datasets differ (fingerprints `{base.dataset_fingerprint[:12]}` and "
-            f"`{cand.dataset_fingerprint[:12]}`): items are paired by id only, so check that "
-            "the same id means the same question on both sides."
+            f"The datasets differ (fingerprints {md_text(base.dataset_fingerprint[:12])} and "
+            f"{md_text(cand.dataset_fingerprint[:12])}): items are paired by id only, so check "
+            "that the same id means the same question on both sides."
         )
     if pairing.input_mismatches:
-        shown = _md(", ".join(pairing.input_mismatches[:10]))
+        shown = md_text(", ".join(pairing.input_mismatches[:10]))
         st.warning(
             f"{len(pairing.input_mismatches):,} paired items have a different input on each side "
             f"(e.g. {shown})."
@@ -135,7 +141,7 @@ def render_pairing(comparison: Comparison) -> None:
     if duplicates:
         st.warning(
             f"{len(duplicates):,} ids appear more than once on a side and are left unpaired "
-            f"(e.g. {_md(', '.join(duplicates[:10]))})."
+            f"(e.g. {md_text(', '.join(duplicates[:10]))})."
         )
     st.caption(
         f"{len(pairing.paired_ids):,} items paired by id · {len(pairing.baseline_only):,} only "
@@ -145,10 +151,11 @@ def render_pairing(comparison: Comparison) -> None:
 
 
 def render_scorers(comparison: Comparison) -> None:
+    """Per scorer: the paired mean change with its interval and the item counts."""
     for scorer_id in mismatched_comparisons(comparison):
         st.warning(
-            f"{_md(scorer_id)} compared different things on the two sides "
-            f"({_md(comparison_words(comparison, scorer_id))}): its change is not a change of "
+            f"{md_text(scorer_id)} compared different things on the two sides "
+            f"({md_text(comparison_words(comparison, scorer_id))}): its change is not a change of "
             "the system under test."
         )
     number = st.column_config.NumberColumn
@@ -186,6 +193,7 @@ def _choose(label: str, options: list[str], param: str, name: str, **extra: obje
 
 
 def pick_focus(comparisons: list[Comparison]) -> tuple[Comparison, str]:
+    """The candidate and the scorer whose items are listed."""
     by_id = {c.candidate.id: c for c in comparisons}
     chosen = comparisons[0]
     if len(comparisons) > 1:
@@ -195,6 +203,7 @@ def pick_focus(comparisons: list[Comparison]) -> tuple[Comparison, str]:
 
 
 def render_items(comparison: Comparison, scorer_id: str) -> None:
+    """The paired items by size of change, and the one picked side by side."""
     changes = item_changes(comparison, scorer_id)
     shown = changes.copy()
     for column in ("baseline_reason", "candidate_reason", "baseline_output", "candidate_output"):
@@ -219,9 +228,10 @@ def render_items(comparison: Comparison, scorer_id: str) -> None:
 
 
 def render_pair(comparison: Comparison, scorer_id: str, item_id: str) -> None:
+    """One item on both sides: scores, reasons, word diffs against the ground truth and of
+    the outputs (HTML built by core.reporting, every text in it escaped)."""
     pair = item_pair(comparison, item_id)
-    st.markdown("**Input**")
-    st.text(fmt.as_text(pair.baseline.input) or "—")
+    show_text("Input", pair.baseline.input)
     sides = zip(
         st.columns(2),
         ("Baseline", "Candidate"),
@@ -231,14 +241,14 @@ def render_pair(comparison: Comparison, scorer_id: str, item_id: str) -> None:
     )
     for column, title, outcome, versus_truth in sides:
         with column:
-            st.markdown(f"**{title}** · {_md(scorer_id)}")
+            st.markdown(f"**{title}** · {md_text(scorer_id)}")
             if outcome is None:
                 st.caption("No run.")
             elif outcome.status == "failed":
-                st.error(f"Failed at {_md(outcome.failed_step)}: {_md(outcome.error)}")
+                st.error(f"Failed at {md_text(outcome.failed_step)}: {md_text(outcome.error)}")
             else:
                 st.metric("Score", fmt.score(outcome.score))
-                st.text(fmt.as_text(outcome.reason) or "(no reason)")
+                show_text(None, outcome.reason, empty="(no reason)")
             st.markdown("Output against the ground truth (deleted: missing from the output)")
             st.html(diff_html(versus_truth))
     st.markdown("**Output: baseline → candidate** (word diff)")
@@ -246,6 +256,7 @@ def render_pair(comparison: Comparison, scorer_id: str, item_id: str) -> None:
 
 
 def render_usage(comparisons: list[Comparison]) -> None:
+    """Judge usage of every side, in one table."""
     st.subheader("Judge usage")
     st.caption("Sums over every judge execution, failed runs included; the cost is an estimate.")
     usage = usage_side_by_side(comparisons)
@@ -257,6 +268,7 @@ def render_usage(comparisons: list[Comparison]) -> None:
 
 
 def main() -> None:
+    """The page."""
     st.title("Compare experiments")
     shared = service()
     render_import(shared)
@@ -271,7 +283,9 @@ def main() -> None:
     versions = tuple(_version(info) for info in [baseline, *candidates])
     comparisons = _comparisons(baseline, tuple(candidates), versions)
     for comparison in comparisons:
-        st.subheader(f"{_md(comparison.candidate.name)} vs {_md(baseline.name)}")
+        st.subheader(
+            f"{md_short(comparison.candidate.name, 120)} vs {md_short(baseline.name, 120)}"
+        )
         render_pairing(comparison)
         render_scorers(comparison)
     st.subheader("Items, by size of change")
@@ -280,4 +294,5 @@ def main() -> None:
     render_usage(comparisons)
 
 
-main()
+if __name__ == "__main__":  # run by the router (app.py), not on import
+    main()

@@ -2,7 +2,11 @@
 import it; the stored datasets with their fingerprints.
 
 The upload is parsed once and kept in the session: a changed mapping and the import re-map the
-parsed table instead of reading the file again."""
+parsed table instead of reading the file again.
+
+A module of functions: app.py's router runs the file as `__main__`, which calls `main()`;
+imported (`pages.datasets`), it draws nothing, so the mapping form can be tested alone. Column
+names, file and dataset names, cells and problems go through pages/ui/text.py."""
 
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 from core.experiment_records import ColumnMapping, ImportReport
 from core.service import DatasetImportError, ParsedUpload
 from pages.ui.services import service
+from pages.ui.text import md_text
 from pages.ui.widgets import age
 
 UPLOAD_KEY = "datasets.upload"
@@ -57,7 +62,8 @@ def parsed_upload(upload: UploadedFile) -> HeldUpload:
 
 
 def mapping_editor(parsed: ParsedUpload, file_key: str) -> ColumnMapping | None:
-    """Selectboxes for each role, starting from the proposed mapping."""
+    """Selectboxes for each role, starting from the proposed mapping; None until the input
+    and the output have a column (option labels are the column names, as they are)."""
     proposed = parsed.proposed_mapping
     columns = parsed.columns
     chosen: dict[str, str | None] = {}
@@ -79,7 +85,8 @@ def mapping_editor(parsed: ParsedUpload, file_key: str) -> ColumnMapping | None:
         return None
     used = {value for value in chosen.values() if value}
     metadata = [c for c in columns if c not in used]
-    st.caption("Other columns kept as metadata: " + (", ".join(metadata) if metadata else "none"))
+    kept = md_text(", ".join(metadata)) if metadata else "none"
+    st.caption(f"Other columns kept as metadata: {kept}")
     return ColumnMapping(
         id=chosen["id"],
         input=chosen["input"],
@@ -90,6 +97,7 @@ def mapping_editor(parsed: ParsedUpload, file_key: str) -> ColumnMapping | None:
 
 
 def render_problems(report: ImportReport) -> None:
+    """Ready to import, or every problem (each names a row or a column of the file)."""
     if report.ok:
         st.success(
             f"{report.row_count:,} rows ready to import · fingerprint `{report.fingerprint[:12]}`"
@@ -100,12 +108,13 @@ def render_problems(report: ImportReport) -> None:
         "fixed (in the file, or with another column mapping)."
     )
     shown = report.problems[:200]
-    st.markdown("\n".join(f"- {problem.message}" for problem in shown))
+    st.markdown("\n".join(f"- {md_text(problem.message)}" for problem in shown))
     if len(report.problems) > len(shown):
         st.caption(f"… and {len(report.problems) - len(shown):,} more.")
 
 
 def render_upload() -> None:
+    """The uploader, the mapping, the validation, the preview and the import button."""
     st.subheader("Import a table")
     upload = st.file_uploader(
         "CSV, TSV, JSONL, JSON (an array of objects), Excel (.xlsx) or Parquet",
@@ -132,12 +141,13 @@ def render_upload() -> None:
         try:
             info = shared.import_parsed(parsed, mapping, name=name)
         except DatasetImportError as error:
-            st.error(str(error))
+            st.error(md_text(error))
         else:
-            st.success(f"Imported **{info.name}**: {info.item_count:,} items.")
+            st.success(f"Imported **{md_text(info.name)}**: {info.item_count:,} items.")
 
 
 def render_stored() -> None:
+    """The stored datasets, and a look inside one (its first 200 items)."""
     st.subheader("Stored datasets")
     datasets = service().list_datasets()
     if not datasets:
@@ -179,10 +189,12 @@ def render_stored() -> None:
 
 
 def main() -> None:
+    """The page."""
     st.title("Datasets")
     render_upload()
     st.divider()
     render_stored()
 
 
-main()
+if __name__ == "__main__":  # run by the router (app.py), not on import
+    main()

@@ -1,6 +1,10 @@
 """Experiment detail: summary cards, score distributions, each scorer's agreement with a label
 column (a human verdict), the per-item table with filters (kept in the URL), and the drill-down
-into one item's runs, step by step."""
+into one item's runs, step by step.
+
+A module of functions: app.py's router runs the file as `__main__`, which calls `main()`;
+imported (`pages.experiment`), it draws nothing, so each part can be tested alone. Text from the
+dataset, the scorers and the judge goes through pages/ui/text.py."""
 
 from __future__ import annotations
 
@@ -8,12 +12,11 @@ import pandas as pd
 import streamlit as st
 
 from core.experiment_records import ExperimentDetail, ExperimentInfo, ScorerOutcome
-from core.reporting import (
+from core.service.views import (
     LabelAgreement,
     agreement_frame,
     filter_items,
     item_outcomes,
-    score_histograms,
     scored_label,
     step_views,
     suggested_label_column,
@@ -22,6 +25,7 @@ from pages.ui import fmt, nav
 from pages.ui.data import ExperimentView, experiment_view
 from pages.ui.downloads import render_downloads
 from pages.ui.services import service
+from pages.ui.text import md_short, md_text, show_text
 from pages.ui.widgets import pick_experiment, running_experiments
 
 KEY = "experiment"
@@ -41,6 +45,8 @@ def _param(name: str, default: str = "") -> str:
 
 
 def render_summary(info: ExperimentInfo, view: ExperimentView) -> None:
+    """The summary cards, each scorer's mean with what it compared, and the experiment's
+    status, dataset and judge (names shown escaped)."""
     usage = view.usage_totals
     duration = (
         (info.finished_at - info.started_at).total_seconds()
@@ -60,16 +66,19 @@ def render_summary(info: ExperimentInfo, view: ExperimentView) -> None:
     cards[5].metric("Duration", fmt.duration(duration))
     means = st.columns(max(len(info.scorer_ids), 1))
     for column, scorer_id in zip(means, info.scorer_ids, strict=False):
-        column.metric(f"mean · {scorer_id}", fmt.score(info.scores.get(scorer_id)))
-        column.caption(fmt.md_text(info.comparisons.get(scorer_id, "")))
+        column.metric(f"mean · {md_short(scorer_id)}", fmt.score(info.scores.get(scorer_id)))
+        column.caption(md_text(info.comparisons.get(scorer_id, "")))
     st.caption(
-        f"Status **{info.status}** · dataset {info.dataset_name or info.dataset_id} "
-        f"(`{info.dataset_fingerprint[:12]}`) · judge {info.judge_model or 'none'}"
+        f"Status **{md_text(info.status)}** · dataset "
+        f"{md_short(info.dataset_name or info.dataset_id, 120)} "
+        f"(fingerprint {md_text(info.dataset_fingerprint[:12])}) · judge "
+        f"{md_short(info.judge_model or 'none', 120)}"
     )
 
 
 def render_filters(scorer_ids: list[str]) -> dict:
-    """Filter widgets, initialised from the URL and written back to it."""
+    """Filter widgets, initialised from the URL and written back to it; returns the keyword
+    arguments of `filter_items`."""
     chosen_default = [s for s in _param("scorers").split(",") if s in scorer_ids]
     left, middle, right = st.columns([2, 2, 1])
     chosen = left.multiselect("Scorers", scorer_ids, default=chosen_default, key=f"{KEY}.scorers")
@@ -177,6 +186,7 @@ def render_label_agreement(view: ExperimentView) -> LabelAgreement | None:
 
 
 def render_table(frame: pd.DataFrame, info: ExperimentInfo) -> None:
+    """The item table (a dataframe: its cells and headers read no Markdown)."""
     shown = frame.drop(columns=["search_text"]).copy()
     for column in ("input", "output", "ground_truth"):
         shown[column] = shown[column].str.slice(0, TEXT_PREVIEW)
@@ -195,46 +205,52 @@ def render_table(frame: pd.DataFrame, info: ExperimentInfo) -> None:
 
 
 def render_outcome(outcome: ScorerOutcome) -> None:
+    """One scorer's run on one item: score and reason (or the failure), then each step."""
     if outcome.status == "failed":
-        st.error(f"Failed at `{outcome.failed_step}`: {outcome.error}")
+        st.error(f"Failed at {md_text(outcome.failed_step)}: {md_text(outcome.error)}")
         st.caption(
-            f"Completed steps: {', '.join(outcome.completed_steps) or 'none'} · recovered "
-            f"score {fmt.score(outcome.recovered_score)} (kept in memory only)"
+            f"Completed steps: {md_text(', '.join(outcome.completed_steps) or 'none')} · "
+            f"recovered score {fmt.score(outcome.recovered_score)} (kept in memory only)"
         )
     else:
         st.markdown(f"**Score** {fmt.score(outcome.score)}")
-        st.markdown(f"**Reason** {outcome.reason or '—'}")
+        show_text("Reason", outcome.reason)
     for step in step_views(outcome):
-        label = f"{'❌ ' if step.failed else ''}{step.name} · {step.kind}"
+        label = f"{'❌ ' if step.failed else ''}{md_short(step.name)} · {md_text(step.kind)}"
         with st.expander(label, expanded=step.failed):
             if step.result is not None:
-                st.markdown("Result")
-                st.code(fmt.as_text(step.result), language="json")
+                show_text("Result", step.result, language="json")
             if step.prompt:
-                st.markdown("Prompt")
-                st.code(step.prompt, language="markdown")
+                show_text("Prompt", step.prompt)
             for execution in step.executions:
                 render_execution(execution)
 
 
 def render_execution(execution: dict) -> None:
+    """One judge execution: who answered, what it cost, and its error or raw output."""
     usage = execution.get("usage") or {}
     st.markdown(
-        f"Judge execution · **{execution.get('status')}** · model `{execution.get('judgeModelId')}`"
-        f" ({execution.get('judgeProvider') or '?'}) · attempts {execution.get('attemptCount')} · "
-        f"model calls {execution.get('modelCallCount')} · {execution.get('durationMs')} ms · "
-        f"tokens in {usage.get('inputTokens', '—')} / out {usage.get('outputTokens', '—')} / "
-        f"reasoning {usage.get('reasoningTokens', '—')} / "
-        f"cached {usage.get('cachedInputTokens', '—')}"
+        f"Judge execution · **{md_text(execution.get('status'))}** · model "
+        f"{md_text(execution.get('judgeModelId'))} "
+        f"({md_text(execution.get('judgeProvider') or '?')}) · "
+        f"attempts {md_text(execution.get('attemptCount'))} · "
+        f"model calls {md_text(execution.get('modelCallCount'))} · "
+        f"{md_text(execution.get('durationMs'))} ms · "
+        f"tokens in {md_text(usage.get('inputTokens', '—'))} / "
+        f"out {md_text(usage.get('outputTokens', '—'))} / "
+        f"reasoning {md_text(usage.get('reasoningTokens', '—'))} / "
+        f"cached {md_text(usage.get('cachedInputTokens', '—'))}"
     )
-    if execution.get("error"):
-        st.error(f"{execution['error'].get('name')}: {execution['error'].get('message')}")
+    error = execution.get("error")
+    if error:
+        st.error(f"{md_text(error.get('name'))}: {md_text(error.get('message'))}")
     if execution.get("rawOutput"):
-        st.markdown("Raw output")
-        st.code(execution["rawOutput"])
+        show_text("Raw output", execution["rawOutput"])
 
 
 def render_drilldown(detail: ExperimentDetail, filtered: pd.DataFrame) -> None:
+    """One item (picked among the filtered ones, kept in the URL as `item`): its input, output
+    and ground truth, and a tab per scorer."""
     st.subheader("Item drill-down")
     ids = filtered["item_id"].tolist()
     if not ids:
@@ -252,19 +268,22 @@ def render_drilldown(detail: ExperimentDetail, filtered: pd.DataFrame) -> None:
         (item.input, item.output, item.ground_truth),
         strict=True,
     ):
-        column.markdown(f"**{title}**")
-        column.write(fmt.as_text(value) or "—")
+        show_text(title, value, where=column)
+    if item.metadata:
+        with st.expander("Metadata"):
+            st.json(item.metadata, expanded=True)
     outcomes = item_outcomes(detail, item_id)
     if not outcomes:
         st.info("No scorer result for this item yet.")
         return
-    labels = [scored_label(detail.info, scorer_id) for scorer_id in outcomes]
+    labels = [md_short(scored_label(detail.info, scorer_id)) for scorer_id in outcomes]
     for tab, outcome in zip(st.tabs(labels), outcomes.values(), strict=True):
         with tab:
             render_outcome(outcome)
 
 
 def main() -> None:
+    """The page."""
     st.title("Experiment detail")
     shared = service()
     running_experiments(shared)
@@ -280,7 +299,7 @@ def main() -> None:
             render_downloads(detail)
         st.info("No result yet.")
         return
-    st.plotly_chart(score_histograms(frame, info.scorer_ids), width="stretch")
+    st.plotly_chart(view.score_chart(), width="stretch")
     agreement = render_label_agreement(view)
     with downloads:
         render_downloads(detail, agreement)
@@ -298,4 +317,5 @@ def main() -> None:
         )
 
 
-main()
+if __name__ == "__main__":  # run by the router (app.py), not on import
+    main()

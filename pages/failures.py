@@ -1,17 +1,22 @@
 """Failures: failed scorer runs grouped by scorer, failed step and error message, each with its
 failed step, completed steps, recovered score/reason and failed judge execution.
 
-These live in the service's memory only: they are never written to the score storage."""
+These live in the service's memory only: they are never written to the score storage.
+
+A module of functions: app.py's router runs the file as `__main__`, which calls `main()`;
+imported (`pages.failures`), it draws nothing. Ids, steps, errors and reasons go through
+pages/ui/text.py."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from core.experiment_records import ScorerOutcome
-from core.reporting import failure_groups
+from core.service.views import failure_groups
 from pages.ui import fmt
 from pages.ui.data import experiment_view
 from pages.ui.services import service
+from pages.ui.text import md_short, md_text, show_text
 from pages.ui.widgets import pick_experiment, running_experiments
 
 KEY = "failures"
@@ -23,21 +28,48 @@ MEMORY_NOTE = (
 
 
 def render_failure(outcome: ScorerOutcome) -> None:
+    """One failed run: where it stopped, what it had done, what it recovered, the error."""
+    completed = ", ".join(outcome.completed_steps) or "none"
     st.markdown(
-        f"**Item `{outcome.item_id}`** · failed step `{outcome.failed_step or '—'}` · completed "
-        f"steps {', '.join(f'`{s}`' for s in outcome.completed_steps) or 'none'}"
+        f"**Item {md_short(outcome.item_id, 200)}** · failed step "
+        f"{md_text(outcome.failed_step or '—')} · completed steps {md_text(completed)}"
     )
-    st.markdown(
-        f"Recovered score {fmt.score(outcome.recovered_score)} · recovered reason "
-        f"{outcome.recovered_reason or '—'}"
-    )
-    st.code(outcome.error or "", language="text")
+    st.markdown(f"Recovered score {fmt.score(outcome.recovered_score)}")
+    if outcome.recovered_reason:
+        show_text("Recovered reason", outcome.recovered_reason)
+    show_text(None, outcome.error, empty="")
     if outcome.failed_execution is not None:
         st.markdown("Failed judge execution")
         st.json(outcome.failed_execution.model_dump(mode="json", exclude_none=True), expanded=False)
 
 
+def render_groups(failures: list[ScorerOutcome]) -> None:
+    """The failures grouped by scorer, failed step and error: a table, then an expander per
+    group with its first 50 runs."""
+    groups = failure_groups(failures)
+    st.metric("Failed scorer runs", f"{len(failures):,}")
+    st.dataframe(groups.drop(columns=["item_ids"]), hide_index=True)
+    by_key: dict[tuple, list[ScorerOutcome]] = {}
+    for outcome in failures:
+        by_key.setdefault((outcome.scorer_id, outcome.failed_step, outcome.error), []).append(
+            outcome
+        )
+    for row in groups.itertuples():
+        members = by_key.get((row.scorer_id, row.failed_step, row.error), [])
+        title = (
+            f"{md_short(row.scorer_id, 60)} · {md_short(row.failed_step, 40)} · "
+            f"{row.count} × {md_short(row.error, 90)}"
+        )
+        with st.expander(title):
+            for outcome in members[:50]:
+                render_failure(outcome)
+                st.divider()
+            if len(members) > 50:
+                st.caption(f"… and {len(members) - 50} more.")
+
+
 def main() -> None:
+    """The page."""
     st.title("Failures")
     st.info(MEMORY_NOTE, icon=":material/memory:")
     shared = service()
@@ -55,23 +87,8 @@ def main() -> None:
         else:
             st.success("No scorer run failed in this experiment.")
         return
-    groups = failure_groups(failures)
-    st.metric("Failed scorer runs", f"{len(failures):,}")
-    st.dataframe(groups.drop(columns=["item_ids"]), hide_index=True)
-    by_key = {}
-    for outcome in failures:
-        by_key.setdefault((outcome.scorer_id, outcome.failed_step, outcome.error), []).append(
-            outcome
-        )
-    for row in groups.itertuples():
-        members = by_key.get((row.scorer_id, row.failed_step, row.error), [])
-        title = f"{row.scorer_id} · {row.failed_step} · {row.count} × {str(row.error)[:90]}"
-        with st.expander(title):
-            for outcome in members[:50]:
-                render_failure(outcome)
-                st.divider()
-            if len(members) > 50:
-                st.caption(f"… and {len(members) - 50} more.")
+    render_groups(failures)
 
 
-main()
+if __name__ == "__main__":  # run by the router (app.py), not on import
+    main()

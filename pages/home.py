@@ -1,11 +1,16 @@
 """Home: every experiment with its per-scorer means, counts, failures, judge tokens, estimated
-cost, duration and status; open one."""
+cost, duration and status; open one.
+
+A module of functions: app.py's router runs the file as `__main__`, which calls `main()`;
+imported (`pages.home`), it draws nothing, so each part can be tested alone."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
-from core.reporting import experiments_frame
+from core.experiment_records import ExperimentInfo
+from core.service.views import experiments_frame
 from pages.ui import nav
 from pages.ui.services import service
 from pages.ui.widgets import experiment_label, running_experiments
@@ -13,7 +18,8 @@ from pages.ui.widgets import experiment_label, running_experiments
 OPEN_KEY = "home.open"
 
 
-def render_table(frame) -> None:  # type: ignore[no-untyped-def]
+def render_table(frame: pd.DataFrame) -> None:
+    """The experiments table (a dataframe: names and scorer ids are shown as they are)."""
     mean_columns = [c for c in frame.columns if c.startswith("mean · ")]
     st.dataframe(
         frame.drop(columns=["id"]),
@@ -39,7 +45,8 @@ def render_table(frame) -> None:  # type: ignore[no-untyped-def]
     )
 
 
-def render_open(experiments) -> None:  # type: ignore[no-untyped-def]
+def render_open(experiments: list[ExperimentInfo]) -> None:
+    """A picker over the experiments and buttons to open one on a result page."""
     by_id = {info.id: info for info in experiments}
     chosen = st.selectbox(
         "Open an experiment",
@@ -57,6 +64,7 @@ def render_open(experiments) -> None:  # type: ignore[no-untyped-def]
 
 
 def main() -> None:
+    """The page."""
     st.title("Experiments")
     shared = service()
     running_experiments(shared)
@@ -72,4 +80,5 @@ def main() -> None:
     render_open(experiments)
 
 
-main()
+if __name__ == "__main__":  # run by the router (app.py), not on import
+    main()

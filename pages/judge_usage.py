@@ -1,11 +1,15 @@
 """Judge usage: tokens by scorer and step (input/output/reasoning/cached), by model, calls and
-attempts, durations, and the estimated cost. Totals are sums."""
+attempts, durations, and the estimated cost. Totals are sums.
+
+A module of functions: app.py's router runs the file as `__main__`, which calls `main()`;
+imported (`pages.judge_usage`), it draws nothing. The charts get entity-escaped scorer, step and
+model names (pages/ui/text.py `chart_text`)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from core.reporting import (
+from core.service.views import (
     calls_and_attempts,
     cost_by_scorer,
     duration_distribution,
@@ -13,25 +17,15 @@ from core.reporting import (
     tokens_by_scorer_step,
 )
 from pages.ui import fmt
-from pages.ui.data import experiment_view
+from pages.ui.data import ExperimentView, experiment_view
 from pages.ui.services import service
 from pages.ui.widgets import pick_experiment, running_experiments
 
 KEY = "judge_usage"
 
 
-def main() -> None:
-    st.title("Judge usage")
-    shared = service()
-    running_experiments(shared)
-    info = pick_experiment(shared, f"{KEY}.picked")
-    if info is None:
-        return
-    view = experiment_view(info)
-    if view.usage.empty:
-        st.info("This experiment made no judge call (its scorers are code-only).")
-        return
-    totals = view.usage_totals
+def render_totals(totals: dict[str, float]) -> None:
+    """Eight cards: executions, failures, calls, attempts, tokens by kind, estimated cost."""
     first, second = st.columns(4), st.columns(4)
     first[0].metric("Judge executions", f"{int(totals.get('executions', 0)):,}")
     first[1].metric("Failed executions", f"{int(totals.get('failed', 0)):,}")
@@ -46,14 +40,36 @@ def main() -> None:
         help="An estimate from litellm's price table, not a bill.",
     )
     st.caption("All totals are sums over every judge execution, failed ones included.")
+
+
+def render_charts(view: ExperimentView) -> None:
+    """Tokens by scorer × step and by model, calls and attempts, durations, cost."""
+    usage = view.chart_usage
     left, right = st.columns(2)
-    left.plotly_chart(tokens_by_scorer_step(view.usage), width="stretch")
-    right.plotly_chart(tokens_by_model(view.usage), width="stretch")
-    left.plotly_chart(calls_and_attempts(view.usage), width="stretch")
-    right.plotly_chart(duration_distribution(view.usage), width="stretch")
-    st.plotly_chart(cost_by_scorer(view.usage), width="stretch")
+    left.plotly_chart(tokens_by_scorer_step(usage), width="stretch")
+    right.plotly_chart(tokens_by_model(usage), width="stretch")
+    left.plotly_chart(calls_and_attempts(usage), width="stretch")
+    right.plotly_chart(duration_distribution(usage), width="stretch")
+    st.plotly_chart(cost_by_scorer(usage), width="stretch")
+
+
+def main() -> None:
+    """The page."""
+    st.title("Judge usage")
+    shared = service()
+    running_experiments(shared)
+    info = pick_experiment(shared, f"{KEY}.picked")
+    if info is None:
+        return
+    view = experiment_view(info)
+    if view.usage.empty:
+        st.info("This experiment made no judge call (its scorers are code-only).")
+        return
+    render_totals(view.usage_totals)
+    render_charts(view)
     with st.expander("Every judge execution"):
         st.dataframe(view.usage, hide_index=True)
 
 
-main()
+if __name__ == "__main__":  # run by the router (app.py), not on import
+    main()

@@ -1,6 +1,10 @@
 """New experiment: dataset, scorers with options, judge model, concurrency, the judge calls it
 will make; start. The run happens in the service's background worker; this page (and every
-other) only shows its progress."""
+other) only shows its progress.
+
+A module of functions: app.py's router runs the file as `__main__`, which calls `main()`;
+imported (`pages.new_experiment`), it draws nothing. Dataset names are option labels (plain
+text); problems and errors go through pages/ui/text.py `md_text`."""
 
 from __future__ import annotations
 
@@ -9,10 +13,11 @@ from pydantic import SecretStr
 
 from core.experiment_records import DatasetInfo, ExperimentConfig, ScorerCatalogEntry, ScorerSpec
 from core.service import ExperimentConfigError, NotFoundError
-from pages.ui import fmt, nav
+from pages.ui import nav
 from pages.ui.judge_key import judge_key_input
 from pages.ui.options import option_inputs
 from pages.ui.services import service
+from pages.ui.text import md_text
 from pages.ui.widgets import running_experiments
 
 KEY = "new_experiment"
@@ -27,6 +32,7 @@ LAST_STARTED = f"{KEY}.last_started"
 
 
 def pick_dataset(datasets: list[DatasetInfo]) -> DatasetInfo | None:
+    """A picker over the stored datasets (None, with a link, when there is none)."""
     if not datasets:
         st.info("No dataset yet: import one on the *Datasets* page.")
         st.page_link(nav.DATASETS, label="Datasets", icon=":material/table:")
@@ -74,7 +80,10 @@ def pick_scorers(
     if specs:
         st.caption(
             "Compares: "
-            + " · ".join(f"{by_id[s.scorer_id].name}: {service().comparison(s)}" for s in specs)
+            + " · ".join(
+                f"{md_text(by_id[s.scorer_id].name)}: {md_text(service().comparison(s))}"
+                for s in specs
+            )
         )
     return specs, problems, any(by_id[s].calls_judge for s in chosen)
 
@@ -111,10 +120,12 @@ def judge_settings() -> tuple[str | None, str | None, dict, SecretStr | None]:
 
 
 def start(config: ExperimentConfig, api_key: SecretStr | None = None) -> None:
+    """Start the experiment in the background (with the key typed for it, if any) and rerun
+    (its progress shows on every page)."""
     try:
         experiment_id = service().start_experiment(config, api_key=api_key)
     except (ExperimentConfigError, NotFoundError) as error:
-        st.error(fmt.md_text(error))
+        st.error(md_text(error))
         return
     st.session_state[LAST_STARTED] = experiment_id
     st.query_params[nav.EXPERIMENT_PARAM] = experiment_id
@@ -122,6 +133,7 @@ def start(config: ExperimentConfig, api_key: SecretStr | None = None) -> None:
 
 
 def render_last_started() -> None:
+    """When the experiment started here last has finished: its counts and a link."""
     experiment_id = st.session_state.get(LAST_STARTED) or st.query_params.get(nav.EXPERIMENT_PARAM)
     if not experiment_id:
         return
@@ -139,6 +151,7 @@ def render_last_started() -> None:
 
 
 def main() -> None:
+    """The page."""
     st.title("New experiment")
     shared = service()
     running_experiments(shared)
@@ -166,7 +179,7 @@ def main() -> None:
     else:
         problems.append("Choose at least one scorer.")
     for problem in problems:
-        st.warning(fmt.md_text(problem))
+        st.warning(md_text(problem))
     if st.button("Start experiment", type="primary", disabled=bool(problems)):
         start(
             ExperimentConfig(
@@ -182,4 +195,5 @@ def main() -> None:
         )
 
 
-main()
+if __name__ == "__main__":  # run by the router (app.py), not on import
+    main()

@@ -1,5 +1,9 @@
 """Scorers: the catalog (description, steps and their kind, judge or not, options) and a
-playground to run one scorer on one input/output and see the full result."""
+playground to run one scorer on one input/output and see the full result.
+
+A module of functions: app.py's router runs the file as `__main__`, which calls `main()`;
+imported (`pages.scorers`), it draws nothing. What the user types, and what the scorer says
+back (reason, errors), goes through pages/ui/text.py."""
 
 from __future__ import annotations
 
@@ -14,11 +18,13 @@ from pages.ui import fmt
 from pages.ui.judge_key import judge_key_input
 from pages.ui.options import option_inputs
 from pages.ui.services import service
+from pages.ui.text import as_text, md_text, show_text
 
 PLAYGROUND_KEY = "scorers.playground"
 
 
 def render_entry(entry: ScorerCatalogEntry) -> None:
+    """One catalog entry in an expander (the catalog's own words, Markdown allowed)."""
     judge = "calls an LLM judge" if entry.calls_judge else "code only, no judge"
     with st.expander(f"**{entry.name}** · `{entry.id}` · {judge}"):
         st.write(entry.description)
@@ -37,7 +43,7 @@ def render_entry(entry: ScorerCatalogEntry) -> None:
                     {
                         "option": [o.name for o in entry.options],
                         "type": [o.type for o in entry.options],
-                        "default": [fmt.as_text(o.default) for o in entry.options],
+                        "default": [as_text(o.default) for o in entry.options],
                         "choices": [", ".join(o.choices or []) for o in entry.options],
                         "required": [o.required for o in entry.options],
                         "what it does": [o.description for o in entry.options],
@@ -48,6 +54,7 @@ def render_entry(entry: ScorerCatalogEntry) -> None:
 
 
 def render_catalog(catalog: list[ScorerCatalogEntry]) -> None:
+    """The catalog in two tabs: code scorers and LLM-judge scorers."""
     st.subheader("Catalog")
     code, judged = st.tabs(["Code scorers", "LLM-judge scorers"])
     with code:
@@ -59,6 +66,7 @@ def render_catalog(catalog: list[ScorerCatalogEntry]) -> None:
 
 
 def render_playground(catalog: list[ScorerCatalogEntry]) -> None:
+    """A scorer, its options, an input, an output and a ground truth; Run."""
     st.subheader("Playground")
     by_id = {entry.id: entry for entry in catalog}
     chosen = st.selectbox(
@@ -93,7 +101,7 @@ def render_playground(catalog: list[ScorerCatalogEntry]) -> None:
     )
     truth = st.text_area("Ground truth (optional)", key=f"{PLAYGROUND_KEY}.truth")
     for problem in problems:
-        st.warning(problem)
+        st.warning(md_text(problem))
     if st.button("Run", type="primary", disabled=bool(problems)):
         run_playground(entry, options, question, answer, truth, judge_model, api_base, typed_key)
 
@@ -108,6 +116,7 @@ def run_playground(
     api_base: str | None,
     typed_key: SecretStr | None = None,
 ) -> None:
+    """Run the scorer once and show its score, reason and whole result (or its failure)."""
     try:
         with st.spinner("Scoring…"):
             result = service().try_scorer(
@@ -120,20 +129,21 @@ def run_playground(
                 api_key=typed_key,
             )
     except ExperimentConfigError as error:
-        st.error(str(error))
+        st.error(md_text(error))
         return
     except ScorerRunError as error:
-        st.error(f"{error} (step `{error.failed_step}`)")
+        st.error(f"{md_text(error)} (step {md_text(error.failed_step)})")
         if error.result is not None:
             st.json(error.result.to_dict(), expanded=False)
         return
     score_column, reason_column = st.columns([1, 3])
     score_column.metric("Score", fmt.score(result.score))
-    reason_column.markdown(f"**Reason**\n\n{result.reason or '—'}")
+    show_text("Reason", result.reason, where=reason_column)
     st.json(result.to_dict(), expanded=False)
 
 
 def main() -> None:
+    """The page."""
     st.title("Scorers")
     catalog = service().scorer_catalog()
     render_catalog(catalog)
@@ -141,4 +151,5 @@ def main() -> None:
     render_playground(catalog)
 
 
-main()
+if __name__ == "__main__":  # run by the router (app.py), not on import
+    main()

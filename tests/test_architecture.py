@@ -68,6 +68,29 @@ def test_the_forbidden_contracts_cover_every_other_module_of_core(name: str) -> 
     assert set(contract["source_modules"]) == expected
 
 
+PAGES_MAY_IMPORT = {
+    "core.service",
+    "core.experiment_records",
+    "core.run_results",
+    "core.record_base",
+    "core.errors",
+}
+
+
+def test_the_pages_contract_forbids_every_other_module_of_core() -> None:
+    (contract,) = [c for n, c in _contracts().items() if n.startswith("Pages reach the core")]
+    assert contract.get("as_packages") is False  # so `from core import ...` is caught
+    assert set(contract["source_modules"]) == {"pages", "pages.**"}
+    expected = {"core"}
+    for module in _top_level_modules() - PAGES_MAY_IMPORT:
+        expected.add(module)
+        if (ROOT / module.replace(".", "/")).is_dir():
+            expected.add(f"{module}.**")
+    forbidden = {m for m in contract["forbidden_modules"] if m == "core" or m.startswith("core.")}
+    assert forbidden == expected
+    assert {"sqlmodel", "sqlalchemy", "litellm"} <= set(contract["forbidden_modules"])
+
+
 BREAKS = [
     ("The core never imports Streamlit", "core/scorers/bias.py", "import streamlit"),
     ("Only core.judge talks to litellm", "core/scorers/bias.py", "import litellm"),
@@ -76,6 +99,17 @@ BREAKS = [
     ("Only core.storage talks to the database", "core/reporting/tables.py", "import sqlalchemy"),
     ("Layers of the core, top to bottom", "core/scoring/scorer.py", "import core.service"),
     ("Pages reach the core through core.service", "pages/home.py", "import core.storage"),
+    (
+        "Pages reach the core through core.service",
+        "pages/home.py",
+        "from core import create_scorer",
+    ),
+    ("Pages reach the core through core.service", "pages/ui/text.py", "import core.judge.secrets"),
+    (
+        "Pages reach the core through core.service",
+        "pages/scorers.py",
+        "import core.dashboard_access",
+    ),
     (
         "Dataset import: the pipeline on top",
         "core/experiments/_cell_values.py",

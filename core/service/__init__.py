@@ -24,6 +24,7 @@ from core.judge.secrets import mask_secrets
 from core.reporting.experiment_file import ExperimentFileError
 from core.scorers import PREBUILT, PrebuiltScorer
 from core.scorers.catalog import ScorerCatalog
+from core.service import views
 from core.service.facade import SAMPLES_DIR, Service
 from core.storage import NotFoundError, StorageError
 
@@ -44,6 +45,7 @@ __all__ = [
     "get_service",
     "mask_secrets",
     "scorer_catalog",
+    "views",
 ]
 
 

@@ -1,7 +1,8 @@
 """The door of the dashboard: app.py calls `gate()` before it draws the menu or a page.
 
 How it decides (the rules themselves are in core/dashboard_access.py, shared with
-`scorelab serve`; the set-up is in docs/deploy.md):
+`scorelab serve` and handed to the pages by core/service/views.py; the set-up is in
+docs/deploy.md):
 
 1. Listening on an address other hosts reach (not loopback) without a ready login: the page
    says what to configure, the server log says it too, and nothing else is drawn.
@@ -29,7 +30,7 @@ from typing import Any, NoReturn
 import streamlit as st
 from streamlit.logger import get_logger
 
-from core.dashboard_access import (
+from core.service.views import (
     DOCS,
     AllowList,
     is_loopback,
@@ -37,7 +38,7 @@ from core.dashboard_access import (
     login_wanted,
     unprotected_address_message,
 )
-from pages.ui.fmt import md_text
+from pages.ui.text import md_text
 
 __all__ = ["gate"]
 

@@ -10,18 +10,21 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from core.experiment_records import ExperimentDetail, ExperimentInfo
-from core.reporting import (
+from core.service.views import (
     LabelAgreement,
     item_frame,
     judge_usage_frame,
     label_agreement,
     label_columns,
+    score_histograms,
     usage_totals,
 )
 from pages.ui.services import service
+from pages.ui.text import chart_text
 
 
 @dataclass
@@ -40,6 +43,23 @@ class ExperimentView:
     def usage(self) -> pd.DataFrame:
         """One row per judge execution, failed runs included."""
         return judge_usage_frame([*self.detail.results, *self.detail.failures])
+
+    @cached_property
+    def chart_usage(self) -> pd.DataFrame:
+        """`usage` with its scorer, step and model names entity-escaped, for the plotly charts
+        (plotly reads a few tags in labels; a scorer id can come from an imported file)."""
+        usage = self.usage
+        return usage.assign(
+            scorer_id=usage["scorer_id"].map(chart_text),
+            step=usage["step"].map(chart_text),
+            model=usage["model"].map(lambda model: None if pd.isna(model) else chart_text(model)),
+        )
+
+    def score_chart(self) -> go.Figure:
+        """The score histograms, titled with entity-escaped scorer ids."""
+        scorer_ids = self.detail.info.scorer_ids
+        labels = {scorer_id: chart_text(scorer_id) for scorer_id in scorer_ids}
+        return score_histograms(self.items.rename(columns=labels), list(labels.values()))
 
     @cached_property
     def usage_totals(self) -> dict[str, float]:

@@ -12,7 +12,12 @@ import re
 import streamlit as st
 
 from core.experiment_records import ExperimentDetail
-from core.reporting import LabelAgreement, experiment_html, experiment_json_text, results_csv
+from core.service.views import (
+    LabelAgreement,
+    experiment_html,
+    experiment_json_text,
+    results_csv,
+)
 
 KEY = "downloads"
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")

@@ -1,19 +1,12 @@
-"""Small display helpers shared by the pages."""
+"""Small display helpers shared by the pages: numbers, durations, money. How a user's text is
+shown lives in pages/ui/text.py."""
 
 from __future__ import annotations
 
-import json
-import re
-from typing import Any
+from pages.ui.text import as_text, md_text
 
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:])")
-
-
-def md_text(text: object) -> str:
-    """Text from a file, a scorer or a judge, made safe to pass to Streamlit's markdown
-    elements (st.markdown, st.warning, captions): every markup character is escaped, so no
-    link, image, maths, colour or icon can come out of it."""
-    return _MARKDOWN.sub(r"\\\1", str(text))
+__all__ = ["as_text", "duration", "md_text", "money", "score", "tokens"]
+# as_text and md_text are pages.ui.text's, named here too for older call sites.
 
 
 def duration(seconds: float | None) -> str:
@@ -46,12 +39,3 @@ def score(value: float | None) -> str:
     if value is None or value != value:
         return "—"
     return f"{value:.3f}"
-
-
-def as_text(value: Any) -> str:
-    """Strings as they are; anything else as indented JSON."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, indent=2, ensure_ascii=False, default=str)

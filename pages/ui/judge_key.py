@@ -7,8 +7,8 @@ import streamlit as st
 from pydantic import SecretStr
 
 from core.service import ExperimentConfigError
-from pages.ui import fmt
 from pages.ui.services import service
+from pages.ui.text import md_text
 
 TYPED_KEY_HELP = (
     "Optional. Sent only to this judge, held in the dashboard's memory for this run: never "
@@ -30,7 +30,7 @@ def judge_key_input(key: str, model: str | None, api_base: str | None) -> Secret
         try:
             choice = service().judge_key(model, api_base, typed=bool(typed))
         except ExperimentConfigError as error:
-            st.warning(fmt.md_text(error))
+            st.warning(md_text(error))
         else:
-            st.caption(fmt.md_text(choice.describe()))
+            st.caption(md_text(choice.describe()))
     return SecretStr(typed) if typed else None

@@ -1,4 +1,10 @@
-"""The dashboard's pages, in one place, so any page can link to any other."""
+"""The dashboard's pages, in one place, so any page can link to any other.
+
+Each page is a file of functions ending in `if __name__ == "__main__": main()`. The router
+(app.py) gives `st.navigation` an `st.Page` per file path: Streamlit runs the chosen file as a
+module named `__main__`, so `main()` draws the page, and the URL path is the file's name
+(`/experiment`, `/failures`, ...), which keeps deep links and `st.switch_page(path)` working.
+Imported as `pages.<name>` (by a test, say), a page draws nothing."""
 
 from __future__ import annotations
 

@@ -10,10 +10,11 @@ import streamlit as st
 from core.experiment_records import ExperimentInfo
 from core.service import Service
 from pages.ui import fmt, nav
+from pages.ui.text import md_text
 
 
 def experiment_label(info: ExperimentInfo) -> str:
-    """How an experiment is named in pickers."""
+    """How an experiment is named in pickers (option labels: plain text, never Markdown)."""
     when = info.created_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
     return f"{info.name} · {info.status} · {when}"
 
@@ -66,14 +67,14 @@ def _progress_panel(service: Service) -> None:
         st.progress(
             counts.fraction,
             text=(
-                f"**{info.name}** — {counts.done:,}/{counts.total:,} scorer runs · "
+                f"**{md_text(info.name)}** — {counts.done:,}/{counts.total:,} scorer runs · "
                 f"{counts.failed:,} failed · {fmt.tokens(counts.usage.total_tokens or 0)} "
                 f"judge tokens · elapsed {fmt.duration(progress.elapsed_s)} · ETA {eta}"
             ),
         )
         if st.button("Cancel", key=f"cancel-{info.id}", help="Stop starting new runs"):
             service.cancel(info.id)
-            st.toast(f"Cancelling {info.name}: finished results are kept.")
+            st.toast(f"Cancelling {md_text(info.name)}: finished results are kept.")
 
 
 def age(moment: datetime | None) -> str:

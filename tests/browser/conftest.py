@@ -12,13 +12,15 @@ import os
 import socket
 import subprocess
 import sys
-import time
+import threading
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from ._streamlit import watch_runs
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -50,18 +52,38 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _wait_healthy(url: str, process: subprocess.Popen[bytes], seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"streamlit exited early with code {process.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.3)
-    raise RuntimeError(f"streamlit did not become healthy at {url} within {seconds} s")
+READY = b"You can now view your Streamlit app"
+"""What `streamlit run` prints once its server listens."""
+
+
+class _ServerOutput(threading.Thread):
+    """Copies the server's output to its log file, line by line, and says when it is ready."""
+
+    def __init__(self, process: subprocess.Popen[bytes], log: Path) -> None:
+        super().__init__(daemon=True)
+        self.process = process
+        self.log = log
+        self.ready = threading.Event()
+
+    def run(self) -> None:
+        assert self.process.stdout is not None
+        with self.log.open("wb") as output:
+            for line in self.process.stdout:
+                output.write(line)
+                output.flush()
+                if READY in line:
+                    self.ready.set()
+        self.ready.set()  # the server exited: whoever waits must look
+
+
+def _wait_ready(url: str, server: _ServerOutput, seconds: float = 60) -> None:
+    """Wait (at most `seconds`) until the server says it listens, then check its health once."""
+    if not server.ready.wait(seconds):
+        raise RuntimeError(f"streamlit did not start at {url} within {seconds} s")
+    if server.process.poll() is not None:
+        raise RuntimeError(f"streamlit exited early with code {server.process.returncode}")
+    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=10) as response:
+        assert response.status == 200, response.status
 
 
 @contextlib.contextmanager
@@ -96,18 +118,23 @@ def serve_dashboard(
         "--server.fileWatcherType=none",
         f"--secrets.files={secrets or folder / 'no-secrets.toml'}",
     ]
-    with (folder / "streamlit.log").open("wb") as output:
-        process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=output, stderr=output)
-        url = f"http://127.0.0.1:{port}"
+    process = subprocess.Popen(
+        command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    server = _ServerOutput(process, folder / "streamlit.log")
+    server.start()
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_ready(url, server)
+        yield url
+    finally:
+        process.terminate()
         try:
-            _wait_healthy(url, process)
-            yield url
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+        server.join(timeout=10)  # the log is whole once the output is read to its end
 
 
 @pytest.fixture
@@ -141,5 +168,6 @@ def page(browser: Any) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     page.set_default_timeout(30_000)
+    watch_runs(page)  # the waits read the page's script runs (tests/browser/_streamlit.py)
     yield page
     context.close()

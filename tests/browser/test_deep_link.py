@@ -6,12 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ._streamlit import open_page
+
 
 def test_first_request_to_a_deep_link_goes_through_the_router(
     page: Any, tmp_path: Path, fresh_dashboard: Any
 ) -> None:
     with fresh_dashboard(tmp_path) as url:
-        page.goto(f"{url}/failures?experiment=none")
+        open_page(page, f"{url}/failures?experiment=none")
         page.get_by_role("heading", name="Failures").wait_for()
         sidebar = page.locator('[data-testid="stSidebar"]')
         sidebar.get_by_text("Setup", exact=True).wait_for()

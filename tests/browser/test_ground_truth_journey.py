@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ._streamlit import TIMEOUT, wait_idle
+from ._streamlit import TIMEOUT, choose, open_page, rerun
 
 ROWS = [
     ("t1", "Who said 'Luke, I am your father'?", "No. I am your father", "No. I am your father"),
@@ -50,25 +50,23 @@ def test_code_scorers_against_the_ground_truth_with_label_agreement(
 def journey(dashboard_url: str, page: Any, tmp_path: Path) -> None:
     path = tmp_path / "truthful-mini.csv"
     path.write_text(truthful_csv())
-    page.goto(f"{dashboard_url}/datasets")
+    open_page(page, f"{dashboard_url}/datasets")
     page.get_by_role("heading", name="Import a table").wait_for()
-    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(path))
-    page.get_by_text("6 rows ready to import").wait_for(timeout=TIMEOUT)
-    page.get_by_role("button", name="Import dataset").click()
-    page.get_by_text("Imported truthful-mini: 6 items.").wait_for(timeout=TIMEOUT)
-    wait_idle(page)
+    chooser = page.locator('[data-testid="stFileUploader"] input[type="file"]')
+    rerun(page, lambda: chooser.set_input_files(str(path)))
+    page.get_by_text("6 rows ready to import").wait_for()
+    rerun(page, page.get_by_role("button", name="Import dataset").click)
+    page.get_by_text("Imported truthful-mini: 6 items.").wait_for()
 
-    page.goto(f"{dashboard_url}/new_experiment")
+    open_page(page, f"{dashboard_url}/new_experiment")
     page.get_by_role("heading", name="New experiment").wait_for()
-    page.get_by_role("combobox", name="Dataset", exact=True).click()
-    page.get_by_role("option", name=re.compile("truthful-mini")).click()
-    wait_idle(page)
+    choose(page, "Dataset", re.compile("truthful-mini"))
     # The dataset maps a ground truth: the code scorers start on it, and the page says so.
     page.get_by_text(re.compile(r"Keyword Coverage: output vs ground truth")).wait_for()
     page.get_by_text(re.compile(r"Completeness: output vs ground truth")).wait_for()
     page.get_by_role("button", name="Start experiment").click()
     page.get_by_text(re.compile(r"Experiment finished \(completed\)")).wait_for(timeout=120_000)
-    page.get_by_role("button", name="Open the results").click()
+    rerun(page, page.get_by_role("button", name="Open the results").click)
     page.get_by_role("heading", name="Experiment detail").wait_for()
     page.get_by_text("output vs ground truth").first.wait_for(timeout=TIMEOUT)  # the cards
 

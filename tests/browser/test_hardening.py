@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ._streamlit import TIMEOUT, wait_idle
+from ._streamlit import TIMEOUT, open_page, rerun
 from .conftest import serve_dashboard
 
 SECRET = "sk-test-0123456789abcdef"
@@ -36,9 +36,8 @@ def test_an_error_shows_no_details_in_the_browser_and_all_of_them_in_the_log(
     script = tmp_path / "raises.py"
     script.write_text(RAISES)
     with serve_dashboard(tmp_path, script=script) as url:
-        page.goto(url)
+        open_page(page, url)
         page.get_by_text("This app has encountered an error").wait_for(timeout=TIMEOUT)
-        wait_idle(page)
         shown = page.locator("body").inner_text()
     assert "A page that fails" in shown
     for detail in (SECRET, "RuntimeError", "Traceback", "raises.py", "line 6"):
@@ -55,8 +54,9 @@ def test_uploads_work_with_xsrf_protection_on(page: Any, tmp_path: Path) -> None
     data = tmp_path / "items.csv"
     data.write_text("input,output\n" + "question,answer\n" * 1000)
     with serve_dashboard(tmp_path, script=script) as url:
-        page.goto(url)
-        page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(data)
+        open_page(page, url)
+        chooser = page.locator('[data-testid="stFileUploader"] input[type="file"]')
+        rerun(page, lambda: chooser.set_input_files(data))
         page.get_by_text(f"received {data.stat().st_size} bytes").wait_for(timeout=TIMEOUT)
         cookies = {cookie["name"] for cookie in page.context.cookies()}
     assert "_streamlit_xsrf" in cookies

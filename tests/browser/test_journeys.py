@@ -16,7 +16,7 @@ import pytest
 from core.testing import FakeJudge, Reply
 from core.testing.fake_judge import answer_from_schema
 
-from ._streamlit import TIMEOUT, wait_idle
+from ._streamlit import TIMEOUT, choose, in_view, open_page, rerun
 
 MINI_CSV = (
     "id,question,answer,expected\n"
@@ -44,10 +44,10 @@ def no_exception(page: Any) -> None:
 
 
 def test_first_start_opens_on_experiments_with_samples_ready(dashboard_url: str, page: Any) -> None:
-    page.goto(dashboard_url)
+    open_page(page, dashboard_url)
     page.get_by_role("heading", name="Experiments").wait_for()
     page.get_by_text("The sample datasets are ready").wait_for()
-    page.goto(f"{dashboard_url}/datasets")
+    open_page(page, f"{dashboard_url}/datasets")
     page.get_by_role("heading", name="Stored datasets").wait_for()
     open_selectbox(page, "Look inside")
     page.get_by_role("option", name="support-qa").wait_for()
@@ -57,13 +57,14 @@ def test_first_start_opens_on_experiments_with_samples_ready(dashboard_url: str,
 
 
 def open_selectbox(page: Any, label: str) -> None:
-    page.get_by_role("combobox", name=label, exact=True).click()
+    in_view(page, page.get_by_role("combobox", name=label, exact=True)).click()
 
 
 def upload(page: Any, url: str, path: Path) -> None:
-    page.goto(f"{url}/datasets")
+    open_page(page, f"{url}/datasets")
     page.get_by_role("heading", name="Import a table").wait_for()
-    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(path))
+    chooser = page.locator('[data-testid="stFileUploader"] input[type="file"]')
+    rerun(page, lambda: chooser.set_input_files(str(path)))
     page.get_by_text("rows ready to import").wait_for(timeout=TIMEOUT)
 
 
@@ -72,17 +73,21 @@ def test_upload_a_csv(dashboard_url: str, page: Any, tmp_path: Path) -> None:
     path.write_text(MINI_CSV)
     upload(page, dashboard_url, path)
     page.get_by_text("3 rows ready to import").wait_for()
-    page.get_by_role("button", name="Import dataset").click()
+    rerun(page, page.get_by_role("button", name="Import dataset").click)
     # The stored-datasets table has an "Imported" column too, so match the whole message.
-    page.get_by_text("Imported mini-quiz: 3 items.").wait_for(timeout=TIMEOUT)
-    wait_idle(page)
+    page.get_by_text("Imported mini-quiz: 3 items.").wait_for()
     no_exception(page)  # the judge journey below runs on this dataset, picked by name
 
 
 def choose_dataset(page: Any, name: str) -> None:
-    open_selectbox(page, "Dataset")
-    page.get_by_role("option", name=re.compile(name)).click()
-    wait_idle(page)
+    choose(page, "Dataset", re.compile(name))
+
+
+def enter(page: Any, role: str, name: str, value: str) -> None:
+    """Type `value` into a text or number input and press Enter; wait for the rerun."""
+    box = page.get_by_role(role, name=name)
+    box.fill(value)
+    rerun(page, lambda: box.press("Enter"))
 
 
 def start_and_wait(page: Any) -> str:
@@ -94,14 +99,14 @@ def start_and_wait(page: Any) -> str:
 
 
 def test_code_scorer_experiment_and_drilldown(dashboard_url: str, page: Any) -> None:
-    page.goto(f"{dashboard_url}/new_experiment")
+    open_page(page, f"{dashboard_url}/new_experiment")
     page.get_by_role("heading", name="New experiment").wait_for()
     choose_dataset(page, "support-qa")
     page.get_by_text("1,200 scorer runs").wait_for()
     start_and_wait(page)
-    page.get_by_role("button", name="Open the results").click()
+    rerun(page, page.get_by_role("button", name="Open the results").click)
     page.get_by_role("heading", name="Experiment detail").wait_for()
-    page.get_by_role("heading", name="Item drill-down").wait_for(timeout=TIMEOUT)
+    page.get_by_role("heading", name="Item drill-down").wait_for()
     page.get_by_text("Ground truth", exact=True).first.wait_for()
     page.get_by_role("tab", name="keyword-coverage-scorer").click()
     page.get_by_text(re.compile(r"^Score \d\.\d{3}$")).first.wait_for()
@@ -111,29 +116,21 @@ def test_code_scorer_experiment_and_drilldown(dashboard_url: str, page: Any) -> 
 def test_judge_experiment_failure_in_failures_view(
     dashboard_url: str, page: Any, judge: FakeJudge
 ) -> None:
-    page.goto(f"{dashboard_url}/new_experiment")
+    open_page(page, f"{dashboard_url}/new_experiment")
     page.get_by_role("heading", name="New experiment").wait_for()
     choose_dataset(page, "mini-quiz")
     chips = page.locator('[data-testid="stMultiSelect"] button[aria-label^="Remove "]')
     while chips.count():  # drop the default code scorers
-        chips.first.click()
-        wait_idle(page)
-    page.get_by_role("combobox", name="Scorers").fill("Answer Relev")  # the list is virtual
-    page.get_by_role("option", name=re.compile("Answer Relevancy")).click()
-    page.keyboard.press("Escape")
-    wait_idle(page)
-    page.get_by_role("textbox", name="Judge model").fill("openai/fake-judge")
-    page.get_by_role("textbox", name="Judge model").press("Enter")
-    wait_idle(page)
-    page.get_by_role("textbox", name="API base (optional)").fill(judge.url)
-    page.get_by_role("textbox", name="API base (optional)").press("Enter")
-    wait_idle(page)
-    page.get_by_role("spinbutton", name="Retries (rate limits, errors)").fill("0")
-    page.get_by_role("spinbutton", name="Retries (rate limits, errors)").press("Enter")
-    wait_idle(page)
+        rerun(page, chips.first.click)
+    in_view(page, page.get_by_role("combobox", name="Scorers")).fill("Answer Relev")  # virtual
+    rerun(page, page.get_by_role("option", name=re.compile("Answer Relevancy")).click)
+    page.keyboard.press("Escape")  # closes the list; the click already sent the choice
+    enter(page, "textbox", "Judge model", "openai/fake-judge")
+    enter(page, "textbox", "API base (optional)", judge.url)
+    enter(page, "spinbutton", "Retries (rate limits, errors)", "0")
     page.get_by_text("3 scorer runs · at least 9 judge calls").wait_for()
     experiment_id = start_and_wait(page)
-    page.goto(f"{dashboard_url}/failures?experiment={experiment_id}")
+    open_page(page, f"{dashboard_url}/failures?experiment={experiment_id}")
     page.get_by_role("heading", name="Failures").wait_for()
     page.get_by_text("in memory only").wait_for()
     page.get_by_text(re.compile(r"answer-relevancy-scorer · preprocess · 1 ×")).click()

@@ -27,9 +27,12 @@ from core.experiment_records import (
 )
 from core.reporting import experiment_html, experiment_json_text
 
-from ._streamlit import TIMEOUT, wait_idle
+from ._streamlit import TIMEOUT, in_view, open_page, rerun, watch_runs
 
-HOSTILE = "<img src=x onerror=alert(1)></script><script>alert(2)</script>"
+HOSTILE = (
+    "<img src=x onerror=alert(1)></script><script>alert(2)</script> <b>bold</b> "
+    "[x](http://example.com) :red[warning] $x^2$ <a href=javascript:alert(3)>j</a>"
+)
 
 
 def watch(page: Any) -> dict[str, list[str]]:
@@ -113,7 +116,8 @@ def test_the_report_file_filters_sorts_and_drills_down(
     assert detail.get_by_text(HOSTILE).count() >= 2  # output and reason, shown as text
     detail.get_by_text("analyze · prompt").click()
     detail.get_by_text("Judge execution: success").first.wait_for()
-    assert page.locator("#detail img, #detail script").count() == 0
+    assert page.locator("#detail img, #detail script, #detail b, .katex").count() == 0
+    assert page.locator('a[href*="example.com"], a[href^="javascript"]').count() == 0
     assert seen["dialogs"] == [] and seen["errors"] == []
     assert seen["requests"] == [path.as_uri()]  # nothing else was loaded
 
@@ -158,13 +162,12 @@ def exported(experiment_id: str, name: str, outputs: dict[str, str], scores: dic
 
 def import_file(page: Any, path: Path, name: str) -> None:
     uploader = page.locator('[data-testid="stFileUploader"]')
-    uploader.locator('input[type="file"]').set_input_files(str(path))
-    # Until the uploader lists the new file, "Import" would import the previous one: on a busy
-    # machine the upload can take longer than wait_idle's grace period.
-    uploader.get_by_text(path.name, exact=True).wait_for(timeout=TIMEOUT)
-    wait_idle(page)
-    page.get_by_role("button", name="Import", exact=True).click()
-    page.get_by_text(f"Imported {name} (imported)").wait_for(timeout=TIMEOUT)
+    # The upload ends with a rerun carrying the new file: "Import" before it would import the
+    # previous one.
+    rerun(page, lambda: uploader.locator('input[type="file"]').set_input_files(str(path)))
+    uploader.get_by_text(path.name, exact=True).wait_for()
+    rerun(page, page.get_by_role("button", name="Import", exact=True).click)
+    page.get_by_text(f"Imported {name} (imported)").wait_for()
 
 
 @pytest.fixture(scope="module")
@@ -192,9 +195,10 @@ def compared(dashboard_url: str, browser: Any, tmp_path_factory: pytest.TempPath
     context = browser.new_context(viewport={"width": 1400, "height": 1600})
     page = context.new_page()
     page.set_default_timeout(30_000)
-    page.goto(dashboard_url)  # the router runs first: page links then go through it
+    watch_runs(page)
+    open_page(page, dashboard_url)  # the router runs first: page links then go through it
     page.get_by_role("heading", name="Experiments").wait_for()
-    page.goto(f"{dashboard_url}/compare")
+    open_page(page, f"{dashboard_url}/compare")
     page.get_by_role("heading", name="Compare experiments").wait_for()
     page.get_by_text("Import an exported experiment (JSON)").click()
     import_file(page, baseline, "Baseline export")
@@ -204,7 +208,7 @@ def compared(dashboard_url: str, browser: Any, tmp_path_factory: pytest.TempPath
 
 
 def test_compare_two_imported_experiments(page: Any, compared: str) -> None:
-    page.goto(compared)
+    open_page(page, compared)
     page.get_by_role("heading", name="Compare experiments").wait_for()
     title = re.compile(r"Candidate export \(imported\) vs Baseline export")
     page.get_by_role("heading", name=title).wait_for(timeout=TIMEOUT)
@@ -212,16 +216,11 @@ def test_compare_two_imported_experiments(page: Any, compared: str) -> None:
     counts = "3 items paired by id · 1 only in the baseline · 1 only in the candidate"
     page.get_by_text(counts).wait_for()
     assert re.search(r"baseline=[0-9a-f]+", page.url) and re.search(r"candidates=", page.url)
-    wait_idle(page)
-    item = page.get_by_role("combobox", name="Item (largest change first)")
-    item.scroll_into_view_if_needed()  # a scroll closes the dropdown: scroll first
-    page.wait_for_timeout(300)
+    item = in_view(page, page.get_by_role("combobox", name="Item (largest change first)"))
     item.fill("c")  # the option list is virtual: filter it
-    page.get_by_role("option", name="c", exact=True).click()
-    wait_idle(page)
-    # The rerun for item c may start after wait_idle saw the page idle: wait for its diff (the
-    # markup in the output is shown as text) rather than read whatever is on screen.
-    page.locator(".word-diff ins", has_text="<b>dog</b>.").first.wait_for(timeout=TIMEOUT)
+    rerun(page, page.get_by_role("option", name="c", exact=True).click)
+    # The markup in the output is shown as text.
+    page.locator(".word-diff ins", has_text="<b>dog</b>.").first.wait_for()
     assert page.locator(".word-diff b").count() == 0
     assert page.locator('[data-testid="stException"]').count() == 0
     assert "item=c" in page.url  # the drill-down is in the link too
@@ -230,11 +229,11 @@ def test_compare_two_imported_experiments(page: Any, compared: str) -> None:
 def test_download_the_report_and_open_it_from_disk(
     page: Any, compared: str, tmp_path: Path
 ) -> None:
-    page.goto(compared)
-    page.get_by_text("The datasets differ").wait_for(timeout=TIMEOUT)
+    open_page(page, compared)
+    page.get_by_text("The datasets differ").wait_for()
     candidate = re.search(r"candidates=([0-9a-f]+)", page.url)
     assert candidate, page.url
-    page.goto(compared.replace("/compare", f"/experiment?experiment={candidate.group(1)}"))
+    open_page(page, compared.replace("/compare", f"/experiment?experiment={candidate.group(1)}"))
     page.get_by_role("heading", name="Experiment detail").wait_for()
     with page.expect_download(timeout=TIMEOUT) as download:
         page.get_by_role("button", name="HTML report").click()

@@ -8,6 +8,7 @@ import io
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+from page_text import plain  # tests/pages is on sys.path (no package: `pages` is the app)
 from streamlit.testing.v1 import AppTest
 
 import core.service
@@ -33,7 +34,8 @@ def import_button(app: AppTest):  # type: ignore[no-untyped-def]
 
 
 def errors(app: AppTest) -> str:
-    return " ".join(e.value for e in app.error) + " " + " ".join(m.value for m in app.markdown)
+    shown = [e.value for e in app.error] + [m.value for m in app.markdown]
+    return plain(" ".join(shown))
 
 
 def test_no_input_or_output_column_is_guessed(app: AppTest) -> None:

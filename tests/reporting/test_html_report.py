@@ -9,6 +9,7 @@ import hashlib
 import json
 import re
 from datetime import UTC, datetime
+from html import escape as html_escape
 from html.parser import HTMLParser
 from typing import Any
 
@@ -241,3 +242,130 @@ def test_script_json_escapes_what_could_end_a_script() -> None:
     text = script_json({"a": "</script><!-- \u2028 & >", "b": float("nan"), "c": [float("inf")]})
     assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
     assert json.loads(text) == {"a": "</script><!-- \u2028 & >", "b": None, "c": [None]}
+
+
+# ---- the dashboard's payloads (tests/browser/test_user_text.py) in the report ----
+
+MARKUP_PAYLOADS = (
+    "[x](http://example.com)",
+    "![img](http://example.com/a.png)",
+    ":red[warning]",
+    ":material/bolt:",
+    "$x^2$ and $$y$$",
+    "<b>bold</b>",
+    "<a href=javascript:alert(1)>x</a>",
+    "<img src=x onerror=alert(1)>",
+    "[j](javascript:alert(1))",
+    "http://example.com/bare www.example.com ada@example.com",
+)
+PAYLOAD = " ".join(MARKUP_PAYLOADS)
+LONG = "L" * 5000
+
+
+def payload_detail() -> ExperimentDetail:
+    """The hand-built experiment with the payloads in its names, ids, texts, metadata, reasons,
+    scorer ids, judge model, prompts, raw outputs and errors, and 5,000-character strings."""
+    detail = build_detail()
+    q1, q2, q3, q4 = build_items()
+    items = [
+        q1.model_copy(
+            update={"input": PAYLOAD, "output": f"{PAYLOAD} {LONG}", "ground_truth": LONG}
+        ),
+        q2.model_copy(update={"metadata": {"note": PAYLOAD, PAYLOAD: LONG}}),
+        q3,
+        q4,
+        DatasetItem(id=PAYLOAD, input=LONG, output={"text": PAYLOAD}),
+    ]
+    results = [o.model_copy(update={"reason": PAYLOAD}) for o in detail.results]
+    failure = ScorerOutcome(
+        item_id=PAYLOAD,
+        scorer_id=PAYLOAD,
+        status="failed",
+        error=f"Scorer Run Failed: {PAYLOAD}",
+        failed_step=f"analyze {PAYLOAD}",
+        recovered_reason=PAYLOAD,
+        failed_execution=JudgeExecutionFailure(
+            prompt=PAYLOAD,
+            judge_model_id=PAYLOAD,
+            attempt_count=1,
+            model_call_count=1,
+            duration_ms=5,
+            error=ErrorSummary(name=PAYLOAD, message=PAYLOAD),
+            raw_output=PAYLOAD,
+            finish_reason="stop",
+        ),
+    )
+    info = detail.info.model_copy(
+        update={
+            "name": PAYLOAD,
+            "dataset_name": PAYLOAD,
+            "dataset_fingerprint": PAYLOAD,
+            "judge_model": PAYLOAD,
+            "scorer_ids": [*detail.info.scorer_ids, PAYLOAD],
+        }
+    )
+    return detail.model_copy(
+        update={
+            "info": info,
+            "items": items,
+            "results": results,
+            "failures": [*detail.failures, failure],
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def payload_html() -> str:
+    return experiment_html(payload_detail(), generated_at=datetime(2026, 3, 1, tzinfo=UTC))
+
+
+def outside_scripts(html: str, page: Page) -> str:
+    """The markup without the text of its script elements (the data and the code)."""
+    for _, text in page.scripts:
+        if text:
+            html = html.replace(text, "")
+    return html
+
+
+def test_payloads_make_no_element_link_or_image(payload_html: str) -> None:
+    page = Page(payload_html)
+    assert {tag for tag, _ in page.tags} <= ALLOWED_TAGS  # no b, img, svg, math, ...
+    for tag, attrs in page.tags:
+        assert not [name for name in attrs if name.startswith("on")], (tag, attrs)
+        for value in attrs.values():
+            assert "example.com" not in (value or ""), (tag, attrs)
+            assert not (value or "").strip().lower().startswith("javascript:"), (tag, attrs)
+        if tag == "a":
+            assert (attrs.get("href") or "").startswith("#"), attrs
+    assert len(page.scripts) == 3  # a payload's </script> ended none
+
+
+def test_payloads_are_escaped_where_the_markup_shows_them(payload_html: str) -> None:
+    markup = outside_scripts(payload_html, Page(payload_html))
+    for raw in ("<b>bold", "<img src=x", "<a href=javascript", "<a href=j"):
+        assert raw not in markup, raw
+    escaped = html_escape(PAYLOAD, quote=True)
+    assert f"<title>{escaped}" in markup  # the name, shown as its characters
+    assert markup.count(escaped) >= 3  # and the dataset, the judge model, a scorer id, ...
+    # Markdown means nothing in the report: the brackets and colons stay as they are.
+    assert "[x](http://example.com)" in markup and ":red[warning]" in markup
+
+
+def test_payloads_round_trip_in_the_embedded_data(payload_html: str) -> None:
+    page = Page(payload_html)
+    raw = page.script("report-data")
+    assert "<" not in raw and ">" not in raw and "&" not in raw
+    loaded = json.loads(raw)
+    first = loaded["items"][0]
+    assert first[1:4] == [PAYLOAD, f"{PAYLOAD} {LONG}", LONG]
+    assert loaded["scorers"][-1] == PAYLOAD
+    assert any(row[0] == PAYLOAD for row in loaded["items"])  # the id
+    policy = next(a["content"] for t, a in page.tags if a.get("http-equiv")) or ""
+    assert "default-src 'none'" in policy  # the CSP stays
+
+
+def test_payloads_in_chart_labels_are_entity_escaped(payload_html: str) -> None:
+    figures = {chart["id"]: chart["figure"] for chart in data(Page(payload_html))["figures"]}
+    text = json.dumps(figures)
+    assert "<b>" not in text and "<a href" not in text and "<img" not in text
+    assert html_escape("<b>bold</b>") in text

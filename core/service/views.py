@@ -1,0 +1,105 @@
+"""What the dashboard's pages show and whom they show it to, as the pages may import it.
+
+Pages reach the core through `core.service` only (plus the record modules): this module hands
+them the report shaping of `core.reporting` (tables, figures, the paired comparison, the label
+agreement, the export files) and the access rules of `core.dashboard_access` that the login
+gate applies. Nothing here is new behaviour; each name is the one documented where it is
+defined, re-exported so that a page never imports `core.reporting` or any other core package
+itself (and so cannot reach, say, `create_scorer` or the storage).
+
+From core.dashboard_access (the login gate, docs/deploy.md): DOCS, AllowList, is_loopback,
+login_problems, login_wanted, unprotected_address_message. From core.reporting: the tables of
+one experiment (experiments_frame, item_frame, filter_items, item_outcomes, step_views,
+scored_label, failure_groups, judge_usage_frame, usage_totals), its figures, the agreement with
+a label column, the paired comparison (compare_experiments, item_changes, item_pair,
+diff_html, ...), and the files it is shared as (experiment_html, experiment_json_text,
+results_csv).
+"""
+
+from __future__ import annotations
+
+from core.dashboard_access import (
+    DOCS,
+    AllowList,
+    is_loopback,
+    login_problems,
+    login_wanted,
+    unprotected_address_message,
+)
+from core.reporting import (
+    Comparison,
+    LabelAgreement,
+    StepView,
+    agreement_frame,
+    calls_and_attempts,
+    compare_experiments,
+    comparison_words,
+    cost_by_scorer,
+    diff_html,
+    duration_distribution,
+    experiment_html,
+    experiment_json_text,
+    experiments_frame,
+    failure_groups,
+    filter_items,
+    item_changes,
+    item_frame,
+    item_outcomes,
+    item_pair,
+    judge_usage_frame,
+    label_agreement,
+    label_columns,
+    mismatched_comparisons,
+    results_csv,
+    score_histograms,
+    scored_label,
+    scorer_table,
+    step_views,
+    suggested_label_column,
+    tokens_by_model,
+    tokens_by_scorer_step,
+    usage_side_by_side,
+    usage_totals,
+)
+
+__all__ = [
+    "DOCS",
+    "AllowList",
+    "Comparison",
+    "LabelAgreement",
+    "StepView",
+    "agreement_frame",
+    "calls_and_attempts",
+    "compare_experiments",
+    "comparison_words",
+    "cost_by_scorer",
+    "diff_html",
+    "duration_distribution",
+    "experiment_html",
+    "experiment_json_text",
+    "experiments_frame",
+    "failure_groups",
+    "filter_items",
+    "is_loopback",
+    "item_changes",
+    "item_frame",
+    "item_outcomes",
+    "item_pair",
+    "judge_usage_frame",
+    "label_agreement",
+    "label_columns",
+    "login_problems",
+    "login_wanted",
+    "mismatched_comparisons",
+    "results_csv",
+    "score_histograms",
+    "scored_label",
+    "scorer_table",
+    "step_views",
+    "suggested_label_column",
+    "tokens_by_model",
+    "tokens_by_scorer_step",
+    "unprotected_address_message",
+    "usage_side_by_side",
+    "usage_totals",
+]

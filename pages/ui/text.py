@@ -1,0 +1,89 @@
+"""User text is text: how the pages show a string that came from a dataset, a judge, a scorer's
+options or an imported file (inputs, outputs, ground truths, reasons, raw outputs, errors,
+prompts, names of datasets, experiments and columns, item ids, metadata, scorer ids).
+
+Streamlit reads Markdown in most of what it draws (st.markdown, captions, st.error and its
+kin, labels of metrics, tabs, expanders and page links, progress texts, toasts, subheaders) and
+turns `[x](http://…)` into a live link, `![i](…)` into an image, `:red[…]` into coloured text,
+`:material/bolt:` into an icon, `$x^2$` into KaTeX, `**x**` into bold, and a bare
+`http://…`, `www.…` or `a@b.c` into a link. Three ways out, in order of preference:
+
+- `show_text` (st.code) and st.text, st.dataframe, st.json, widget option lists (a selectbox's
+  options and `format_func` labels): Streamlit reads no Markdown in them, the value goes as is;
+- `md_text` where the value must sit inside a Markdown sentence: every markup character is
+  backslash-escaped, and an invisible word joiner (U+2060) keeps GFM from finding a bare link;
+- `chart_text` for plotly labels (titles, axes, legends, hovers), which read a few HTML tags
+  (`<a href>`, `<b>`, `<br>`): entity-escaped, plotly shows the characters.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from typing import Any
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+__all__ = ["as_text", "chart_text", "md_short", "md_text", "show_text"]
+
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:=&])")
+"""Markdown's and Streamlit's markup characters (`=` makes a heading of the line above, `&`
+starts an entity, `:` an icon, emoji or colour directive, `$` maths)."""
+
+_WORD_JOINER = "\u2060"
+_BARE_LINK = re.compile(r"(?i)(https?|ftp|mailto|xmpp|www)(?=[:.])|(?=@)")
+"""The places GFM's autolink-literal extension starts a link: a scheme or `www` followed by
+`:` or `.`, and the `@` of an e-mail address. It reads the text after the escapes are undone,
+so escaping alone does not stop it; a joiner right there does, and is not seen."""
+
+_WHITESPACE = re.compile(r"\s+")
+
+
+def as_text(value: Any) -> str:
+    """Strings as they are; anything else (a message list, a JSON object) as indented JSON."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def md_text(value: object) -> str:
+    """`value` made safe inside a Markdown sentence: shown character for character, with no
+    link, image, maths, colour, icon, emphasis, heading or list coming out of it."""
+    joined = _BARE_LINK.sub(lambda found: (found.group(1) or "") + _WORD_JOINER, str(value))
+    return _MARKDOWN.sub(r"\\\1", joined)
+
+
+def md_short(value: object, limit: int = 80) -> str:
+    """`md_text` of `value` on one line and at most `limit` characters (then `…`): for labels of
+    tabs, expanders and metrics, where a long or multi-line value would break the layout."""
+    line = _WHITESPACE.sub(" ", as_text(value)).strip()
+    if len(line) > limit:
+        line = line[: limit - 1] + "…"
+    return md_text(line)
+
+
+def chart_text(value: object) -> str:
+    """`value` for a plotly label: entity-escaped, so plotly shows `<a href=…>` as characters."""
+    return html.escape(str(value), quote=True)
+
+
+def show_text(
+    label: str | None,
+    value: object,
+    *,
+    empty: str = "—",
+    language: str | None = None,
+    where: DeltaGenerator | None = None,
+) -> None:
+    """`label` (the page's own words, Markdown allowed) above `value` (anyone's), the value in a
+    code block that reads no Markdown and wraps long lines; `language` only for text the page
+    knows the shape of (say "json" for a step's result)."""
+    target: Any = st if where is None else where
+    if label:
+        target.markdown(f"**{label}**")
+    text = as_text(value)
+    target.code(text if text else empty, language=language, wrap_lines=True)
