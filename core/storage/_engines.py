@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import math
+import random
+import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -75,10 +78,28 @@ def sqlite_upgrade_engine(url: str) -> Engine:
 def _sqlite_pragmas(connection: Any, _record: Any) -> None:
     cursor = connection.cursor()
     cursor.execute(f"PRAGMA busy_timeout={_SQLITE_TIMEOUT_S * 1000}")
-    cursor.execute("PRAGMA journal_mode=WAL")  # readers (the dashboard) never block the writer
+    _switch_to_wal(cursor)  # readers (the dashboard) never block the writer
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
+
+
+def _switch_to_wal(cursor: Any) -> None:
+    """`PRAGMA journal_mode=WAL`, retried while another connection holds the lock it needs.
+
+    On a new file opened by many processes at once, SQLite answers "database is locked" at
+    once, without waiting out the busy timeout, when waiting could deadlock (two connections
+    each holding a shared lock and wanting the exclusive one); the statement failing releases
+    this connection's lock, so trying again after a short random pause lets one of them win."""
+    deadline = time.monotonic() + _SQLITE_TIMEOUT_S
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(random.uniform(0.005, 0.05))
 
 
 def _dumps(value: Any) -> str:
