@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from sqlalchemy import (
     delete,
@@ -25,6 +25,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
+from sqlmodel import col
 
 from core.experiment_records import (
     ColumnMapping,
@@ -168,13 +169,13 @@ class Store:
 
     def list_datasets(self) -> list[DatasetInfo]:
         """Every dataset, newest first."""
-        query = select(DatasetRow.__table__).order_by(DatasetRow.created_at.desc())
+        query = select(DatasetRow.__table__).order_by(col(DatasetRow.created_at).desc())
         with self.engine.connect() as connection:
             return [_dataset_info(r._mapping) for r in connection.execute(query)]
 
     def get_dataset(self, dataset_id: str) -> DatasetInfo:
         """One dataset; raises NotFoundError."""
-        query = select(DatasetRow.__table__).where(DatasetRow.id == dataset_id)
+        query = select(DatasetRow.__table__).where(col(DatasetRow.id) == dataset_id)
         with self.engine.connect() as connection:
             row = connection.execute(query).first()
         if row is None:
@@ -185,8 +186,8 @@ class Store:
         """The newest dataset with this content fingerprint, if any."""
         query = (
             select(DatasetRow.__table__)
-            .where(DatasetRow.fingerprint == fingerprint)
-            .order_by(DatasetRow.created_at.desc())
+            .where(col(DatasetRow.fingerprint) == fingerprint)
+            .order_by(col(DatasetRow.created_at).desc())
         )
         with self.engine.connect() as connection:
             row = connection.execute(query).first()
@@ -220,14 +221,18 @@ class Store:
 
     def delete_dataset(self, dataset_id: str) -> None:
         """Remove a dataset, its items, and its experiments with their results."""
-        experiments = select(ExperimentRow.id).where(ExperimentRow.dataset_id == dataset_id)
+        experiments = select(col(ExperimentRow.id)).where(
+            col(ExperimentRow.dataset_id) == dataset_id
+        )
         with self._transaction("delete the dataset") as connection:
-            connection.execute(delete(ScoreRow).where(ScoreRow.experiment_id.in_(experiments)))
-            connection.execute(delete(ExperimentRow).where(ExperimentRow.dataset_id == dataset_id))
+            connection.execute(delete(ScoreRow).where(col(ScoreRow.experiment_id).in_(experiments)))
             connection.execute(
-                delete(DatasetItemRow).where(DatasetItemRow.dataset_id == dataset_id)
+                delete(ExperimentRow).where(col(ExperimentRow.dataset_id) == dataset_id)
             )
-            connection.execute(delete(DatasetRow).where(DatasetRow.id == dataset_id))
+            connection.execute(
+                delete(DatasetItemRow).where(col(DatasetItemRow.dataset_id) == dataset_id)
+            )
+            connection.execute(delete(DatasetRow).where(col(DatasetRow.id) == dataset_id))
 
     # ---- experiments ----
 
@@ -245,7 +250,7 @@ class Store:
     ) -> ExperimentInfo:
         """Record a new experiment (status `pending`) over a stored dataset."""
         dataset = self.get_dataset(dataset_id)
-        row = {
+        row: dict[str, Any] = {
             "id": uuid.uuid4().hex,
             "name": name,
             "dataset_id": dataset_id,
@@ -332,7 +337,7 @@ class Store:
         stored = _stored_totals()
         if experiment_id is not None:
             query = query.where(experiments.c.id == experiment_id)
-            stored = stored.where(ScoreRow.experiment_id == experiment_id)
+            stored = stored.where(col(ScoreRow.experiment_id) == experiment_id)
         stored = stored.group_by(ScoreRow.experiment_id, ScoreRow.scorer_id)
         with self.engine.connect() as connection:
             rows = connection.execute(query).all()
@@ -354,8 +359,8 @@ class Store:
     def delete_experiment(self, experiment_id: str) -> None:
         """Remove an experiment and its results."""
         with self._transaction("delete the experiment") as connection:
-            connection.execute(delete(ScoreRow).where(ScoreRow.experiment_id == experiment_id))
-            connection.execute(delete(ExperimentRow).where(ExperimentRow.id == experiment_id))
+            connection.execute(delete(ScoreRow).where(col(ScoreRow.experiment_id) == experiment_id))
+            connection.execute(delete(ExperimentRow).where(col(ExperimentRow.id) == experiment_id))
 
     # ---- results ----
 
@@ -405,7 +410,7 @@ class Store:
 
     def result_count(self, experiment_id: str) -> int:
         """How many results are stored for an experiment."""
-        query = select(func.count()).where(ScoreRow.experiment_id == experiment_id)
+        query = select(func.count()).where(col(ScoreRow.experiment_id) == experiment_id)
         with self.engine.connect() as connection:
             return int(connection.execute(query).scalar_one())
 
@@ -430,7 +435,7 @@ class _Transaction:
         except SQLAlchemyError as error:
             raise StorageError(f"Could not {self._what}: {_first_line(error)}") from error
 
-    def __exit__(self, kind: Any, error: Any, traceback: Any) -> bool:
+    def __exit__(self, kind: Any, error: Any, traceback: Any) -> Literal[False]:
         try:
             self._context.__exit__(kind, error, traceback)
         except SQLAlchemyError as failure:
@@ -651,6 +656,10 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+@overload
+def _utc(value: datetime) -> datetime: ...
+@overload
+def _utc(value: None) -> None: ...
 def _utc(value: datetime | None) -> datetime | None:
     # SQLite gives naive datetimes back; they were written in UTC.
     if value is None or value.tzinfo is not None:
