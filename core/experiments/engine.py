@@ -383,7 +383,7 @@ def _failed_execution(
 ) -> JudgeExecutionFailure | None:
     if snapshot is None or not snapshot.judge or failed_step not in snapshot.judge:
         return None
-    executions = snapshot.judge[failed_step].executions  # type: ignore[index]
+    executions = snapshot.judge[failed_step].executions
     last = executions[-1] if executions else None
     return last if isinstance(last, JudgeExecutionFailure) else None
 

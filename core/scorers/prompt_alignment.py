@@ -135,12 +135,13 @@ class AlignmentAnalysis(BaseModel):
 
 
 def _weighted(analysis: Mapping[str, Any], weights: tuple[float, float, float, float]) -> float:
-    return (
+    weighted: float = (
         analysis["intentAlignment"]["score"] * weights[0]
         + analysis["requirementsFulfillment"]["overallScore"] * weights[1]
         + analysis["completeness"]["score"] * weights[2]
         + analysis["responseAppropriateness"]["score"] * weights[3]
     )
+    return weighted
 
 
 def prompt_alignment_score(

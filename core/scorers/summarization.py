@@ -169,7 +169,8 @@ def _preprocess_prompt(settings: SummarizationOptions) -> Any:
 
 
 def _questions(ctx: StepContext, settings: SummarizationOptions) -> list[str]:
-    return ctx.results.preprocess_step_result["questions"][: settings.max_questions]
+    questions: list[str] = ctx.results.preprocess_step_result["questions"]
+    return questions[: settings.max_questions]
 
 
 def _analyze_prompt(settings: SummarizationOptions) -> Any:
