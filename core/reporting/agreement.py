@@ -29,7 +29,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from numbers import Integral, Real
-from typing import Any
+from typing import Any, TypedDict
 
 from pydantic import Field
 
@@ -330,6 +330,30 @@ def _scores_by_scorer(detail: ExperimentDetail) -> dict[str, dict[str, float]]:
     return scores
 
 
+class _Counts(TypedDict):
+    """The counting fields of a `ScorerAgreement`, defined or not."""
+
+    scorer_id: str
+    n: int
+    positives: int
+    negatives: int
+    left_out_no_label: int
+    left_out_no_score: int
+
+
+class _Statistics(TypedDict):
+    """The statistics fields of a defined `ScorerAgreement`."""
+
+    auc: float
+    auc_low: float
+    auc_high: float
+    spearman: float
+    threshold: float
+    youden_j: float
+    kappa: float
+    confusion: Confusion
+
+
 def _scorer_agreement(
     scorer_id: str,
     labels: Mapping[str, float],
@@ -342,7 +366,7 @@ def _scorer_agreement(
     truth = [labels[item_id] for item_id in used]
     predicted = [scores[item_id] for item_id in used]
     positives = sum(label >= 0.5 for label in truth)
-    counts = {
+    counts: _Counts = {
         "scorer_id": scorer_id,
         "n": len(used),
         "positives": positives,
@@ -376,7 +400,7 @@ def _undefined_reason(truth: list[float], predicted: list[float], positives: int
 
 def _statistics(
     truth: list[float], predicted: list[float], resamples: int, seed: int
-) -> dict[str, Any]:
+) -> _Statistics:
     import numpy as np
     from scipy.stats import spearmanr
     from sklearn.metrics import cohen_kappa_score, confusion_matrix, roc_auc_score, roc_curve

@@ -617,7 +617,9 @@ def _reads_as_verb(items: list[_Word | None], start: int) -> bool:
     return False
 
 
-def _compound_span(items: list[_Word | None], start: int, modifier: _Word, head: _Word):
+def _compound_span(
+    items: list[_Word | None], start: int, modifier: _Word, head: _Word
+) -> _Word | None:
     """The rule compound `modifier head`, unless the context reads it as a verb phrase."""
     if head.terms and _match_term(items, start + 1, head.terms) is not None:
         return None
@@ -786,7 +788,7 @@ def keyword_coverage(reference: str, response: str) -> KeywordCoverage:
     return KeywordCoverage(reference_kw, response_kw, total, matched, score)
 
 
-class _KeywordSet(set):  # type: ignore[type-arg]
+class _KeywordSet(set[str]):
     """A side's keyword surfaces, as the preprocess step shows them, carrying what the analyze
     step compares (each keyword's forms, the response's matchable pool) so that it need not
     look every keyword up again. A plain set of surfaces works too, only slower."""
@@ -794,6 +796,8 @@ class _KeywordSet(set):  # type: ignore[type-arg]
     # Set only by the constructors below (set's own __init__ stays, so copies and pickles of
     # the step result rebuild as usual); read with getattr(..., None).
     __slots__ = ("forms", "pool")
+    forms: list[frozenset[str]]
+    pool: set[str]
 
     def __repr__(self) -> str:  # shown like the plain set it stands for
         return repr(set(self))
