@@ -586,7 +586,9 @@ def _term_span(items: list[_Word | None], start: int, word: _Word) -> _Word | No
     term = _match_term(items, start, word.terms)
     if term is None:
         return None
-    return _span_word(items[start : start + term.length], frozenset({term.key}))  # type: ignore[arg-type]
+    # _match_term found a word at every position of the term: the filter drops nothing.
+    words = [item for item in items[start : start + term.length] if item is not None]
+    return _span_word(words, frozenset({term.key}))
 
 
 def _reads_as_verb(items: list[_Word | None], start: int) -> bool:
@@ -731,15 +733,16 @@ def _keyword(surface: str) -> _Word:
     if "://" in surface or surface.startswith("www."):
         return _Word(surface, frozenset({surface}), True)
     if " " in surface:
-        words = [_word(part) for part in surface.split(" ")]
-        if all(word is not None for word in words):
-            word_forms = [word.forms for word in words]  # type: ignore[union-attr]
+        parts = surface.split(" ")
+        words = [word for part in parts if (word := _word(part)) is not None]
+        if len(words) == len(parts):
+            word_forms = [word.forms for word in words]
             key = _whole_term(word_forms)
             if key is not None:
                 forms = frozenset({key})
             else:
                 forms = frozenset(" ".join(combo) for combo in product(*word_forms))
-            return _span_word(words, forms)  # type: ignore[arg-type]
+            return _span_word(words, forms)
     word = _word(surface)
     return word if word is not None else _Word(surface, frozenset({surface}), True)
 

@@ -18,7 +18,7 @@ is missing (the user prompt, the system prompt, or the response).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
@@ -243,7 +243,7 @@ def _texts(ctx: StepContext, mode: str) -> tuple[str, str, str]:
     return user, system, response
 
 
-def _analyze_prompt(settings: PromptAlignmentOptions) -> Any:
+def _analyze_prompt(settings: PromptAlignmentOptions) -> Callable[[StepContext], str]:
     def create_prompt(ctx: StepContext) -> str:
         mode = settings.evaluation_mode
         user, system, response = _texts(ctx, mode)

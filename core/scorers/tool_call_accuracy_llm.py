@@ -28,7 +28,7 @@ from core.scorers._prompts import as_json, explain_step, tagged
 from core.scorers._registry import PrebuiltScorer
 from core.scorers._scores import round_to_two_decimals
 from core.scorers._text import tool_invocations
-from core.scoring import Scorer, StepContext, create_scorer
+from core.scoring import Scorer, StepContext, create_scorer, described
 
 __all__ = [
     "CATALOG_ENTRY",
@@ -153,7 +153,7 @@ def _preprocess(ctx: StepContext) -> dict[str, Any]:
     }
 
 
-_preprocess.description = "Collect the tool calls of the output"  # type: ignore[attr-defined]
+described(_preprocess, "Collect the tool calls of the output")
 
 
 def _calls_text(calls: Sequence[Mapping[str, Any]]) -> str:

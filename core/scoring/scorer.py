@@ -10,7 +10,7 @@ import os
 import time
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from core._sync import run_coroutine_sync
 from core.errors import ScorerConfigError, ScorerRunError
@@ -33,7 +33,7 @@ from core.run_results import (
 from core.scoring.context import ScorerRun, StepContext, StepResults
 from core.scoring.not_scorable import NotScorable
 
-__all__ = ["Scorer", "StepInfo", "create_scorer"]
+__all__ = ["Scorer", "StepInfo", "create_scorer", "described"]
 
 StepFunction = Callable[[StepContext], Any]
 StepDefinition = StepFunction | PromptStep
@@ -485,6 +485,17 @@ def _takes_one_argument(function: Callable[..., Any]) -> bool:
     except TypeError:
         return False
     return True
+
+
+_Function = TypeVar("_Function", bound=Callable[..., Any])
+
+
+def described(function: _Function, description: str) -> _Function:
+    """`function` itself, given the `description` attribute that the catalog shows for its
+    step (`StepInfo.description`); the same as setting the attribute, which mypy refuses on a
+    function."""
+    function.__dict__["description"] = description
+    return function
 
 
 def _step_info(step: _Step) -> StepInfo:
