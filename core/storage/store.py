@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Literal, overload
+from types import TracebackType
+from typing import Any, Literal, TypeAlias, TypeVar, overload
 
 from sqlalchemy import (
     delete,
@@ -23,7 +25,7 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import Connection, RowMapping, make_url
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import col
 
@@ -416,7 +418,7 @@ class Store:
 
     # ---- plumbing ----
 
-    def _transaction(self, what: str) -> Any:
+    def _transaction(self, what: str) -> _Transaction:
         return _Transaction(self, what)
 
 
@@ -426,18 +428,24 @@ class _Transaction:
     def __init__(self, store: Store, what: str) -> None:
         self._store = store
         self._what = what
-        self._context: Any = None
+        self._context: AbstractContextManager[Connection] | None = None
 
-    def __enter__(self) -> Any:
+    def __enter__(self) -> Connection:
         try:
             self._context = self._store.engine.begin()
             return self._context.__enter__()
         except SQLAlchemyError as error:
             raise StorageError(f"Could not {self._what}: {_first_line(error)}") from error
 
-    def __exit__(self, kind: Any, error: Any, traceback: Any) -> Literal[False]:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> Literal[False]:
         try:
-            self._context.__exit__(kind, error, traceback)
+            if self._context is not None:  # set by __enter__, which the with statement ran
+                self._context.__exit__(kind, error, traceback)
         except SQLAlchemyError as failure:
             raise StorageError(f"Could not {self._what}: {_first_line(failure)}") from failure
         if isinstance(error, SQLAlchemyError):
@@ -447,8 +455,11 @@ class _Transaction:
 
 # ---- rows <-> records ----
 
+_RowFields: TypeAlias = RowMapping | Mapping[str, Any]
+"""A row read back (its `_mapping`), or the dict a row was written from."""
 
-def _dataset_info(row: Any) -> DatasetInfo:
+
+def _dataset_info(row: _RowFields) -> DatasetInfo:
     return DatasetInfo(
         id=row["id"],
         name=row["name"],
@@ -463,7 +474,7 @@ def _dataset_info(row: Any) -> DatasetInfo:
 
 
 def _experiment_info(
-    row: Any, scores: dict[str, float], successes: RunCounts, stale_before: datetime
+    row: _RowFields, scores: dict[str, float], successes: RunCounts, stale_before: datetime
 ) -> ExperimentInfo:
     """The record of a row. A live status with no heartbeat since `stale_before` is reported as
     `interrupted` (the row itself is left alone: should the process come back, its next
@@ -518,7 +529,7 @@ def _stored_totals() -> Any:
     )
 
 
-def _stored_counts(row: Any) -> RunCounts:
+def _stored_counts(row: _RowFields) -> RunCounts:
     return RunCounts(
         succeeded=row["succeeded"],
         usage=JudgeUsage(**{k: _int_or_none(row[k]) for k in _USAGE_COLUMNS}),
@@ -527,7 +538,7 @@ def _stored_counts(row: Any) -> RunCounts:
     )
 
 
-def _counts(row: Any, successes: RunCounts) -> RunCounts:
+def _counts(row: _RowFields, successes: RunCounts) -> RunCounts:
     failed = RunCounts(
         failed=row["failed_runs"],
         usage=JudgeUsage(**{k: row[f"failed_{k}"] for k in _USAGE_COLUMNS}),
@@ -574,7 +585,7 @@ def _score_row(experiment_id: str, outcome: ScorerOutcome) -> dict[str, Any]:
     return row
 
 
-def _outcome(row: Any) -> ScorerOutcome:
+def _outcome(row: _RowFields) -> ScorerOutcome:
     return ScorerOutcome(
         item_id=row["item_id"],
         scorer_id=row["scorer_id"],
@@ -589,9 +600,12 @@ def _outcome(row: Any) -> ScorerOutcome:
     )
 
 
-def _batches(rows: Iterable[Any]) -> Iterator[list[Any]]:
+_Row = TypeVar("_Row")
+
+
+def _batches(rows: Iterable[_Row]) -> Iterator[list[_Row]]:
     """`rows` in lists of `_INSERT_BATCH` (consumed as they come)."""
-    batch: list[Any] = []
+    batch: list[_Row] = []
     for row in rows:
         batch.append(row)
         if len(batch) >= _INSERT_BATCH:
@@ -643,7 +657,7 @@ def _items_query(dataset_id: str, first: int, limit: int | None) -> Any:
     return query if limit is None else query.limit(limit)
 
 
-def _items(rows: Iterable[Any]) -> list[DatasetItem]:
+def _items(rows: Iterable[Sequence[Any]]) -> list[DatasetItem]:
     return [
         DatasetItem.model_construct(
             id=item_id, input=item_input, output=output, ground_truth=truth, metadata=metadata or {}
