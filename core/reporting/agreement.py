@@ -29,12 +29,16 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from numbers import Integral, Real
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from pydantic import Field
 
 from core.experiment_records import DatasetItem, ExperimentDetail
 from core.record_base import Record
+
+if TYPE_CHECKING:  # numpy and pandas are imported on first use, to keep `import core` light
+    import numpy as np
+    import pandas as pd
 
 __all__ = [
     "DEFAULT_RESAMPLES",
@@ -430,7 +434,7 @@ def _statistics(
 
 
 def _auc_interval(
-    positive_scores: Any, negative_scores: Any, resamples: int, seed: int
+    positive_scores: np.ndarray, negative_scores: np.ndarray, resamples: int, seed: int
 ) -> tuple[float, float]:
     """Percentile bootstrap of the AUC, resampling positives and negatives separately (a
     stratified bootstrap, so every resample has both classes; pROC's default for `ci.auc`).
@@ -478,7 +482,9 @@ def _auc_interval(
 # ---- tables and text ----
 
 
-def agreement_frame(agreement: LabelAgreement, comparisons: Mapping[str, str] | None = None) -> Any:
+def agreement_frame(
+    agreement: LabelAgreement, comparisons: Mapping[str, str] | None = None
+) -> pd.DataFrame:
     """One row per scorer (a pandas DataFrame): `scorer, compares, n, AUC, AUC interval,
     Spearman, threshold, J, kappa, tp, fp, tn, fn, left out, note`; `compares` says what the
     scorer compared, from `comparisons` (empty when unknown); a not-defined scorer has empty

@@ -13,7 +13,7 @@ no scale. Reason (judge).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
@@ -165,7 +165,7 @@ def _calls_text(calls: Sequence[Mapping[str, Any]]) -> str:
     )
 
 
-def _analyze_prompt(tools: list[tuple[str, str]]) -> Any:
+def _analyze_prompt(tools: list[tuple[str, str]]) -> Callable[[StepContext], str]:
     tool_text = "\n".join(f"{tool_id}: {text}" for tool_id, text in tools) or "(none)"
 
     def create_prompt(ctx: StepContext) -> str:
