@@ -39,6 +39,7 @@ dashboard: $(VENV)/.runtime
 lint: $(VENV)/.installed
 	$(PY) -m ruff check .
 	$(VENV)/bin/lint-imports
+	$(PY) -m mypy
 
 # The storage tests also run against PostgreSQL: .ci/postgres.sh starts a server on 127.0.0.1
 # (installing Debian's package if needed) and prints its URL. CI (CI=true) must have it; on a

@@ -27,7 +27,12 @@ def _background_loop() -> asyncio.AbstractEventLoop:
     global _loop, _loop_thread, _loop_pid
     with _lock:
         # A forked child inherits the variables but not the thread: start a new one there.
-        if _loop is None or _loop_pid != os.getpid() or not _loop_thread.is_alive():  # type: ignore[union-attr]
+        if (
+            _loop is None
+            or _loop_pid != os.getpid()
+            or _loop_thread is None
+            or not _loop_thread.is_alive()
+        ):
             _loop = asyncio.new_event_loop()
             _loop_thread = threading.Thread(
                 target=_loop.run_forever, name="scorelab-event-loop", daemon=True

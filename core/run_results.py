@@ -246,7 +246,8 @@ class ScorerRunResult(Record):
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready camelCase dict: the record's own None fields are left out, a `null` inside
         a step result, a judge output or the run's data stays (see `json_ready`)."""
-        return json_ready(self)
+        ready: dict[str, Any] = json_ready(self)  # a record becomes a dict
+        return ready
 
     def judge_totals(self) -> tuple[JudgeUsage, int, int]:
         """Usage, model calls and attempts summed over every judge execution of the run."""

@@ -108,7 +108,7 @@ def _sheet_table(sheet: Any, limits: ImportLimits) -> Table:
         header = [_cell(cell) for cell in next(rows, ())]
         while header and header[-1] is None:  # trailing empty header cells name no column
             header.pop()
-        builder = ColumnsBuilder()
+        builder = ColumnsBuilder[int]()
         problems: list[ImportProblem] = []
         blank = 0  # blank rows not added yet: those at the end of the sheet are no data
         for sheet_row, cells in enumerate(rows, start=2):
@@ -171,7 +171,7 @@ def _large_cells(
 
 
 def _workbook_table(
-    header: list[Any], builder: ColumnsBuilder, found: list[ImportProblem]
+    header: list[Any], builder: ColumnsBuilder[int], found: list[ImportProblem]
 ) -> Table:
     positions, series = builder.finish()
     width = max([len(header), *(int(p) + 1 for p in positions)])
@@ -363,7 +363,7 @@ def _too_large(size: int, limits: ImportLimits, how: str) -> Unreadable:
 
 def _long_texts(batch: Any, start: int, limits: ImportLimits, listed: int) -> list[ImportProblem]:
     """Values over the cell limit in the top-level text columns of a batch."""
-    problems = []
+    problems: list[ImportProblem] = []
     for name, column in zip(batch.schema.names, batch.columns, strict=True):
         lengths = _text_lengths(column)
         if lengths is None or (lengths.max() if len(lengths) else 0) <= limits.cell_bytes:
@@ -398,7 +398,8 @@ def _text_lengths(column: Any) -> np.ndarray | None:
         lengths = pc.binary_length(column)
     else:
         return None
-    return pc.fill_null(lengths, 0).to_numpy().astype(np.int64, copy=False)
+    filled: np.ndarray = pc.fill_null(lengths, 0).to_numpy().astype(np.int64, copy=False)
+    return filled
 
 
 def _dictionary_text_bytes(array: Any) -> int:

@@ -38,7 +38,9 @@ def empty_mask(series: pd.Series) -> np.ndarray:
         import pyarrow.compute as pc
 
         def blank(chunk: Any) -> Any:
-            found = pc.or_(pc.equal(pc.binary_length(chunk), 0), pc.utf8_is_space(chunk))
+            # pyarrow compares with a Python int; its stubs want a pyarrow Scalar (the ignore).
+            no_bytes = pc.equal(pc.binary_length(chunk), 0)  # type: ignore[call-overload]
+            found = pc.or_(no_bytes, pc.utf8_is_space(chunk))
             return pc.fill_null(found, True) if chunk.null_count else found
 
         return chunkwise(chunked, blank)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -25,6 +25,10 @@ from core.experiments._import_problems import (
     problem,
 )
 from core.experiments._limits import DEFAULT_LIMITS, ImportLimits, size_text
+
+if TYPE_CHECKING:  # pyarrow is imported where it is used, for the start-up time
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
 
 _COUNT_LINES_FROM_BYTES = 32 * 1024 * 1024
 """A file larger than this has its lines counted before the parse (about 6 ms per 10 MB): with
@@ -156,7 +160,7 @@ def _arrow_csv(
 
     block_size: int | None = None
     while True:
-        invalid: list[Any] = []
+        invalid: list[pa_csv.InvalidRow] = []
         try:
             table = _parse(raw, sep, names, invalid, block_size, stream)
         except pa.ArrowInvalid as error:
@@ -168,30 +172,38 @@ def _arrow_csv(
         break
     if invalid:
         return None
-    frame = table.to_pandas()
+    frame: pd.DataFrame = table.to_pandas()
     frame.columns = names
     return frame
+
+
+class _CsvOptions(TypedDict):
+    """The options of pyarrow's CSV reader, whole or streaming."""
+
+    read_options: pa_csv.ReadOptions
+    parse_options: pa_csv.ParseOptions
+    convert_options: pa_csv.ConvertOptions
 
 
 def _parse(
     raw: bytes,
     sep: str,
     names: list[str],
-    invalid: list[Any],
+    invalid: list[pa_csv.InvalidRow],
     block_size: int | None,
     stream: ImportLimits | None,
-) -> Any:
+) -> pa.Table:
     import pyarrow as pa
     import pyarrow.csv as pa_csv
 
-    def on_invalid(row: Any) -> str:
+    def on_invalid(row: pa_csv.InvalidRow) -> Literal["skip"]:
         invalid.append(row)
         return "skip"
 
     read_options = pa_csv.ReadOptions(column_names=names, skip_rows=1)
     if block_size is not None:
         read_options.block_size = block_size
-    options = {
+    options: _CsvOptions = {
         "read_options": read_options,
         "parse_options": pa_csv.ParseOptions(
             delimiter=sep,
@@ -206,12 +218,13 @@ def _parse(
             quoted_strings_can_be_null=False,
         ),
     }
-    # BufferReader reads the bytes in place, where io.BytesIO would copy them.
+    # BufferReader reads the bytes in place, where io.BytesIO would copy them. pyarrow reads
+    # any NativeFile; its stubs allow only a path or a Python file (hence the ignores).
     if stream is None:
-        return pa_csv.read_csv(pa.BufferReader(raw), **options)
+        return pa_csv.read_csv(pa.BufferReader(raw), **options)  # type: ignore[arg-type]
     batches = []
     rows = 0
-    for batch in pa_csv.open_csv(pa.BufferReader(raw), **options):
+    for batch in pa_csv.open_csv(pa.BufferReader(raw), **options):  # type: ignore[arg-type]
         batches.append(batch)
         rows += batch.num_rows
         if rows > stream.rows and not _blank_after(batch, rows - stream.rows):

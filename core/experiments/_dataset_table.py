@@ -86,11 +86,15 @@ def blank_rows(frame: pd.DataFrame) -> np.ndarray:
 
         blank = np.ones(len(frame), dtype=bool)
         for chunked in texts:
-            blank &= chunkwise(chunked, lambda chunk: pc.equal(pc.binary_length(chunk), 0))
+            # pyarrow compares with a Python int; its stubs want a pyarrow Scalar (the ignore).
+            blank &= chunkwise(
+                chunked,
+                lambda chunk: pc.equal(pc.binary_length(chunk), 0),  # type: ignore[call-overload]
+            )
             if not blank.any():  # the usual case: decided by the first column
                 break
         return blank
-    return (frame.isna() | frame.eq("")).all(axis=1).to_numpy(dtype=bool)
+    return (frame.isna() | (frame == "")).all(axis=1).to_numpy(dtype=bool)
 
 
 def drop_trailing_blank_rows(frame: pd.DataFrame, blank: np.ndarray | None = None) -> pd.DataFrame:

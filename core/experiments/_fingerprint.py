@@ -90,7 +90,7 @@ one for a whole column would copy all its lengths at once."""
 
 def _hash_lengths(digest: Any, lengths: list[np.ndarray]) -> None:
     if lengths:
-        digest.update(memoryview(np.concatenate(lengths)).cast("B"))  # byte buffers only
+        digest.update(np.concatenate(lengths).data.cast("B"))  # byte buffers only
 
 
 def _hash_arrow_text(digest: Any, series: pd.Series) -> bool:

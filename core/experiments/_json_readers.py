@@ -91,7 +91,7 @@ class _Rows:
         self.rest = rest
         self.count = 0
         self.numbers = array("q")
-        self._columns = ColumnsBuilder()
+        self._columns = ColumnsBuilder[str]()
         self._problems: list[ImportProblem] = []
         self._more = 0
 
@@ -184,7 +184,7 @@ class _Rows:
             self._more += 1
 
     def discard(self) -> None:
-        self._columns = ColumnsBuilder()
+        self._columns = ColumnsBuilder[str]()
         self.numbers = array("q")
 
     def table(

@@ -3,6 +3,8 @@ characters (which PostgreSQL's text and jsonb types cannot store: docs/datasets.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 
@@ -21,6 +23,12 @@ def check_rows(table: Table, mapping: ColumnMapping, columns: MappedColumns) -> 
     return problems + _empty_and_duplicate(table, mapping, columns.ids)
 
 
+def _labelled(what: str, label: str) -> str:
+    """A row's problem message: the row's label, then what is wrong (bound per column, as a
+    lambda's default argument could not be typed)."""
+    return f"{label}: {what}"
+
+
 def _empty_and_duplicate(table: Table, mapping: ColumnMapping, ids: Column) -> list[ImportProblem]:
     frame, word = table.frame, table.field_word
     problems: list[ImportProblem] = []
@@ -30,7 +38,7 @@ def _empty_and_duplicate(table: Table, mapping: ColumnMapping, ids: Column) -> l
         problems += table.row_problems(
             np.flatnonzero(empty_mask(frame[column])),
             f"empty_{role}",
-            lambda label, what=what: f"{label}: {what}",
+            partial(_labelled, what),
             f"where {what}",
             column,
         )
@@ -74,7 +82,7 @@ def _nul_problems(
         problems += table.row_problems(
             _nul_rows(column),
             "nul_character",
-            lambda label, what=what: f"{label}: {what}, which the database cannot store",
+            partial(_labelled, f"{what}, which the database cannot store"),
             f"where {what}",
             name,
         )

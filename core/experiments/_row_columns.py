@@ -9,41 +9,47 @@ at once.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
 import pandas as pd
+
+if TYPE_CHECKING:  # pyarrow is imported where it is used, for the start-up time
+    import pyarrow as pa
 
 CHUNK_ROWS = 20_000
 """Rows kept as Python objects before their columns are packed."""
 
-Piece = Any
+Piece: TypeAlias = "pa.StringArray | list[Any]"
 """A chunk of one column: a pyarrow StringArray, or a list of Python values."""
 
+Key = TypeVar("Key", bound=Hashable)
+"""The rows' keys: object keys (JSON), column positions (workbooks)."""
 
-class ColumnsBuilder:
+
+class ColumnsBuilder(Generic[Key]):
     """Columns from rows given as `{key: value}` (a missing key is a null), keys in the order
     they first appear."""
 
     def __init__(self, chunk_rows: int = CHUNK_ROWS) -> None:
         self._chunk_rows = chunk_rows
-        self._pieces: dict[Hashable, list[Piece]] = {}
-        self._rows: list[dict[Hashable, Any]] = []
+        self._pieces: dict[Key, list[Piece]] = {}
+        self._rows: list[dict[Key, Any]] = []
         self._packed = 0  # rows already packed into pieces
 
     @property
     def row_count(self) -> int:
         return self._packed + len(self._rows)
 
-    def add(self, row: dict[Hashable, Any]) -> None:
+    def add(self, row: dict[Key, Any]) -> None:
         self._rows.append(row)
         if len(self._rows) >= self._chunk_rows:
             self._pack()
 
-    def finish(self) -> tuple[list[Hashable], dict[Hashable, pd.Series]]:
+    def finish(self) -> tuple[list[Key], dict[Key, pd.Series]]:
         """The keys in order of first appearance and a Series per key: pyarrow-backed text
         (`str`) when every value is text or null, else an object Series of the values."""
         self._pack()
-        columns: dict[Hashable, pd.Series] = {}
+        columns: dict[Key, pd.Series] = {}
         for key, pieces in self._pieces.items():
             columns[key] = _series(pieces)
         self._pieces = {}
@@ -74,7 +80,9 @@ def _series(pieces: list[Piece]) -> pd.Series:
 
     if all(isinstance(piece, pa.Array) for piece in pieces):
         chunked = pa.chunked_array(pieces, pa.string())
-        return pa.table({"values": chunked}).to_pandas()["values"]
+        # pa.table takes a ChunkedArray as a column; pyarrow-stubs allow only arrays and lists.
+        table = pa.table({"values": chunked})  # type: ignore[dict-item]
+        return table.to_pandas()["values"]
     values: list[Any] = []
     for piece in pieces:
         values.extend(piece.to_pylist() if isinstance(piece, pa.Array) else piece)

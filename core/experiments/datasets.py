@@ -287,8 +287,9 @@ def _release_parse_memory() -> None:
 
 
 def _unexpected(fmt: DatasetFormat, error: BaseException) -> ImportProblem:
-    what = {
+    known: dict[type[BaseException], str] = {
         RecursionError: "values nested too deeply",
         MemoryError: "more data than fits in memory",
-    }.get(type(error), f"{type(error).__name__}: {' '.join(str(error).split())[:200]}")
+    }
+    what = known.get(type(error), f"{type(error).__name__}: {' '.join(str(error).split())[:200]}")
     return problem("unreadable_file", f"The file cannot be read as {fmt.upper()}: {what}")

@@ -383,7 +383,7 @@ def _failed_execution(
 ) -> JudgeExecutionFailure | None:
     if snapshot is None or not snapshot.judge or failed_step not in snapshot.judge:
         return None
-    executions = snapshot.judge[failed_step].executions  # type: ignore[index]
+    executions = snapshot.judge[failed_step].executions
     last = executions[-1] if executions else None
     return last if isinstance(last, JudgeExecutionFailure) else None
 
@@ -440,8 +440,8 @@ async def _run_workers(
             task.cancel()
     # The error that stopped the others first, then any raised while they stopped.
     for task in sorted(tasks, key=lambda task: task not in done):
-        if not task.cancelled() and task.exception() is not None:
-            raise task.exception()  # type: ignore[misc]
+        if not task.cancelled() and (error := task.exception()) is not None:
+            raise error
     if not aborted and any(task.cancelled() for task in tasks):
         raise asyncio.CancelledError()  # cancelled from outside: let the caller see it
     return aborted

@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
+from types import EllipsisType
 from typing import Protocol
 
 from core._sync import run_coroutine_sync
@@ -115,7 +116,9 @@ class ResultWriter:
         last_flush = time.monotonic()
         while True:
             try:
-                outcome = self._queue.get(timeout=_FLUSH_EVERY_S)
+                outcome: ScorerOutcome | EllipsisType | None = self._queue.get(
+                    timeout=_FLUSH_EVERY_S
+                )
             except queue.Empty:
                 outcome = ...  # no news: maybe time to flush, or to beat
             if outcome is None:

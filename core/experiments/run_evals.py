@@ -109,7 +109,8 @@ class RunEvalsResult(Record):
         """JSON-ready camelCase dict without None values."""
         from core.run_results import json_ready
 
-        return json_ready(self)
+        ready: dict[str, Any] = json_ready(self)  # a record becomes a dict
+        return ready
 
 
 @dataclass(slots=True)
@@ -215,7 +216,7 @@ def _record(index: int, item: DataItem, done: ItemRun) -> _ItemRecord:
         return _ItemRecord(outcome=_failed(index, item, "target", None, done.error))
     record = _ItemRecord(gate_scores=_gate_scores(done.gates, index))
     failure = next((run for run in done.runs if run.error is not None), None)
-    if failure is not None:
+    if failure is not None and failure.error is not None:  # the second test is for mypy
         record.outcome = _failed(index, item, "scorer", failure.scorer_id, failure.error)
         return record
     record.scores = {run.scorer_id: run.result.score for run in done.runs if run.result}

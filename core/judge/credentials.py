@@ -165,7 +165,7 @@ def judge_key(
         problems = [] if api_base or variable else _missing_keys(model)
         if problems:
             return JudgeKey("none", None, missing="; ".join(problems))
-        trusted = bool(api_base) and not is_provider_endpoint(model, provider, api_base, environ)
+        trusted = bool(api_base and not is_provider_endpoint(model, provider, api_base, environ))
         return JudgeKey("provider", endpoint, variable, trusted=trusted)
     return JudgeKey("none", endpoint, withheld=variable)
 

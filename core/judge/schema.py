@@ -15,11 +15,14 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel, ValidationError
 
 from core.errors import MastraError
+
+if TYPE_CHECKING:  # jsonschema is imported on first use, to keep `import core` light
+    from jsonschema.protocols import Validator
 
 __all__ = ["JudgeOutputError", "OutputSchema", "parse_judge_json", "score_schema"]
 
@@ -40,7 +43,8 @@ class OutputSchema:
 
     source: type[BaseModel] | Mapping[str, Any]
     json_schema: dict[str, Any] = field(init=False)
-    _validator: Any = field(init=False, repr=False)
+    _validator: Validator | None = field(init=False, repr=False)
+    """The JSON-schema validator; None for a model class."""
 
     def __post_init__(self) -> None:
         if isinstance(self.source, type) and issubclass(self.source, BaseModel):
@@ -79,7 +83,7 @@ class OutputSchema:
                 id="JUDGE_OUTPUT_EMPTY", message="The judge returned an empty object"
             )
         if self._validator is None:
-            model: type[BaseModel] = self.source  # type: ignore[assignment]
+            model = cast("type[BaseModel]", self.source)  # no validator: a model class
             # Strict JSON mode, on the answer as JSON text: no string->number or "yes"->bool
             # coercion, yet arrays still fill tuple fields and ISO strings date fields (strict
             # Python mode would refuse those).

@@ -103,7 +103,7 @@ def _environment_secrets(environ: Mapping[str, str] | None) -> Iterator[str]:
         return
     # Called for every judge step: read os.environ's own dict, decoding only what is needed
     # (a CPython detail; the mapping above is the fallback).
-    decode = os.environ.decodevalue  # type: ignore[attr-defined]
+    decode = os.environ.decodevalue
     for raw_name, raw_value in data.items():
         if _is_secret_raw_name(raw_name):
             value = decode(raw_value)
@@ -169,7 +169,8 @@ class SecretMasker:
         too); other values as they are."""
         if not self.secrets:
             return value
-        return self._walk(value)
+        masked: T = self._walk(value)  # _walk keeps the shape: a T comes back
+        return masked
 
     def record(self, record: R) -> R:
         """A pydantic record with every string in it masked: the same object when it holds no

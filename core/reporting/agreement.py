@@ -29,12 +29,16 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from numbers import Integral, Real
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from pydantic import Field
 
 from core.experiment_records import DatasetItem, ExperimentDetail
 from core.record_base import Record
+
+if TYPE_CHECKING:  # numpy and pandas are imported on first use, to keep `import core` light
+    import numpy as np
+    import pandas as pd
 
 __all__ = [
     "DEFAULT_RESAMPLES",
@@ -330,6 +334,30 @@ def _scores_by_scorer(detail: ExperimentDetail) -> dict[str, dict[str, float]]:
     return scores
 
 
+class _Counts(TypedDict):
+    """The counting fields of a `ScorerAgreement`, defined or not."""
+
+    scorer_id: str
+    n: int
+    positives: int
+    negatives: int
+    left_out_no_label: int
+    left_out_no_score: int
+
+
+class _Statistics(TypedDict):
+    """The statistics fields of a defined `ScorerAgreement`."""
+
+    auc: float
+    auc_low: float
+    auc_high: float
+    spearman: float
+    threshold: float
+    youden_j: float
+    kappa: float
+    confusion: Confusion
+
+
 def _scorer_agreement(
     scorer_id: str,
     labels: Mapping[str, float],
@@ -342,7 +370,7 @@ def _scorer_agreement(
     truth = [labels[item_id] for item_id in used]
     predicted = [scores[item_id] for item_id in used]
     positives = sum(label >= 0.5 for label in truth)
-    counts = {
+    counts: _Counts = {
         "scorer_id": scorer_id,
         "n": len(used),
         "positives": positives,
@@ -376,7 +404,7 @@ def _undefined_reason(truth: list[float], predicted: list[float], positives: int
 
 def _statistics(
     truth: list[float], predicted: list[float], resamples: int, seed: int
-) -> dict[str, Any]:
+) -> _Statistics:
     import numpy as np
     from scipy.stats import spearmanr
     from sklearn.metrics import cohen_kappa_score, confusion_matrix, roc_auc_score, roc_curve
@@ -406,7 +434,7 @@ def _statistics(
 
 
 def _auc_interval(
-    positive_scores: Any, negative_scores: Any, resamples: int, seed: int
+    positive_scores: np.ndarray, negative_scores: np.ndarray, resamples: int, seed: int
 ) -> tuple[float, float]:
     """Percentile bootstrap of the AUC, resampling positives and negatives separately (a
     stratified bootstrap, so every resample has both classes; pROC's default for `ci.auc`).
@@ -454,7 +482,9 @@ def _auc_interval(
 # ---- tables and text ----
 
 
-def agreement_frame(agreement: LabelAgreement, comparisons: Mapping[str, str] | None = None) -> Any:
+def agreement_frame(
+    agreement: LabelAgreement, comparisons: Mapping[str, str] | None = None
+) -> pd.DataFrame:
     """One row per scorer (a pandas DataFrame): `scorer, compares, n, AUC, AUC interval,
     Spearman, threshold, J, kappa, tp, fp, tn, fn, left out, note`; `compares` says what the
     scorer compared, from `comparisons` (empty when unknown); a not-defined scorer has empty

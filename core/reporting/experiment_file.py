@@ -336,7 +336,8 @@ def _scorer_specs(value: Any, scorer_ids: list[str]) -> list[ScorerSpec]:
 
 def _status(value: Any) -> ExperimentStatus:
     if value in _FINISHED:
-        return value
+        finished: ExperimentStatus = value
+        return finished
     if value in get_args(ExperimentStatus):
         return "cancelled"  # exported while still running: what is in the file is all there is
     return "completed"

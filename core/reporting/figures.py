@@ -105,7 +105,8 @@ def _histogram(scorer_id: str, scores: np.ndarray) -> go.Bar:
         x=(edges[:-1] + edges[1:]) / 2,
         y=counts,
         width=float(edges[1] - edges[0]),
-        customdata=ranges,
+        # plotly takes any values as customdata; plotly-stubs allow numbers only.
+        customdata=ranges,  # type: ignore[arg-type]
         hovertemplate="score %{customdata}: %{y} items<extra>" + scorer_id + "</extra>",
     )
 

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 from html import escape
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -159,7 +159,7 @@ def _sha256(script: str) -> str:
 @lru_cache(maxsize=1)
 def _plotly_js() -> str:
     """plotly.js as the plotly package ships it (checked to be safe inside a script element)."""
-    source = get_plotlyjs()
+    source: str = get_plotlyjs()
     if "</script" in source.lower() or "<!--" in source or "\r" in source:
         raise RuntimeError("plotly.js cannot be inlined verbatim (it holds </script, <!-- or CR)")
     return source
@@ -198,7 +198,8 @@ def _payload(
                 frame.at[row, "input"],
                 frame.at[row, "output"],
                 frame.at[row, "ground_truth"],
-                int(frame.at[row, "judge_tokens"]),
+                # An integer column; pandas-stubs types any cell as any scalar.
+                int(cast(int, frame.at[row, "judge_tokens"])),
                 row_scores,
                 failed,
             ]
@@ -291,7 +292,8 @@ def _figures(
 
 
 def _figure_json(figure: go.Figure) -> dict[str, Any]:
-    return json.loads(pio.to_json(figure, validate=False))
+    figure_json: dict[str, Any] = json.loads(pio.to_json(figure, validate=False))
+    return figure_json
 
 
 # ---- sections ----

@@ -351,7 +351,7 @@ def _in_range(
         return np.zeros(len(frame), dtype=bool)
     low, high = score_range
     scores = frame[present].to_numpy(dtype=float)
-    return ((scores >= low) & (scores <= high)).any(axis=1)
+    return np.asarray(((scores >= low) & (scores <= high)).any(axis=1))
 
 
 def _failed_any(frame: pd.DataFrame, scorer_ids: Sequence[str] | None) -> np.ndarray:

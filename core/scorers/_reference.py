@@ -13,7 +13,7 @@ several acceptable answers instead (`ground_truth_answers`).
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypeGuard, get_args
 
 from core.errors import ScorerConfigError
 from core.scorers._options import ScorerOptions
@@ -49,13 +49,17 @@ class ReferenceOptions(ScorerOptions):
 
 def check_reference(reference: Any, factory: str) -> Reference:
     """`reference` itself, or a `ScorerConfigError` naming the factory and the valid values."""
-    if isinstance(reference, str) and reference in _REFERENCES:
-        return reference  # type: ignore[return-value]
+    if _is_reference(reference):
+        return reference
     raise ScorerConfigError(
         id="PREBUILT_SCORER_INVALID_OPTION",
         message=f"{factory}(reference=...) must be 'input' or 'ground_truth', got {reference!r}",
         details={"factory": factory, "option": "reference"},
     )
+
+
+def _is_reference(value: object) -> TypeGuard[Reference]:
+    return isinstance(value, str) and value in _REFERENCES
 
 
 def _as_readable(value: Any) -> Any:

@@ -19,7 +19,7 @@ when `require_ground_truth` is on (the default), and scores 0 otherwise.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
@@ -142,7 +142,7 @@ def _ground_truth(value: Any) -> str | None:
     return text if text.strip() else None
 
 
-def _units_prompt(settings: AnswerSimilarityOptions) -> Any:
+def _units_prompt(settings: AnswerSimilarityOptions) -> Callable[[StepContext], str]:
     def create_prompt(ctx: StepContext) -> str:
         expected = _ground_truth(ctx.run.ground_truth)
         if expected is None and settings.require_ground_truth:

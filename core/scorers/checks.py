@@ -172,7 +172,8 @@ def similarity(
 
     def passes(result: dict[str, Any]) -> float:
         if threshold is None:
-            return result["score"]
+            score: float = result["score"]
+            return score
         return 1.0 if result["score"] >= threshold else 0.0
 
     return _check("similarity", id, f"Output is similar to {value!r}", analyse, passes)

@@ -11,7 +11,7 @@ when none), times `scale`, rounded half up to two decimals. Reason (judge).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -25,7 +25,7 @@ from core.scorers._prompts import as_json, explain_step, numbered, tagged
 from core.scorers._registry import PrebuiltScorer, context_needs
 from core.scorers._scores import round_to_two_decimals
 from core.scorers._text import js_trim
-from core.scoring import Scorer, StepContext, create_scorer
+from core.scoring import Scorer, StepContext, create_scorer, described
 
 __all__ = [
     "CATALOG_ENTRY",
@@ -86,11 +86,13 @@ def context_precision_score(verdicts: Sequence[Mapping[str, Any]], scale: float 
     return round_to_two_decimals(average * scale)
 
 
-def _resolve_context(settings: ContextPrecisionOptions) -> Any:
+def _resolve_context(
+    settings: ContextPrecisionOptions,
+) -> Callable[[StepContext], Awaitable[dict[str, Any]]]:
     async def preprocess(ctx: StepContext) -> dict[str, Any]:
         return {"context": await required_context(settings, ctx.run, NAME, SCORER_ID, FACTORY)}
 
-    preprocess.description = "Find the context pieces to judge"  # type: ignore[attr-defined]
+    described(preprocess, "Find the context pieces to judge")
     return preprocess
 
 

@@ -15,7 +15,7 @@ Context: `context_extractor(input, output)`, else the `context` option, else the
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from core.judge import JudgeConfig, PromptStep
@@ -82,7 +82,7 @@ async def _context(run: ScorerRun, settings: ContextRecallOptions) -> list[str]:
     return await required_context(settings, run, NAME, SCORER_ID, FACTORY)
 
 
-def _preprocess_prompt(settings: ContextRecallOptions) -> Any:
+def _preprocess_prompt(settings: ContextRecallOptions) -> Callable[[StepContext], Awaitable[str]]:
     async def create_prompt(ctx: StepContext) -> str:
         await _context(ctx.run, settings)  # fail before any judge call when there is none
         text = ground_truth_text(ctx.run.ground_truth)
@@ -91,7 +91,7 @@ def _preprocess_prompt(settings: ContextRecallOptions) -> Any:
     return create_prompt
 
 
-def _analyze_prompt(settings: ContextRecallOptions) -> Any:
+def _analyze_prompt(settings: ContextRecallOptions) -> Callable[[StepContext], Awaitable[str]]:
     async def create_prompt(ctx: StepContext) -> str:
         claims = ctx.results.preprocess_step_result["claims"]
         context = await _context(ctx.run, settings)

@@ -18,7 +18,7 @@ Reason (judge).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
@@ -32,7 +32,7 @@ from core.scorers._options import Scale, ScorerOptions, build_options
 from core.scorers._prompts import as_json, explain_step, numbered, tagged
 from core.scorers._registry import PrebuiltScorer, context_needs
 from core.scorers._scores import round_to_two_decimals
-from core.scoring import Scorer, StepContext, create_scorer
+from core.scoring import Scorer, StepContext, create_scorer, described
 
 __all__ = [
     "CATALOG_ENTRY",
@@ -127,14 +127,16 @@ def context_relevance_score(
     return round_to_two_decimals(max(0.0, base - usage_penalty - missing_penalty) * scale)
 
 
-def _resolve_context(settings: ContextRelevanceOptions) -> Any:
+def _resolve_context(
+    settings: ContextRelevanceOptions,
+) -> Callable[[StepContext], Awaitable[dict[str, Any]]]:
     async def preprocess(ctx: StepContext) -> dict[str, Any]:
         context = await required_context(
             settings, ctx.run, NAME, SCORER_ID, FACTORY, allow_empty=True
         )
         return {"context": context}
 
-    preprocess.description = "Find the context pieces to judge"  # type: ignore[attr-defined]
+    described(preprocess, "Find the context pieces to judge")
     return preprocess
 
 

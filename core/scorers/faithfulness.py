@@ -13,7 +13,7 @@ a `ScorerRunError` (failed step "preprocess") whose message says where to put th
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from core.judge import JudgeConfig, PromptStep
@@ -74,7 +74,7 @@ def _context(run: ScorerRun, settings: FaithfulnessOptions) -> list[str]:
     return context
 
 
-def _preprocess_prompt(settings: FaithfulnessOptions) -> Any:
+def _preprocess_prompt(settings: FaithfulnessOptions) -> Callable[[StepContext], str]:
     def create_prompt(ctx: StepContext) -> str:
         _context(ctx.run, settings)  # fail before any judge call when there is no context
         return claims_prompt(assistant_message(ctx.run.output))
@@ -82,7 +82,7 @@ def _preprocess_prompt(settings: FaithfulnessOptions) -> Any:
     return create_prompt
 
 
-def _analyze_prompt(settings: FaithfulnessOptions) -> Any:
+def _analyze_prompt(settings: FaithfulnessOptions) -> Callable[[StepContext], str]:
     def create_prompt(ctx: StepContext) -> str:
         claims = ctx.results.preprocess_step_result["claims"]
         return "\n\n".join(

@@ -15,7 +15,7 @@ any judge call (failed step "preprocess"); with it, an empty answer fails the an
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -104,7 +104,7 @@ async def _context(ctx: StepContext, step: str, settings: HallucinationOptions) 
     return context
 
 
-def _preprocess_prompt(settings: HallucinationOptions) -> Any:
+def _preprocess_prompt(settings: HallucinationOptions) -> Callable[[StepContext], str]:
     def create_prompt(ctx: StepContext) -> str:
         # Fail before any judge call when no context can be found (get_context is only
         # asked at the steps that need it, as in Mastra).
@@ -116,7 +116,7 @@ def _preprocess_prompt(settings: HallucinationOptions) -> Any:
     return create_prompt
 
 
-def _analyze_prompt(settings: HallucinationOptions) -> Any:
+def _analyze_prompt(settings: HallucinationOptions) -> Callable[[StepContext], Awaitable[str]]:
     async def create_prompt(ctx: StepContext) -> str:
         claims = ctx.results.preprocess_step_result["claims"]
         context = await _context(ctx, "analyze", settings)
@@ -153,7 +153,7 @@ def _analyze_prompt(settings: HallucinationOptions) -> Any:
     return create_prompt
 
 
-def _findings(settings: HallucinationOptions) -> Any:
+def _findings(settings: HallucinationOptions) -> Callable[[StepContext], Awaitable[str]]:
     async def findings(ctx: StepContext) -> str:
         return as_json(
             {

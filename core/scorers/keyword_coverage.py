@@ -586,7 +586,9 @@ def _term_span(items: list[_Word | None], start: int, word: _Word) -> _Word | No
     term = _match_term(items, start, word.terms)
     if term is None:
         return None
-    return _span_word(items[start : start + term.length], frozenset({term.key}))  # type: ignore[arg-type]
+    # _match_term found a word at every position of the term: the filter drops nothing.
+    words = [item for item in items[start : start + term.length] if item is not None]
+    return _span_word(words, frozenset({term.key}))
 
 
 def _reads_as_verb(items: list[_Word | None], start: int) -> bool:
@@ -617,7 +619,9 @@ def _reads_as_verb(items: list[_Word | None], start: int) -> bool:
     return False
 
 
-def _compound_span(items: list[_Word | None], start: int, modifier: _Word, head: _Word):
+def _compound_span(
+    items: list[_Word | None], start: int, modifier: _Word, head: _Word
+) -> _Word | None:
     """The rule compound `modifier head`, unless the context reads it as a verb phrase."""
     if head.terms and _match_term(items, start + 1, head.terms) is not None:
         return None
@@ -729,15 +733,16 @@ def _keyword(surface: str) -> _Word:
     if "://" in surface or surface.startswith("www."):
         return _Word(surface, frozenset({surface}), True)
     if " " in surface:
-        words = [_word(part) for part in surface.split(" ")]
-        if all(word is not None for word in words):
-            word_forms = [word.forms for word in words]  # type: ignore[union-attr]
+        parts = surface.split(" ")
+        words = [word for part in parts if (word := _word(part)) is not None]
+        if len(words) == len(parts):
+            word_forms = [word.forms for word in words]
             key = _whole_term(word_forms)
             if key is not None:
                 forms = frozenset({key})
             else:
                 forms = frozenset(" ".join(combo) for combo in product(*word_forms))
-            return _span_word(words, forms)  # type: ignore[arg-type]
+            return _span_word(words, forms)
     word = _word(surface)
     return word if word is not None else _Word(surface, frozenset({surface}), True)
 
@@ -786,7 +791,7 @@ def keyword_coverage(reference: str, response: str) -> KeywordCoverage:
     return KeywordCoverage(reference_kw, response_kw, total, matched, score)
 
 
-class _KeywordSet(set):  # type: ignore[type-arg]
+class _KeywordSet(set[str]):
     """A side's keyword surfaces, as the preprocess step shows them, carrying what the analyze
     step compares (each keyword's forms, the response's matchable pool) so that it need not
     look every keyword up again. A plain set of surfaces works too, only slower."""
@@ -794,6 +799,8 @@ class _KeywordSet(set):  # type: ignore[type-arg]
     # Set only by the constructors below (set's own __init__ stays, so copies and pickles of
     # the step result rebuild as usual); read with getattr(..., None).
     __slots__ = ("forms", "pool")
+    forms: list[frozenset[str]]
+    pool: set[str]
 
     def __repr__(self) -> str:  # shown like the plain set it stands for
         return repr(set(self))

@@ -8,7 +8,7 @@ numbered and fenced as an untrusted transcript, and answers `{satisfied, reasoni
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -21,7 +21,7 @@ from core.scorers._options import ScorerOptions, build_options
 from core.scorers._prompts import tagged
 from core.scorers._registry import PrebuiltScorer
 from core.scorers._scores import format_score
-from core.scoring import Scorer, StepContext, create_scorer
+from core.scoring import Scorer, StepContext, create_scorer, described
 
 __all__ = [
     "CATALOG_ENTRY",
@@ -77,7 +77,7 @@ def _transcript(output: Any) -> str:
     )
 
 
-def _analyze_prompt(criterion: str) -> Any:
+def _analyze_prompt(criterion: str) -> Callable[[StepContext], str]:
     def create_prompt(ctx: StepContext) -> str:
         return "\n\n".join(
             [
@@ -111,7 +111,7 @@ def _reason(ctx: StepContext) -> str:
     return f"The score is {score} because the criterion is {state}: {verdict['reasoning']}"
 
 
-_reason.description = "Report the judge's verdict"  # type: ignore[attr-defined]
+described(_reason, "Report the judge's verdict")
 
 
 def create_multi_turn_judge_scorer(

@@ -20,7 +20,7 @@ Reason (judge).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
@@ -152,7 +152,7 @@ def _setting(settings: NoiseSensitivityOptions, ctx: StepContext, name: str, key
     return value
 
 
-def _analyze_prompt(settings: NoiseSensitivityOptions) -> Any:
+def _analyze_prompt(settings: NoiseSensitivityOptions) -> Callable[[StepContext], str]:
     def create_prompt(ctx: StepContext) -> str:
         baseline = _setting(settings, ctx, "baseline_response", "baselineResponse")
         noisy_query = _setting(settings, ctx, "noisy_query", "noisyQuery")

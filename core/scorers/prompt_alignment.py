@@ -18,7 +18,7 @@ is missing (the user prompt, the system prompt, or the response).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
@@ -135,12 +135,13 @@ class AlignmentAnalysis(BaseModel):
 
 
 def _weighted(analysis: Mapping[str, Any], weights: tuple[float, float, float, float]) -> float:
-    return (
+    weighted: float = (
         analysis["intentAlignment"]["score"] * weights[0]
         + analysis["requirementsFulfillment"]["overallScore"] * weights[1]
         + analysis["completeness"]["score"] * weights[2]
         + analysis["responseAppropriateness"]["score"] * weights[3]
     )
+    return weighted
 
 
 def prompt_alignment_score(
@@ -242,7 +243,7 @@ def _texts(ctx: StepContext, mode: str) -> tuple[str, str, str]:
     return user, system, response
 
 
-def _analyze_prompt(settings: PromptAlignmentOptions) -> Any:
+def _analyze_prompt(settings: PromptAlignmentOptions) -> Callable[[StepContext], str]:
     def create_prompt(ctx: StepContext) -> str:
         mode = settings.evaluation_mode
         user, system, response = _texts(ctx, mode)

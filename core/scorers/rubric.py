@@ -14,7 +14,7 @@ else 0. Reason (code): one line per criterion with its mark.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, ValidationError
@@ -28,7 +28,7 @@ from core.scorers._options import OptionType, ScorerOptions, build_options
 from core.scorers._prompts import tagged
 from core.scorers._registry import PrebuiltScorer
 from core.scorers._scores import format_score
-from core.scoring import Scorer, ScorerRun, StepContext, create_scorer
+from core.scoring import Scorer, ScorerRun, StepContext, create_scorer, described
 
 __all__ = [
     "CATALOG_ENTRY",
@@ -145,7 +145,7 @@ def _rubric_lines(criteria: list[RubricCriterion]) -> str:
     )
 
 
-def _analyze_prompt(criteria: list[RubricCriterion] | None) -> Any:
+def _analyze_prompt(criteria: list[RubricCriterion] | None) -> Callable[[StepContext], str]:
     def create_prompt(ctx: StepContext) -> str:
         response = assistant_message(ctx.run.output)  # refuses an unreadable output early
         rubric = _resolve(criteria, ctx.run)
@@ -207,7 +207,7 @@ def _reason(ctx: StepContext) -> str:
     return "\n".join(lines)
 
 
-_reason.description = "List each criterion with its mark"  # type: ignore[attr-defined]
+described(_reason, "List each criterion with its mark")
 
 
 def create_rubric_scorer(

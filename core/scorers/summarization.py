@@ -16,7 +16,7 @@ Reason (judge).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -133,7 +133,7 @@ async def _source(ctx: StepContext, settings: SummarizationOptions) -> str:
     return value
 
 
-def _preprocess_prompt(settings: SummarizationOptions) -> Any:
+def _preprocess_prompt(settings: SummarizationOptions) -> Callable[[StepContext], Awaitable[str]]:
     async def create_prompt(ctx: StepContext) -> str:
         source = await _source(ctx, settings)
         limit = settings.max_questions
@@ -169,10 +169,11 @@ def _preprocess_prompt(settings: SummarizationOptions) -> Any:
 
 
 def _questions(ctx: StepContext, settings: SummarizationOptions) -> list[str]:
-    return ctx.results.preprocess_step_result["questions"][: settings.max_questions]
+    questions: list[str] = ctx.results.preprocess_step_result["questions"]
+    return questions[: settings.max_questions]
 
 
-def _analyze_prompt(settings: SummarizationOptions) -> Any:
+def _analyze_prompt(settings: SummarizationOptions) -> Callable[[StepContext], str]:
     def create_prompt(ctx: StepContext) -> str:
         questions = _questions(ctx, settings)
         return "\n\n".join(

@@ -112,7 +112,8 @@ def textual_difference(first: str, second: str) -> dict[str, Any]:
 
 
 def _generate_score(ctx: StepContext) -> float:
-    return ctx.results.preprocess_step_result["ratio"]
+    ratio: float = ctx.results.preprocess_step_result["ratio"]
+    return ratio
 
 
 def create_textual_difference_scorer(reference: Reference = "input") -> Scorer:

@@ -85,7 +85,8 @@ def _analyze(ctx: StepContext) -> dict[str, Any]:
 
 def _generate_score(ctx: StepContext) -> float:
     analysis = ctx.results.analyze_step_result
-    return analysis["comparisons"][analysis["bestMatch"]]["f1"]
+    f1: float = analysis["comparisons"][analysis["bestMatch"]]["f1"]
+    return f1
 
 
 def _generate_reason(ctx: StepContext) -> str:

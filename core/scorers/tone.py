@@ -215,7 +215,8 @@ def create_tone_scorer(reference_tone: str | None = None, reference: Reference =
 
 
 def _generate_score(ctx: StepContext) -> float:
-    return ctx.results.preprocess_step_result["score"]
+    score: float = ctx.results.preprocess_step_result["score"]
+    return score
 
 
 def _comparison(options: Mapping[str, Any]) -> str:

@@ -13,7 +13,7 @@ no scale. Reason (judge).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
@@ -28,7 +28,7 @@ from core.scorers._prompts import as_json, explain_step, tagged
 from core.scorers._registry import PrebuiltScorer
 from core.scorers._scores import round_to_two_decimals
 from core.scorers._text import tool_invocations
-from core.scoring import Scorer, StepContext, create_scorer
+from core.scoring import Scorer, StepContext, create_scorer, described
 
 __all__ = [
     "CATALOG_ENTRY",
@@ -153,7 +153,7 @@ def _preprocess(ctx: StepContext) -> dict[str, Any]:
     }
 
 
-_preprocess.description = "Collect the tool calls of the output"  # type: ignore[attr-defined]
+described(_preprocess, "Collect the tool calls of the output")
 
 
 def _calls_text(calls: Sequence[Mapping[str, Any]]) -> str:
@@ -165,7 +165,7 @@ def _calls_text(calls: Sequence[Mapping[str, Any]]) -> str:
     )
 
 
-def _analyze_prompt(tools: list[tuple[str, str]]) -> Any:
+def _analyze_prompt(tools: list[tuple[str, str]]) -> Callable[[StepContext], str]:
     tool_text = "\n".join(f"{tool_id}: {text}" for tool_id, text in tools) or "(none)"
 
     def create_prompt(ctx: StepContext) -> str:

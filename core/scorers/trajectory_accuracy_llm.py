@@ -20,7 +20,7 @@ expected one: the `expected_trajectory` argument, else the item's
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
@@ -34,7 +34,7 @@ from core.scorers._prompts import as_json, explain_step, tagged
 from core.scorers._registry import PrebuiltScorer
 from core.scorers._scores import round_to_two_decimals
 from core.scorers._text import ScorerInputError, tool_invocations
-from core.scoring import Scorer, StepContext, create_scorer
+from core.scoring import Scorer, StepContext, create_scorer, described
 
 __all__ = [
     "CATALOG_ENTRY",
@@ -168,7 +168,7 @@ def format_trajectory(value: Any, side: str = "output") -> tuple[str, int]:
     return "\n".join(lines), len(steps)
 
 
-def _preprocess(expected_trajectory: Any) -> Any:
+def _preprocess(expected_trajectory: Any) -> Callable[[StepContext], dict[str, Any]]:
     def preprocess(ctx: StepContext) -> dict[str, Any]:
         actual, actual_count = format_trajectory(ctx.run.output)
         expected_value = expected_trajectory
@@ -187,7 +187,7 @@ def _preprocess(expected_trajectory: Any) -> Any:
             "expectedTrajectory": expected,
         }
 
-    preprocess.description = "Format the trajectories"  # type: ignore[attr-defined]
+    described(preprocess, "Format the trajectories")
     return preprocess
 
 

@@ -2,7 +2,7 @@
 
 from core.scoring.context import ScorerRun, StepContext, StepResults
 from core.scoring.not_scorable import NotScorable, not_scorable
-from core.scoring.scorer import Scorer, StepInfo, create_scorer
+from core.scoring.scorer import Scorer, StepInfo, create_scorer, described
 
 __all__ = [
     "NotScorable",
@@ -12,5 +12,6 @@ __all__ = [
     "StepInfo",
     "StepResults",
     "create_scorer",
+    "described",
     "not_scorable",
 ]

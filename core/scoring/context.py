@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from core.record_base import Record
+from core.record_base import Record, StepName
 
 __all__ = ["ScorerRun", "StepContext", "StepResults"]
 
@@ -40,7 +41,7 @@ class StepResults:
 
     __slots__ = ("analyze_step_result", "generate_score_step_result", "preprocess_step_result")
 
-    def __init__(self, values: dict[str, Any]) -> None:
+    def __init__(self, values: Mapping[StepName, Any]) -> None:
         self.preprocess_step_result: Any = values.get("preprocess")
         self.analyze_step_result: Any = values.get("analyze")
         self.generate_score_step_result: Any = values.get("generateScore")

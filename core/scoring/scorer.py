@@ -10,7 +10,7 @@ import os
 import time
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from core._sync import run_coroutine_sync
 from core.errors import ScorerConfigError, ScorerRunError
@@ -33,7 +33,7 @@ from core.run_results import (
 from core.scoring.context import ScorerRun, StepContext, StepResults
 from core.scoring.not_scorable import NotScorable
 
-__all__ = ["Scorer", "StepInfo", "create_scorer"]
+__all__ = ["Scorer", "StepInfo", "create_scorer", "described"]
 
 StepFunction = Callable[[StepContext], Any]
 StepDefinition = StepFunction | PromptStep
@@ -93,6 +93,13 @@ class Scorer:
     """A scorer: an immutable chain of steps. Build one with `create_scorer(...)`."""
 
     __slots__ = ("_description", "_id", "_judge", "_name", "_prepare_run", "_steps")
+    # Set once in __init__ through object.__setattr__ (the class forbids assignment).
+    _id: str
+    _name: str
+    _description: str
+    _judge: JudgeConfig | None
+    _prepare_run: PrepareRun | None
+    _steps: tuple[_Step, ...]
 
     def __init__(
         self,
@@ -201,7 +208,8 @@ class Scorer:
         try:
             awaitable = pipeline.send(None)
         except StopIteration as finished:
-            return finished.value
+            result: ScorerRunResult = finished.value  # the pipeline's return value
+            return result
         return await _finish_async(pipeline, awaitable)
 
     def run_sync(
@@ -218,7 +226,8 @@ class Scorer:
         try:
             awaitable = pipeline.send(None)
         except StopIteration as finished:
-            return finished.value
+            result: ScorerRunResult = finished.value  # the pipeline's return value
+            return result
         return run_coroutine_sync(_finish_async(pipeline, awaitable))
 
     def _pipeline(
@@ -267,15 +276,16 @@ class Scorer:
                 StepResults(state.values),
                 state.values.get("generateScore") if step.name == "generateReason" else None,
             )
+            definition = step.definition
             try:
-                if is_prompt:
+                if isinstance(definition, PromptStep):
                     kind = _STEP_SPECS[step.name][1]
                     outcome: PromptStepOutcome = yield run_prompt_step(
-                        step.definition, kind, context, self._judge, started
+                        definition, kind, context, self._judge, started
                     )
                     value = outcome.value
                 else:
-                    value = step.definition(context)
+                    value = definition(context)
                     # The exact-type test spares the (slow) awaitable check for plain results.
                     if type(value) not in _NEVER_AWAITABLE and inspect.isawaitable(value):
                         value = yield value
@@ -385,7 +395,7 @@ async def _finish_async(
         try:
             value = await awaitable
         except Exception as error:
-            step = pipeline.throw
+            step: Callable[[Any], Awaitable[Any]] = pipeline.throw
             argument: Any = error
         else:
             step = pipeline.send
@@ -393,7 +403,8 @@ async def _finish_async(
         try:
             awaitable = step(argument)
         except StopIteration as finished:
-            return finished.value
+            result: ScorerRunResult = finished.value  # the pipeline's return value
+            return result
 
 
 def _as_run(prepared: Any, scorer_id: str) -> ScorerRun:
@@ -474,6 +485,17 @@ def _takes_one_argument(function: Callable[..., Any]) -> bool:
     except TypeError:
         return False
     return True
+
+
+_Function = TypeVar("_Function", bound=Callable[..., Any])
+
+
+def described(function: _Function, description: str) -> _Function:
+    """`function` itself, given the `description` attribute that the catalog shows for its
+    step (`StepInfo.description`); the same as setting the attribute, which mypy refuses on a
+    function."""
+    function.__dict__["description"] = description
+    return function
 
 
 def _step_info(step: _Step) -> StepInfo:

@@ -41,7 +41,7 @@ def make_engine(url: str) -> Engine:
     if parsed.get_backend_name() != "sqlite":
         return create_engine(url, json_serializer=_dumps, pool_pre_ping=True)
     in_file = is_sqlite_file(url)
-    if in_file:
+    if in_file and parsed.database:  # a file database always has a name: this tells mypy
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(
         url,

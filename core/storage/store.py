@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from types import TracebackType
+from typing import Any, Literal, TypeAlias, TypeVar, overload
 
 from sqlalchemy import (
     delete,
@@ -23,8 +25,9 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import Connection, RowMapping, make_url
 from sqlalchemy.exc import SQLAlchemyError
+from sqlmodel import col
 
 from core.experiment_records import (
     ColumnMapping,
@@ -168,13 +171,13 @@ class Store:
 
     def list_datasets(self) -> list[DatasetInfo]:
         """Every dataset, newest first."""
-        query = select(DatasetRow.__table__).order_by(DatasetRow.created_at.desc())
+        query = select(DatasetRow.__table__).order_by(col(DatasetRow.created_at).desc())
         with self.engine.connect() as connection:
             return [_dataset_info(r._mapping) for r in connection.execute(query)]
 
     def get_dataset(self, dataset_id: str) -> DatasetInfo:
         """One dataset; raises NotFoundError."""
-        query = select(DatasetRow.__table__).where(DatasetRow.id == dataset_id)
+        query = select(DatasetRow.__table__).where(col(DatasetRow.id) == dataset_id)
         with self.engine.connect() as connection:
             row = connection.execute(query).first()
         if row is None:
@@ -185,8 +188,8 @@ class Store:
         """The newest dataset with this content fingerprint, if any."""
         query = (
             select(DatasetRow.__table__)
-            .where(DatasetRow.fingerprint == fingerprint)
-            .order_by(DatasetRow.created_at.desc())
+            .where(col(DatasetRow.fingerprint) == fingerprint)
+            .order_by(col(DatasetRow.created_at).desc())
         )
         with self.engine.connect() as connection:
             row = connection.execute(query).first()
@@ -220,14 +223,18 @@ class Store:
 
     def delete_dataset(self, dataset_id: str) -> None:
         """Remove a dataset, its items, and its experiments with their results."""
-        experiments = select(ExperimentRow.id).where(ExperimentRow.dataset_id == dataset_id)
+        experiments = select(col(ExperimentRow.id)).where(
+            col(ExperimentRow.dataset_id) == dataset_id
+        )
         with self._transaction("delete the dataset") as connection:
-            connection.execute(delete(ScoreRow).where(ScoreRow.experiment_id.in_(experiments)))
-            connection.execute(delete(ExperimentRow).where(ExperimentRow.dataset_id == dataset_id))
+            connection.execute(delete(ScoreRow).where(col(ScoreRow.experiment_id).in_(experiments)))
             connection.execute(
-                delete(DatasetItemRow).where(DatasetItemRow.dataset_id == dataset_id)
+                delete(ExperimentRow).where(col(ExperimentRow.dataset_id) == dataset_id)
             )
-            connection.execute(delete(DatasetRow).where(DatasetRow.id == dataset_id))
+            connection.execute(
+                delete(DatasetItemRow).where(col(DatasetItemRow.dataset_id) == dataset_id)
+            )
+            connection.execute(delete(DatasetRow).where(col(DatasetRow.id) == dataset_id))
 
     # ---- experiments ----
 
@@ -245,7 +252,7 @@ class Store:
     ) -> ExperimentInfo:
         """Record a new experiment (status `pending`) over a stored dataset."""
         dataset = self.get_dataset(dataset_id)
-        row = {
+        row: dict[str, Any] = {
             "id": uuid.uuid4().hex,
             "name": name,
             "dataset_id": dataset_id,
@@ -332,7 +339,7 @@ class Store:
         stored = _stored_totals()
         if experiment_id is not None:
             query = query.where(experiments.c.id == experiment_id)
-            stored = stored.where(ScoreRow.experiment_id == experiment_id)
+            stored = stored.where(col(ScoreRow.experiment_id) == experiment_id)
         stored = stored.group_by(ScoreRow.experiment_id, ScoreRow.scorer_id)
         with self.engine.connect() as connection:
             rows = connection.execute(query).all()
@@ -354,8 +361,8 @@ class Store:
     def delete_experiment(self, experiment_id: str) -> None:
         """Remove an experiment and its results."""
         with self._transaction("delete the experiment") as connection:
-            connection.execute(delete(ScoreRow).where(ScoreRow.experiment_id == experiment_id))
-            connection.execute(delete(ExperimentRow).where(ExperimentRow.id == experiment_id))
+            connection.execute(delete(ScoreRow).where(col(ScoreRow.experiment_id) == experiment_id))
+            connection.execute(delete(ExperimentRow).where(col(ExperimentRow.id) == experiment_id))
 
     # ---- results ----
 
@@ -405,13 +412,13 @@ class Store:
 
     def result_count(self, experiment_id: str) -> int:
         """How many results are stored for an experiment."""
-        query = select(func.count()).where(ScoreRow.experiment_id == experiment_id)
+        query = select(func.count()).where(col(ScoreRow.experiment_id) == experiment_id)
         with self.engine.connect() as connection:
             return int(connection.execute(query).scalar_one())
 
     # ---- plumbing ----
 
-    def _transaction(self, what: str) -> Any:
+    def _transaction(self, what: str) -> _Transaction:
         return _Transaction(self, what)
 
 
@@ -421,18 +428,24 @@ class _Transaction:
     def __init__(self, store: Store, what: str) -> None:
         self._store = store
         self._what = what
-        self._context: Any = None
+        self._context: AbstractContextManager[Connection] | None = None
 
-    def __enter__(self) -> Any:
+    def __enter__(self) -> Connection:
         try:
             self._context = self._store.engine.begin()
             return self._context.__enter__()
         except SQLAlchemyError as error:
             raise StorageError(f"Could not {self._what}: {_first_line(error)}") from error
 
-    def __exit__(self, kind: Any, error: Any, traceback: Any) -> bool:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> Literal[False]:
         try:
-            self._context.__exit__(kind, error, traceback)
+            if self._context is not None:  # set by __enter__, which the with statement ran
+                self._context.__exit__(kind, error, traceback)
         except SQLAlchemyError as failure:
             raise StorageError(f"Could not {self._what}: {_first_line(failure)}") from failure
         if isinstance(error, SQLAlchemyError):
@@ -442,8 +455,11 @@ class _Transaction:
 
 # ---- rows <-> records ----
 
+_RowFields: TypeAlias = RowMapping | Mapping[str, Any]
+"""A row read back (its `_mapping`), or the dict a row was written from."""
 
-def _dataset_info(row: Any) -> DatasetInfo:
+
+def _dataset_info(row: _RowFields) -> DatasetInfo:
     return DatasetInfo(
         id=row["id"],
         name=row["name"],
@@ -458,7 +474,7 @@ def _dataset_info(row: Any) -> DatasetInfo:
 
 
 def _experiment_info(
-    row: Any, scores: dict[str, float], successes: RunCounts, stale_before: datetime
+    row: _RowFields, scores: dict[str, float], successes: RunCounts, stale_before: datetime
 ) -> ExperimentInfo:
     """The record of a row. A live status with no heartbeat since `stale_before` is reported as
     `interrupted` (the row itself is left alone: should the process come back, its next
@@ -513,7 +529,7 @@ def _stored_totals() -> Any:
     )
 
 
-def _stored_counts(row: Any) -> RunCounts:
+def _stored_counts(row: _RowFields) -> RunCounts:
     return RunCounts(
         succeeded=row["succeeded"],
         usage=JudgeUsage(**{k: _int_or_none(row[k]) for k in _USAGE_COLUMNS}),
@@ -522,7 +538,7 @@ def _stored_counts(row: Any) -> RunCounts:
     )
 
 
-def _counts(row: Any, successes: RunCounts) -> RunCounts:
+def _counts(row: _RowFields, successes: RunCounts) -> RunCounts:
     failed = RunCounts(
         failed=row["failed_runs"],
         usage=JudgeUsage(**{k: row[f"failed_{k}"] for k in _USAGE_COLUMNS}),
@@ -569,7 +585,7 @@ def _score_row(experiment_id: str, outcome: ScorerOutcome) -> dict[str, Any]:
     return row
 
 
-def _outcome(row: Any) -> ScorerOutcome:
+def _outcome(row: _RowFields) -> ScorerOutcome:
     return ScorerOutcome(
         item_id=row["item_id"],
         scorer_id=row["scorer_id"],
@@ -584,9 +600,12 @@ def _outcome(row: Any) -> ScorerOutcome:
     )
 
 
-def _batches(rows: Iterable[Any]) -> Iterator[list[Any]]:
+_Row = TypeVar("_Row")
+
+
+def _batches(rows: Iterable[_Row]) -> Iterator[list[_Row]]:
     """`rows` in lists of `_INSERT_BATCH` (consumed as they come)."""
-    batch: list[Any] = []
+    batch: list[_Row] = []
     for row in rows:
         batch.append(row)
         if len(batch) >= _INSERT_BATCH:
@@ -638,7 +657,7 @@ def _items_query(dataset_id: str, first: int, limit: int | None) -> Any:
     return query if limit is None else query.limit(limit)
 
 
-def _items(rows: Iterable[Any]) -> list[DatasetItem]:
+def _items(rows: Iterable[Sequence[Any]]) -> list[DatasetItem]:
     return [
         DatasetItem.model_construct(
             id=item_id, input=item_input, output=output, ground_truth=truth, metadata=metadata or {}
@@ -651,6 +670,10 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+@overload
+def _utc(value: datetime) -> datetime: ...
+@overload
+def _utc(value: None) -> None: ...
 def _utc(value: datetime | None) -> datetime | None:
     # SQLite gives naive datetimes back; they were written in UTC.
     if value is None or value.tzinfo is not None:

@@ -7,9 +7,9 @@ checks that the migrations make exactly these tables."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
-from sqlalchemy import JSON, Column, DateTime, Index, Integer, Text, UniqueConstraint
+from sqlalchemy import JSON, Column, DateTime, Index, Integer, Table, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 __all__ = ["TABLES", "DatasetItemRow", "DatasetRow", "ExperimentRow", "ScoreRow"]
@@ -32,6 +32,7 @@ class DatasetRow(SQLModel, table=True):
     """A stored dataset (its items are in `dataset_items`)."""
 
     __tablename__ = "datasets"
+    __table__: ClassVar[Table]  # set by SQLModel for table=True; its stubs omit it
 
     id: str = Field(primary_key=True, max_length=64)
     name: str = Field(sa_column=Column(Text, nullable=False))
@@ -48,6 +49,7 @@ class DatasetItemRow(SQLModel, table=True):
     """One item of a dataset; `position` keeps the file's order."""
 
     __tablename__ = "dataset_items"
+    __table__: ClassVar[Table]  # set by SQLModel for table=True; its stubs omit it
     __table_args__ = (UniqueConstraint("dataset_id", "item_id"),)
 
     dataset_id: str = Field(foreign_key="datasets.id", primary_key=True, max_length=64)
@@ -68,6 +70,7 @@ class ExperimentRow(SQLModel, table=True):
     stored, are known from `failed_runs` and the `failed_*` totals only."""
 
     __tablename__ = "experiments"
+    __table__: ClassVar[Table]  # set by SQLModel for table=True; its stubs omit it
 
     id: str = Field(primary_key=True, max_length=64)
     name: str = Field(sa_column=Column(Text, nullable=False))
@@ -115,6 +118,7 @@ class ScoreRow(SQLModel, table=True):
     prompts, judge executions). Failed runs are never stored here."""
 
     __tablename__ = "scorer_results"
+    __table__: ClassVar[Table]  # set by SQLModel for table=True; its stubs omit it
     __table_args__ = (
         UniqueConstraint("experiment_id", "item_id", "scorer_id"),
         Index("ix_scorer_results_experiment_scorer", "experiment_id", "scorer_id"),

@@ -87,13 +87,15 @@ def answer_from_schema(request: dict[str, Any]) -> Answer:
 def _request_schema(request: dict[str, Any]) -> dict[str, Any] | None:
     response_format = request.get("response_format") or {}
     if isinstance(response_format, dict) and "json_schema" in response_format:
-        return response_format["json_schema"].get("schema")
+        schema: dict[str, Any] | None = response_format["json_schema"].get("schema")
+        return schema
     prompt = next(
         (m.get("content", "") for m in request.get("messages", []) if m.get("role") == "user"), ""
     )
     if isinstance(prompt, str) and _SCHEMA_MARKER in prompt:
         try:
-            return json.loads(prompt.rsplit(_SCHEMA_MARKER, 1)[1])
+            parsed: dict[str, Any] = json.loads(prompt.rsplit(_SCHEMA_MARKER, 1)[1])
+            return parsed
         except json.JSONDecodeError:
             return None
     return None

@@ -10,6 +10,8 @@ Alembic then stamps it like any other. The tables are spelled out here, not take
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -19,11 +21,11 @@ branch_labels = None
 depends_on = None
 
 
-def _timestamp(name: str, nullable: bool = True) -> sa.Column:
+def _timestamp(name: str, nullable: bool = True) -> sa.Column[datetime]:
     return sa.Column(name, sa.DateTime(timezone=True), nullable=nullable)
 
 
-def _usage_columns() -> list[sa.Column]:
+def _usage_columns() -> list[sa.Column[int]]:
     names = (
         "input_tokens",
         "output_tokens",
