@@ -64,6 +64,8 @@ experiment stops and raises `RunFailed`), `fail_item` (the item's remaining scor
 run; `per_item` only)."""
 
 OnOutcome = Callable[[ScorerOutcome], None]
+Skip = Callable[[DatasetItem, str], bool]
+"""(item, scorer id) -> True when that pair is not to run (a resumed experiment's stored one)."""
 OnProgress = Callable[[ExperimentProgress], None]
 
 
@@ -252,6 +254,7 @@ async def run_experiment(
     prepare: Prepare | None = None,
     gates: Sequence[Scorer] = (),
     on_item: OnItem | None = None,
+    skip: Skip | None = None,
 ) -> ExperimentSummary:
     """Run every scorer on every item.
 
@@ -269,6 +272,10 @@ async def run_experiment(
     `progress_interval_s` seconds and once at the end. An exception raised by a callback stops
     the experiment and propagates; so does the first failure with `on_error="raise"`, as
     `RunFailed`.
+
+    `skip(item, scorer_id)`, asked once per pair as the items are read, leaves out the pairs
+    for which it is True: neither run nor counted (the planned total shrinks by one each), so
+    resuming an experiment runs only what it lacks (an item left with no scorer is skipped whole).
     """
     _check_arguments(items, scorers, concurrency)
     _check_item_options(on_error, per_item, prepare, gates, on_item)
@@ -312,7 +319,14 @@ async def run_experiment(
                 break
         await _call(on_item, done)
 
-    units = _units(items, scorers, per_item)
+    def skipped(item: DatasetItem, scorer: Scorer) -> bool:
+        if skip is None or not skip(item, scorer.id):
+            return False
+        counts = totals.counts
+        totals.counts = counts.model_copy(update={"total": counts.total - 1})
+        return True
+
+    units = _units(items, scorers, per_item, skipped)
 
     async def worker() -> None:
         for item, unit in units:
@@ -397,20 +411,27 @@ async def _call(callback: OnItem | None, item_run: ItemRun) -> None:
 
 
 def _units(
-    items: Iterable[DatasetItem], scorers: Sequence[Scorer], per_item: bool
+    items: Iterable[DatasetItem],
+    scorers: Sequence[Scorer],
+    per_item: bool,
+    skipped: Callable[[DatasetItem, Scorer], bool],
 ) -> Iterator[tuple[DatasetItem, tuple[Scorer, ...]]]:
     """The work, shared by the workers: an item with all its scorers, or one (item, scorer)
-    pair at a time, item by item (the items of an iterable are checked as they come)."""
+    pair at a time, item by item (the items of an iterable are checked as they come), less the
+    pairs `skipped` leaves out."""
     everyone = tuple(scorers)
     checked = isinstance(items, Sequence)  # a sequence's items were checked up front
     for position, item in enumerate(items):
         if not checked and not isinstance(item, DatasetItem):
             raise TypeError(f"items[{position}] must be a DatasetItem, not {type(item).__name__}")
         if per_item:
-            yield item, everyone
+            unit = tuple(scorer for scorer in everyone if not skipped(item, scorer))
+            if unit or not everyone:  # no scorer at all: the item still runs its gates
+                yield item, unit
         else:
             for scorer in everyone:
-                yield item, (scorer,)
+                if not skipped(item, scorer):
+                    yield item, (scorer,)
 
 
 async def _run_workers(
