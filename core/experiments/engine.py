@@ -222,6 +222,16 @@ class _Totals:
 
     counts: RunCounts
     means: dict[str, list[float]] = field(default_factory=dict)  # id -> [runs, mean]
+    left_out: int = 0
+    """Pairs `skip` left out, taken off the planned total when the counts are read."""
+
+    def current(self) -> RunCounts:
+        """The counts, with the pairs left out off the total."""
+        if not self.left_out:
+            return self.counts
+        counts = self.counts.model_copy(update={"total": self.counts.total - self.left_out})
+        self.counts, self.left_out = counts, 0
+        return counts
 
     def add(self, run: Run) -> None:
         self.counts = self.counts.with_run(
@@ -296,7 +306,7 @@ async def run_experiment(
         now = time.perf_counter()
         if on_progress is not None and now - last_progress >= progress_interval_s:
             last_progress = now
-            on_progress(ExperimentProgress.measured("running", totals.counts, now - started))
+            on_progress(ExperimentProgress.measured("running", totals.current(), now - started))
 
     async def run_unit(item: DatasetItem, unit: tuple[Scorer, ...]) -> None:
         try:
@@ -322,8 +332,7 @@ async def run_experiment(
     def skipped(item: DatasetItem, scorer: Scorer) -> bool:
         if skip is None or not skip(item, scorer.id):
             return False
-        counts = totals.counts
-        totals.counts = counts.model_copy(update={"total": counts.total - 1})
+        totals.left_out += 1
         return True
 
     units = _units(items, scorers, per_item, skipped)
@@ -337,7 +346,7 @@ async def run_experiment(
     # No more workers than units of work: each is a task, and idle ones cost memory too.
     units_count = item_count if per_item else item_count * len(scorers)
     aborted = await _run_workers(worker, max(1, min(concurrency, units_count)), cancel)
-    counts = totals.counts
+    counts = totals.current()
     cancelled = aborted or (cancel is not None and cancel.cancelled and counts.skipped > 0)
     status = _final_status(counts, cancelled)
     if on_progress is not None:

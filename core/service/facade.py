@@ -296,19 +296,14 @@ class Service:
                 "resumed it first"
             )
         info = self.store.get_experiment(experiment_id)  # the stored successes, no failure
+        # Only the items some scorer has not stored (the database finds them), and of those
+        # the pairs without a result.
+        count, unfinished = self.store.iter_unfinished_items(experiment_id, len(scorers))
         stored = StoredPairs(
-            self.store.iter_dataset_items(info.dataset_id),
-            lambda item_ids: self.store.stored_pairs(experiment_id, item_ids),
+            unfinished, lambda item_ids: self.store.stored_pairs(experiment_id, item_ids)
         )
         job = self._jobs.add(ExperimentJob(info.id, info.counts))
-        job.start(
-            self.store,
-            stored.items(),
-            scorers,
-            info.concurrency,
-            item_count=info.total_items,
-            skip=stored,
-        )
+        job.start(self.store, stored.items(), scorers, info.concurrency, count, skip=stored)
         return info.id
 
     def retry_failed(self, experiment_id: str, *, api_key: SecretStr | str | None = None) -> int:

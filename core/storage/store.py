@@ -214,11 +214,39 @@ class Store:
         self.get_dataset(dataset_id)
         return self._item_pages(dataset_id, page_size)
 
-    def _item_pages(self, dataset_id: str, page_size: int) -> Iterator[DatasetItem]:
+    def iter_unfinished_items(
+        self, experiment_id: str, scorer_count: int, page_size: int = _ITEM_PAGE
+    ) -> tuple[int, Iterator[DatasetItem]]:
+        """The items of an experiment's dataset with fewer than `scorer_count` stored results
+        (those a resume must run again), in file order, read a page at a time as
+        `iter_dataset_items` does; with how many there are. Raises NotFoundError."""
+        info = self.get_experiment(experiment_id)
+        results, items = ScoreRow.__table__, DatasetItemRow.__table__
+        stored = (
+            select(func.count())
+            .where(results.c.experiment_id == experiment_id, results.c.item_id == items.c.item_id)
+            .scalar_subquery()
+        )
+        unfinished = stored < scorer_count
+        count = (
+            select(func.count())
+            .select_from(items)
+            .where(items.c.dataset_id == info.dataset_id, unfinished)
+        )
+        with self.engine.connect() as connection:
+            total = int(connection.execute(count).scalar_one())
+        return total, self._item_pages(info.dataset_id, page_size, unfinished)
+
+    def _item_pages(
+        self, dataset_id: str, page_size: int, where: Any = None
+    ) -> Iterator[DatasetItem]:
         position = 0
         while True:
+            query = _items_query(dataset_id, position, page_size)
+            if where is not None:
+                query = query.where(where)
             with self.engine.connect() as connection:
-                rows = connection.execute(_items_query(dataset_id, position, page_size)).all()
+                rows = connection.execute(query).all()
             yield from _items(rows)
             if len(rows) < page_size:
                 return
@@ -412,7 +440,8 @@ class Store:
     # ---- results ----
 
     def add_results(self, experiment_id: str, outcomes: Iterable[ScorerOutcome]) -> int:
-        """Bulk-insert successful outcomes; returns how many were written.
+        """Bulk-insert successful outcomes; returns how many were written (on PostgreSQL,
+        whose driver reports no count for a batch, how many were sent).
 
         An outcome whose (item, scorer) already has a stored result is skipped, never an error
         (`INSERT ... ON CONFLICT DO NOTHING` on the table's unique key): a resumed experiment
@@ -438,26 +467,20 @@ class Store:
         statement = self._insert_results()
         with self._transaction("store the scorer results") as connection:
             for batch in _batches(rows):
-                result = connection.execute(statement, batch)
-                written += len(result.all()) if result.returns_rows else result.rowcount
+                counted = connection.execute(statement, batch).rowcount
+                written += counted if counted >= 0 else len(batch)
         return written
 
     def _insert_results(self) -> Any:
         """The INSERT of results that skips a pair already stored (the dialect's own ON
         CONFLICT clause: SQLite and PostgreSQL spell it alike, SQLAlchemy builds it apart).
-        psycopg reports no row count for a batch: there the inserted ids are returned and
-        counted (SQLAlchemy sends them as multi-row INSERTs)."""
+        No RETURNING to count the rows written on PostgreSQL: it made writing three times
+        slower (bench/write_results.py)."""
         table = ScoreRow.__table__
-        name = self.engine.dialect.name
-        if name == "sqlite":
-            return sqlite.insert(table).on_conflict_do_nothing(index_elements=list(_RESULT_KEY))
-        if name == "postgresql":
-            return (
-                postgresql.insert(table)
-                .on_conflict_do_nothing(index_elements=list(_RESULT_KEY))
-                .returning(table.c.id)
-            )
-        return insert(table)  # no portable upsert elsewhere: a duplicate is an error there
+        dialect = {"sqlite": sqlite, "postgresql": postgresql}.get(self.engine.dialect.name)
+        if dialect is None:  # no portable upsert elsewhere: a duplicate is an error there
+            return insert(table)
+        return dialect.insert(table).on_conflict_do_nothing(index_elements=list(_RESULT_KEY))
 
     def stored_pairs(self, experiment_id: str, item_ids: Sequence[str]) -> set[tuple[str, str]]:
         """The (item id, scorer id) pairs of these items that have a stored result."""
