@@ -27,6 +27,14 @@ FAIL_ALWAYS: set[str] = set()
 """Inputs the `flaky` scorer always fails on."""
 
 
+def reset() -> None:
+    """Forget the runs counted and the failures planned (before and after each test)."""
+    with _lock:
+        CALLS.clear()
+        FAIL_ONCE.clear()
+        FAIL_ALWAYS.clear()
+
+
 def _count(value: Any) -> int:
     with _lock:
         CALLS[str(value)] += 1

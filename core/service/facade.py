@@ -298,7 +298,9 @@ class Service:
         info = self.store.get_experiment(experiment_id)  # the stored successes, no failure
         # Only the items some scorer has not stored (the database finds them), and of those
         # the pairs without a result.
-        count, unfinished = self.store.iter_unfinished_items(experiment_id, len(scorers))
+        count, unfinished = self.store.iter_unfinished_items(
+            experiment_id, info.dataset_id, len(scorers)
+        )
         stored = StoredPairs(
             unfinished, lambda item_ids: self.store.stored_pairs(experiment_id, item_ids)
         )

@@ -215,12 +215,15 @@ class Store:
         return self._item_pages(dataset_id, page_size)
 
     def iter_unfinished_items(
-        self, experiment_id: str, scorer_count: int, page_size: int = _ITEM_PAGE
+        self,
+        experiment_id: str,
+        dataset_id: str,
+        scorer_count: int,
+        page_size: int = _ITEM_PAGE,
     ) -> tuple[int, Iterator[DatasetItem]]:
-        """The items of an experiment's dataset with fewer than `scorer_count` stored results
-        (those a resume must run again), in file order, read a page at a time as
-        `iter_dataset_items` does; with how many there are. Raises NotFoundError."""
-        info = self.get_experiment(experiment_id)
+        """The items of an experiment's dataset (`dataset_id`) with fewer than `scorer_count`
+        stored results (those a resume must run again), in file order, read a page at a time
+        as `iter_dataset_items` does; with how many there are."""
         results, items = ScoreRow.__table__, DatasetItemRow.__table__
         stored = (
             select(func.count())
@@ -231,11 +234,11 @@ class Store:
         count = (
             select(func.count())
             .select_from(items)
-            .where(items.c.dataset_id == info.dataset_id, unfinished)
+            .where(items.c.dataset_id == dataset_id, unfinished)
         )
         with self.engine.connect() as connection:
             total = int(connection.execute(count).scalar_one())
-        return total, self._item_pages(info.dataset_id, page_size, unfinished)
+        return total, self._item_pages(dataset_id, page_size, unfinished)
 
     def _item_pages(
         self, dataset_id: str, page_size: int, where: Any = None

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 import sqlalchemy
-from resume_worker import CALLS, CATALOG, FAIL_ALWAYS, FAIL_ONCE, slow_spec
+from resume_worker import CALLS, CATALOG, FAIL_ALWAYS, FAIL_ONCE, reset, slow_spec
 from scorelab_db import BACKENDS, database
 
 from core.experiment_records import ExperimentConfig, RunCounts, ScorerSpec
@@ -41,15 +41,14 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
 
 @pytest.fixture
 def service(database_url: str, tmp_path: Path) -> Iterator[Service]:
-    CALLS.clear()
-    FAIL_ONCE.clear()
-    FAIL_ALWAYS.clear()
+    reset()
     service = Service(database_url, catalog=CATALOG, samples_dir=tmp_path / "samples")
     yield service
     for experiment_id in service.running_experiments():
         service.cancel(experiment_id, abort_in_flight=True)
         service.wait(experiment_id, timeout=DEADLINE)
     service.store.close()
+    reset()
 
 
 def rows_of(count: int) -> bytes:

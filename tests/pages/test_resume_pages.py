@@ -3,9 +3,11 @@ on the dashboard's own service (code scorers from tests/resume_worker.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from page_text import plain  # tests/pages is on sys.path (no package: `pages` is the app)
-from resume_worker import CALLS, CATALOG, FAIL_ONCE, slow_spec
+from resume_worker import CALLS, CATALOG, FAIL_ONCE, reset, slow_spec
 from streamlit.testing.v1 import AppTest
 
 import core.service
@@ -18,13 +20,16 @@ ROWS = b"question,answer\n" + b"".join(b"q%d,a%d\n" % (n, n) for n in range(30))
 
 
 @pytest.fixture
-def service(app: AppTest) -> Service:
+def service(app: AppTest) -> Iterator[Service]:
     """The dashboard's service, with the test scorers in its catalog."""
-    CALLS.clear()
-    FAIL_ONCE.clear()
+    reset()
     shared = core.service.get_service()
     shared.catalog = ScorerCatalog(CATALOG)
-    return shared
+    yield shared
+    for experiment_id in shared.running_experiments():
+        shared.cancel(experiment_id, abort_in_flight=True)
+        shared.wait(experiment_id, timeout=DEADLINE)
+    reset()
 
 
 def show(app: AppTest, page: str, experiment_id: str) -> AppTest:

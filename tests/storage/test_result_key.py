@@ -244,3 +244,16 @@ def test_items_by_id_come_in_file_order(store: Store) -> None:
     dataset_id = store.get_experiment(experiment_id).dataset_id
     found = store.dataset_items_by_id(dataset_id, ["i2", "i0", "missing", "i2"])
     assert [item.id for item in found] == ["i0", "i2"] and found[0].input == "q0"
+
+
+def test_unfinished_items_are_those_missing_a_scorers_result(store: Store) -> None:
+    experiment_id = new_experiment(store, items=5)
+    dataset_id = store.get_experiment(experiment_id).dataset_id
+    both = [success(f"i{n}") for n in (0, 1, 3)]
+    store.add_results(experiment_id, both)
+    other = [o.model_copy(update={"scorer_id": "b"}) for o in both if o.item_id != "i1"]
+    store.add_results(experiment_id, other)
+    count, items = store.iter_unfinished_items(experiment_id, dataset_id, 2, page_size=1)
+    assert count == 3 and [item.id for item in items] == ["i1", "i2", "i4"]
+    count, items = store.iter_unfinished_items(experiment_id, dataset_id, 1)
+    assert count == 2 and [item.id for item in items] == ["i2", "i4"]
