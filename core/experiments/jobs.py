@@ -186,6 +186,7 @@ class ExperimentJob:
         )
         self._status: ExperimentStatus = status
         self._error: str | None = None
+        self._error_before_retry: str | None = None
         self._started: float | None = None
         self._elapsed_s = 0.0
         self._writer: ResultWriter | None = None
@@ -290,6 +291,7 @@ class ExperimentJob:
                 raise RuntimeError(f"Experiment {self.experiment_id} is running")
             pairs = list(self._failures)
             before = self._status
+            self._error_before_retry = self._error  # an experiment that broke stays explained
             self._status = "pending"  # running from now on, for whoever asks
             self.cancel = CancelToken()  # the last run's may have been used
         wanted = set(pairs)
@@ -396,7 +398,7 @@ class ExperimentJob:
     ) -> None:
         """Record the end, then show it: a waiter woken by the final status finds every
         result and the final row written."""
-        message = None
+        message = self._error_before_retry if status == "error" else None
         if error is not None:
             status = "error"
             message = mask_secrets(

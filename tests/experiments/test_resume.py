@@ -350,3 +350,25 @@ def test_retry_refuses_bad_inputs(service: Service, database_url: str) -> None:
     with pytest.raises(ExperimentConfigError, match=r"is running: re-run its failed runs once"):
         service.retry_failed(slow_failure)  # the retry itself is running
     assert service.wait(slow_failure, timeout=DEADLINE).status == "completed"
+
+
+def test_a_retry_of_an_experiment_that_broke_keeps_its_status_and_why(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dataset = service.import_dataset("set.csv", rows_of(3))
+    FAIL_ONCE.add("q0")
+
+    def broken(experiment_id: str, outcomes: Any) -> int:
+        raise RuntimeError("the disk is full")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(service.store, "add_results", broken)
+        experiment_id = run_clean(service, dataset.id, ScorerSpec(scorer_id="flaky"))
+    broke = service.get_experiment(experiment_id)
+    assert broke.status == "error" and "the disk is full" in (broke.error or "")
+    assert service.retry_failed(experiment_id) == 1
+    progress = service.wait(experiment_id, timeout=DEADLINE)
+    assert progress.status == "error" and "the disk is full" in (progress.error or "")
+    assert service.get_experiment(experiment_id).error == broke.error
+    assert service.failures(experiment_id) == []
+    assert ("1", "flaky") in stored_rows(service, experiment_id)
