@@ -38,13 +38,22 @@ __all__ = [
 DatasetFormat = Literal["csv", "tsv", "jsonl", "json", "xlsx", "parquet"]
 
 ExperimentStatus = Literal[
-    "pending", "running", "completed", "failed", "cancelled", "error", "interrupted"
+    "pending",
+    "running",
+    "completed",
+    "failed",
+    "cancelled",
+    "error",
+    "interrupted",
+    "budget_reached",
 ]
 """`completed`: every run was attempted (some may have failed); `failed`: every run failed;
 `cancelled`: stopped by the user (finished runs are kept); `error`: the experiment itself broke
 (say the database went away), see `error`; `interrupted`: its process died while it was pending
 or running (no heartbeat for a while: dashboard restarted, CLI killed), the results written
-until then are kept and `finished_at` is its last heartbeat."""
+until then are kept and `finished_at` is its last heartbeat; `budget_reached`: stopped when its
+judge cost reached the cap it was given (finished runs are kept). An `interrupted`, `cancelled`
+or `budget_reached` experiment can be resumed (`Service.resume_experiment`)."""
 
 
 # ---- datasets ----

@@ -1,6 +1,6 @@
-"""Experiment detail: summary cards, score distributions, each scorer's agreement with a label
-column (a human verdict), the per-item table with filters (kept in the URL), and the drill-down
-into one item's runs, step by step.
+"""Experiment detail: summary cards, a Resume button for an experiment stopped part-way, score
+distributions, each scorer's agreement with a label column (a human verdict), the per-item table
+with filters (kept in the URL), and the drill-down into one item's runs, step by step.
 
 A module of functions: app.py's router runs the file as `__main__`, which calls `main()`;
 imported (`pages.experiment`), it draws nothing, so each part can be tested alone. Text from the
@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from core.experiment_records import ExperimentDetail, ExperimentInfo, ScorerOutcome
+from core.service import RESUMABLE, ExperimentConfigError, NotFoundError
 from core.service.views import (
     LabelAgreement,
     agreement_frame,
@@ -24,6 +25,7 @@ from core.service.views import (
 from pages.ui import fmt, nav
 from pages.ui.data import ExperimentView, experiment_view
 from pages.ui.downloads import render_downloads
+from pages.ui.judge_key import judge_key_input
 from pages.ui.services import service
 from pages.ui.text import md_short, md_text, show_text
 from pages.ui.widgets import pick_experiment, running_experiments
@@ -74,6 +76,36 @@ def render_summary(info: ExperimentInfo, view: ExperimentView) -> None:
         f"(fingerprint {md_text(info.dataset_fingerprint[:12])}) · judge "
         f"{md_short(info.judge_model or 'none', 120)}"
     )
+
+
+def render_resume(info: ExperimentInfo) -> bool:
+    """For an experiment stopped part-way (interrupted, cancelled, budget reached) and not
+    running here: what resuming does, a key field for its judge, and the Resume button.
+    True when it was resumed by this click."""
+    shared = service()
+    if info.status not in RESUMABLE or info.id in shared.running_experiments():
+        return False
+    counts = info.counts
+    st.info(
+        f"This experiment stopped part-way ({md_text(info.status)}): {counts.succeeded:,} of "
+        f"{counts.total:,} scorer runs have a stored result. Resuming runs only the others "
+        "(failed ones included), with the same scorers, options and judge settings.",
+        icon=":material/pause_circle:",
+    )
+    typed_key = (
+        judge_key_input(f"{KEY}.resume", info.judge_model, info.api_base)
+        if info.judge_model
+        else None
+    )
+    if not st.button("Resume", key=f"{KEY}.resume", icon=":material/play_arrow:"):
+        return False
+    try:
+        shared.resume_experiment(info.id, api_key=typed_key)
+    except (ExperimentConfigError, NotFoundError) as error:
+        st.error(md_text(error))
+        return False
+    st.toast(f"Resuming {md_text(info.name)}")
+    return True
 
 
 def render_filters(scorer_ids: list[str]) -> dict:
@@ -293,6 +325,8 @@ def main() -> None:
     view = experiment_view(info)
     detail, frame = view.detail, view.items
     render_summary(info, view)
+    if render_resume(info):
+        st.rerun()  # the progress panel takes over
     downloads = st.container()  # filled last: the files include the chosen label agreement
     if frame.empty:
         with downloads:

@@ -1,5 +1,6 @@
 """Failures: failed scorer runs grouped by scorer, failed step and error message, each with its
-failed step, completed steps, recovered score/reason and failed judge execution.
+failed step, completed steps, recovered score/reason and failed judge execution; a "Re-run
+failed" button runs them again.
 
 These live in the service's memory only: they are never written to the score storage.
 
@@ -11,10 +12,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.experiment_records import ScorerOutcome
+from core.experiment_records import ExperimentInfo, ScorerOutcome
+from core.service import ExperimentConfigError, NotFoundError
 from core.service.views import failure_groups
 from pages.ui import fmt
 from pages.ui.data import experiment_view
+from pages.ui.judge_key import judge_key_input
 from pages.ui.services import service
 from pages.ui.text import md_short, md_text, show_text
 from pages.ui.widgets import pick_experiment, running_experiments
@@ -68,6 +71,35 @@ def render_groups(failures: list[ScorerOutcome]) -> None:
                 st.caption(f"… and {len(members) - 50} more.")
 
 
+def render_retry(info: ExperimentInfo, failures: list[ScorerOutcome]) -> bool:
+    """The "Re-run failed" button (with a key field for the judge), unless the experiment is
+    running here; True when this click started the re-run."""
+    shared = service()
+    if info.id in shared.running_experiments():
+        return False
+    typed_key = (
+        judge_key_input(f"{KEY}.retry", info.judge_model, info.api_base)
+        if info.judge_model
+        else None
+    )
+    clicked = st.button(
+        f"Re-run failed ({len(failures):,})",
+        key=f"{KEY}.retry",
+        icon=":material/replay:",
+        help="Runs these scorer runs again: a success is stored and leaves this list, a new "
+        "failure replaces the old one.",
+    )
+    if not clicked:
+        return False
+    try:
+        count = shared.retry_failed(info.id, api_key=typed_key)
+    except (ExperimentConfigError, NotFoundError) as error:
+        st.error(md_text(error))
+        return False
+    st.toast(f"Re-running {count:,} failed runs of {md_text(info.name)}")
+    return True
+
+
 def main() -> None:
     """The page."""
     st.title("Failures")
@@ -87,6 +119,8 @@ def main() -> None:
         else:
             st.success("No scorer run failed in this experiment.")
         return
+    if render_retry(info, failures):
+        st.rerun()  # the progress panel takes over
     render_groups(failures)
 
 

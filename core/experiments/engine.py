@@ -64,6 +64,8 @@ experiment stops and raises `RunFailed`), `fail_item` (the item's remaining scor
 run; `per_item` only)."""
 
 OnOutcome = Callable[[ScorerOutcome], None]
+Skip = Callable[[DatasetItem, str], bool]
+"""(item, scorer id) -> True when that pair is not to run (a resumed experiment's stored one)."""
 OnProgress = Callable[[ExperimentProgress], None]
 
 
@@ -220,6 +222,16 @@ class _Totals:
 
     counts: RunCounts
     means: dict[str, list[float]] = field(default_factory=dict)  # id -> [runs, mean]
+    left_out: int = 0
+    """Pairs `skip` left out, taken off the planned total when the counts are read."""
+
+    def current(self) -> RunCounts:
+        """The counts, with the pairs left out off the total."""
+        if not self.left_out:
+            return self.counts
+        counts = self.counts.model_copy(update={"total": self.counts.total - self.left_out})
+        self.counts, self.left_out = counts, 0
+        return counts
 
     def add(self, run: Run) -> None:
         self.counts = self.counts.with_run(
@@ -252,6 +264,7 @@ async def run_experiment(
     prepare: Prepare | None = None,
     gates: Sequence[Scorer] = (),
     on_item: OnItem | None = None,
+    skip: Skip | None = None,
 ) -> ExperimentSummary:
     """Run every scorer on every item.
 
@@ -269,6 +282,10 @@ async def run_experiment(
     `progress_interval_s` seconds and once at the end. An exception raised by a callback stops
     the experiment and propagates; so does the first failure with `on_error="raise"`, as
     `RunFailed`.
+
+    `skip(item, scorer_id)`, asked once per pair as the items are read, leaves out the pairs
+    for which it is True: neither run nor counted (the planned total shrinks by one each), so
+    resuming an experiment runs only what it lacks (an item left with no scorer is skipped whole).
     """
     _check_arguments(items, scorers, concurrency)
     _check_item_options(on_error, per_item, prepare, gates, on_item)
@@ -289,7 +306,7 @@ async def run_experiment(
         now = time.perf_counter()
         if on_progress is not None and now - last_progress >= progress_interval_s:
             last_progress = now
-            on_progress(ExperimentProgress.measured("running", totals.counts, now - started))
+            on_progress(ExperimentProgress.measured("running", totals.current(), now - started))
 
     async def run_unit(item: DatasetItem, unit: tuple[Scorer, ...]) -> None:
         try:
@@ -312,7 +329,13 @@ async def run_experiment(
                 break
         await _call(on_item, done)
 
-    units = _units(items, scorers, per_item)
+    def skipped(item: DatasetItem, scorer: Scorer) -> bool:
+        if skip is None or not skip(item, scorer.id):
+            return False
+        totals.left_out += 1
+        return True
+
+    units = _units(items, scorers, per_item, skipped)
 
     async def worker() -> None:
         for item, unit in units:
@@ -323,7 +346,7 @@ async def run_experiment(
     # No more workers than units of work: each is a task, and idle ones cost memory too.
     units_count = item_count if per_item else item_count * len(scorers)
     aborted = await _run_workers(worker, max(1, min(concurrency, units_count)), cancel)
-    counts = totals.counts
+    counts = totals.current()
     cancelled = aborted or (cancel is not None and cancel.cancelled and counts.skipped > 0)
     status = _final_status(counts, cancelled)
     if on_progress is not None:
@@ -397,20 +420,27 @@ async def _call(callback: OnItem | None, item_run: ItemRun) -> None:
 
 
 def _units(
-    items: Iterable[DatasetItem], scorers: Sequence[Scorer], per_item: bool
+    items: Iterable[DatasetItem],
+    scorers: Sequence[Scorer],
+    per_item: bool,
+    skipped: Callable[[DatasetItem, Scorer], bool],
 ) -> Iterator[tuple[DatasetItem, tuple[Scorer, ...]]]:
     """The work, shared by the workers: an item with all its scorers, or one (item, scorer)
-    pair at a time, item by item (the items of an iterable are checked as they come)."""
+    pair at a time, item by item (the items of an iterable are checked as they come), less the
+    pairs `skipped` leaves out."""
     everyone = tuple(scorers)
     checked = isinstance(items, Sequence)  # a sequence's items were checked up front
     for position, item in enumerate(items):
         if not checked and not isinstance(item, DatasetItem):
             raise TypeError(f"items[{position}] must be a DatasetItem, not {type(item).__name__}")
         if per_item:
-            yield item, everyone
+            unit = tuple(scorer for scorer in everyone if not skipped(item, scorer))
+            if unit or not everyone:  # no scorer at all: the item still runs its gates
+                yield item, unit
         else:
             for scorer in everyone:
-                yield item, (scorer,)
+                if not skipped(item, scorer):
+                    yield item, (scorer,)
 
 
 async def _run_workers(

@@ -6,6 +6,10 @@ hands the successful outcomes to a `ResultWriter`, which writes them to a `Resul
 store) in batches from its own thread, so the event loop never waits for the database, and
 beats the experiment's heartbeat while no run finishes. Since `record` does not care where an
 outcome was produced, runs made elsewhere can feed the same driver.
+
+A job can run part of an experiment: a resumed one runs only the pairs without a stored result
+(`start(..., skip=StoredPairs(...))`), and `retry` runs its failed pairs again, each new run
+taking the place of the failure it repeats.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from types import EllipsisType
 from typing import Protocol
@@ -28,11 +32,19 @@ from core.experiment_records import (
     RunCounts,
     ScorerOutcome,
 )
-from core.experiments.engine import CancelToken, run_experiment
+from core.experiments.engine import CancelToken, Skip, run_experiment
 from core.judge.secrets import mask_secrets
+from core.run_results import JudgeUsage
 from core.scoring import Scorer
 
-__all__ = ["ExperimentJob", "Jobs", "ResultSink", "ResultWriter", "stored_progress"]
+__all__ = [
+    "ExperimentJob",
+    "Jobs",
+    "ResultSink",
+    "ResultWriter",
+    "StoredPairs",
+    "stored_progress",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -171,10 +183,13 @@ class ExperimentJob:
         self._counts = counts
         # The failed runs alone: their judge totals are the part of the counts no stored
         # result accounts for.
-        self._failed_counts = sum((RunCounts().with_outcome(f) for f in failures), RunCounts())
+        self._failures = {(f.item_id, f.scorer_id): f for f in failures}
+        self._failed_counts = sum(
+            (RunCounts().with_outcome(f) for f in self._failures.values()), RunCounts()
+        )
         self._status: ExperimentStatus = status
         self._error: str | None = None
-        self._failures = list(failures)
+        self._error_before_retry: str | None = None
         self._started: float | None = None
         self._elapsed_s = 0.0
         self._writer: ResultWriter | None = None
@@ -204,7 +219,7 @@ class ExperimentJob:
     def failures(self) -> list[ScorerOutcome]:
         """The failed runs so far."""
         with self._changed:
-            return list(self._failures)
+            return list(self._failures.values())
 
     def wait(
         self,
@@ -250,23 +265,77 @@ class ExperimentJob:
         scorers: Sequence[Scorer],
         concurrency: int,
         item_count: int | None = None,
+        skip: Skip | None = None,
     ) -> None:
         """Run the experiment in a background thread. `items` may be an iterable read as the
-        runs start (e.g. the store's paged reader), with `item_count` saying how many."""
+        runs start (e.g. the store's paged reader), with `item_count` saying how many; `skip`
+        leaves pairs out (`run_experiment`), e.g. those a resumed experiment has stored."""
+        self._launch(sink, items, scorers, concurrency, item_count, skip, None)
+
+    def retry(
+        self,
+        sink: ResultSink,
+        items: Iterable[DatasetItem],
+        item_count: int,
+        scorers: Sequence[Scorer],
+        concurrency: int,
+        skip: Skip | None = None,
+    ) -> list[tuple[str, str]]:
+        """Run the failed pairs again in a background thread; returns the (item id, scorer id)
+        pairs retried. `items`: the failures' items (`item_count` of them), read as the runs
+        start; `skip` may leave more pairs out (those stored meanwhile).
+
+        Each new run replaces its pair's failure: a success is stored and its failure gone, a
+        failure takes the old one's place. The experiment then ends as it was (a completed one
+        stays completed, a cancelled one cancelled), unless the retry itself breaks. Raises
+        RuntimeError while the experiment runs."""
+        with self._changed:
+            if self.running:
+                raise RuntimeError(f"Experiment {self.experiment_id} is running")
+            pairs = list(self._failures)
+            before = self._status
+            self._error_before_retry = self._error  # an experiment that broke stays explained
+            self._status = "pending"  # running from now on, for whoever asks
+            self.cancel = CancelToken()  # the last run's may have been used
+        wanted = set(pairs)
+
+        def left_out(item: DatasetItem, scorer_id: str) -> bool:
+            if (item.id, scorer_id) not in wanted:
+                return True
+            return skip is not None and skip(item, scorer_id)
+
+        self._launch(sink, items, scorers, concurrency, item_count, left_out, before)
+        return pairs
+
+    def _launch(
+        self,
+        sink: ResultSink,
+        items: Iterable[DatasetItem],
+        scorers: Sequence[Scorer],
+        concurrency: int,
+        item_count: int | None,
+        skip: Skip | None,
+        retried_from: ExperimentStatus | None,
+    ) -> None:
         threading.Thread(
             target=self._run,
-            args=(sink, items, scorers, concurrency, item_count),
+            args=(sink, items, scorers, concurrency, item_count, skip, retried_from),
             name=f"scorelab-experiment-{self.experiment_id[:8]}",
             daemon=True,
         ).start()
 
     def record(self, outcome: ScorerOutcome) -> None:
         """Take one finished run: count it, keep a failure in memory, queue a success for
-        the writer."""
+        the writer. A run of a pair that failed before (a retry) replaces that failure."""
+        key = (outcome.item_id, outcome.scorer_id)
         with self._changed:
+            replaced = self._failures.pop(key, None) if self._failures else None
+            if replaced is not None:
+                self._counts = _without(self._counts, replaced)
+                self._failed_counts = _without(self._failed_counts, replaced)
             self._counts = self._counts.with_outcome(outcome)
             if outcome.status != "success":
-                self._failures.append(outcome)
+                self._failures[key] = outcome
                 self._failed_counts = self._failed_counts.with_outcome(outcome)
             if self._watchers:  # waking a thread per run would slow the run down
                 self._changed.notify_all()
@@ -280,6 +349,8 @@ class ExperimentJob:
         scorers: Sequence[Scorer],
         concurrency: int,
         item_count: int | None,
+        skip: Skip | None,
+        retried_from: ExperimentStatus | None,
     ) -> None:
         writer = ResultWriter(
             sink,
@@ -301,21 +372,36 @@ class ExperimentJob:
                     item_count=item_count,
                     on_outcome=self.record,
                     cancel=self.cancel,
+                    skip=skip,
                 )
             )
-            status = summary.status
+            status = self._end_status(summary.status, retried_from)
         except BaseException as failure:  # the worker must always record how it ended
             error = failure
         finally:
             writer.close()
         self._finish(sink, status, error or writer.error)
 
+    def _end_status(
+        self, ran: ExperimentStatus, retried_from: ExperimentStatus | None
+    ) -> ExperimentStatus:
+        """The experiment's status once this run (maybe of part of it) ended as `ran`."""
+        counts = self.counts()
+        every_run_failed = bool(counts.total) and counts.failed == counts.total
+        if retried_from is None:
+            # The engine saw only the pairs it ran: "failed" is for when every pair failed,
+            # and the skipped ones were stored successes.
+            return "completed" if ran == "failed" and not every_run_failed else ran
+        if retried_from in ("completed", "failed"):  # every pair was attempted, still is
+            return "failed" if every_run_failed else "completed"
+        return retried_from
+
     def _finish(
         self, sink: ResultSink, status: ExperimentStatus, error: BaseException | None
     ) -> None:
         """Record the end, then show it: a waiter woken by the final status finds every
         result and the final row written."""
-        message = None
+        message = self._error_before_retry if status == "error" else None
         if error is not None:
             status = "error"
             message = mask_secrets(
@@ -372,6 +458,66 @@ class Jobs:
         with self._lock:
             jobs = list(self._jobs.values())
         return [job.experiment_id for job in jobs if job.running]
+
+
+class StoredPairs:
+    """The `skip` of a resumed experiment: the (item, scorer) pairs that have a stored result,
+    looked up a page of items at a time as the items are read, so neither the items nor the
+    stored keys of a large experiment are ever held whole.
+
+    `items()` gives the items (to hand to the engine) and records the stored pairs of each page
+    before giving its first item; the engine asks about an item's pairs right after taking it,
+    before it takes the next one."""
+
+    def __init__(
+        self,
+        items: Iterable[DatasetItem],
+        stored: Callable[[list[str]], set[tuple[str, str]]],
+        page_size: int = 2_000,
+    ) -> None:
+        self._items = items
+        self._stored = stored
+        self._page_size = page_size
+        self._page: set[tuple[str, str]] = set()
+
+    def items(self) -> Iterator[DatasetItem]:
+        """The items, a page of stored pairs looked up ahead of each page of items."""
+        page: list[DatasetItem] = []
+        for item in self._items:
+            page.append(item)
+            if len(page) == self._page_size:
+                yield from self._looked_up(page)
+                page = []
+        yield from self._looked_up(page)
+
+    def _looked_up(self, page: list[DatasetItem]) -> Iterator[DatasetItem]:
+        if page:
+            self._page = self._stored([item.id for item in page])
+            yield from page
+
+    def __call__(self, item: DatasetItem, scorer_id: str) -> bool:
+        """True when the pair has a stored result."""
+        return (item.id, scorer_id) in self._page
+
+
+def _without(counts: RunCounts, outcome: ScorerOutcome) -> RunCounts:
+    """`counts` less one finished run (a failure whose pair ran again)."""
+    usage = {
+        key: mine if theirs is None or mine is None else mine - theirs
+        for key, mine, theirs in (
+            (key, getattr(counts.usage, key), getattr(outcome.usage, key))
+            for key in JudgeUsage.model_fields
+        )
+    }
+    succeeded = outcome.status == "success"
+    return RunCounts(
+        total=counts.total,
+        succeeded=counts.succeeded - succeeded,
+        failed=counts.failed - (not succeeded),
+        usage=JudgeUsage(**usage),
+        judge_calls=counts.judge_calls - outcome.judge_calls,
+        judge_attempts=counts.judge_attempts - outcome.judge_attempts,
+    )
 
 
 def stored_progress(info: ExperimentInfo) -> ExperimentProgress:

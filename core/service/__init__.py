@@ -25,13 +25,14 @@ from core.reporting.experiment_file import ExperimentFileError
 from core.scorers import PREBUILT, PrebuiltScorer
 from core.scorers.catalog import ScorerCatalog
 from core.service import views
-from core.service.facade import SAMPLES_DIR, Service
+from core.service.facade import RESUMABLE, SAMPLES_DIR, Service
 from core.storage import NotFoundError, StorageError
 
 __all__ = [
     "ALLOWED_JUDGE_SETTINGS",
     "DEFAULT_JUDGE_SETTINGS",
     "JUDGE_API_KEY_ENV",
+    "RESUMABLE",
     "SAMPLES_DIR",
     "TRUSTED_API_BASES_ENV",
     "DatasetImportError",

@@ -30,6 +30,7 @@ from core.experiment_records import (
     ExperimentDetail,
     ExperimentInfo,
     ExperimentProgress,
+    ExperimentStatus,
     ImportReport,
     ScorerCatalogEntry,
     ScorerOutcome,
@@ -38,7 +39,7 @@ from core.experiment_records import (
 from core.experiments.dataset_library import import_parsed, import_samples
 from core.experiments.datasets import ParsedUpload, read_upload
 from core.experiments.engine import MAX_CONCURRENCY
-from core.experiments.jobs import ExperimentJob, Jobs, stored_progress
+from core.experiments.jobs import ExperimentJob, Jobs, StoredPairs, stored_progress
 from core.judge import JudgeConfig
 from core.judge.credentials import (
     JudgeKey,
@@ -54,11 +55,14 @@ from core.scorers.catalog import ScorerCatalog
 from core.scoring import Scorer
 from core.storage import Store
 
-__all__ = ["SAMPLES_DIR", "Service"]
+__all__ = ["RESUMABLE", "SAMPLES_DIR", "Service"]
 
 logger = logging.getLogger(__name__)
 
 SAMPLES_DIR = Path(__file__).resolve().parents[2] / "data" / "samples"
+
+RESUMABLE: tuple[ExperimentStatus, ...] = ("interrupted", "cancelled", "budget_reached")
+"""The statuses of an experiment stopped part-way, which `Service.resume_experiment` takes."""
 
 
 # ---- the service ----
@@ -256,6 +260,109 @@ class Service:
         job = self._jobs.add(ExperimentJob(info.id, info.counts))
         job.start(self.store, items, scorers, config.concurrency, item_count=info.total_items)
         return info.id
+
+    def resume_experiment(
+        self,
+        experiment_id: str,
+        *,
+        api_key: SecretStr | str | None = None,
+        max_cost: float | None = None,
+    ) -> str:
+        """Run again, in a background worker, the (item, scorer) pairs of an `interrupted`,
+        `cancelled` or `budget_reached` experiment that have no stored result (its failed
+        runs included); returns its id, the same. The scorers and the judge are rebuilt from
+        what the experiment stored (options, model, API base, settings; never a key): `api_key`
+        is a key typed for this run, as in `start_experiment`. `max_cost` is accepted for the
+        budget cap's callers; this version does not use it.
+
+        The stored results stay as they are; the failed runs are counted anew. A pair stored
+        meanwhile by another process (a resume racing the one it resumes) is kept once.
+        Raises NotFoundError for an unknown id, ExperimentConfigError for any other status (or
+        when the experiment's scorers cannot be rebuilt), before anything runs."""
+        del max_cost  # see the docstring
+        info = self.store.get_experiment(experiment_id)
+        job = self._jobs.get(experiment_id)
+        status = "running" if job is not None and job.running else info.status
+        if status not in RESUMABLE:
+            raise ExperimentConfigError(
+                f"Experiment {info.name!r} ({experiment_id}) is {status}: only an experiment "
+                f"stopped part-way ({', '.join(RESUMABLE)}) can be resumed"
+            )
+        scorers = self._rebuilt_scorers(info, api_key)
+        if not self.store.reopen_experiment(experiment_id, RESUMABLE):
+            now = self.store.get_experiment(experiment_id).status
+            raise ExperimentConfigError(
+                f"Experiment {info.name!r} ({experiment_id}) is {now} now: another process "
+                "resumed it first"
+            )
+        info = self.store.get_experiment(experiment_id)  # the stored successes, no failure
+        # Only the items some scorer has not stored (the database finds them), and of those
+        # the pairs without a result.
+        count, unfinished = self.store.iter_unfinished_items(
+            experiment_id, info.dataset_id, len(scorers)
+        )
+        stored = StoredPairs(
+            unfinished, lambda item_ids: self.store.stored_pairs(experiment_id, item_ids)
+        )
+        job = self._jobs.add(ExperimentJob(info.id, info.counts))
+        job.start(self.store, stored.items(), scorers, info.concurrency, count, skip=stored)
+        return info.id
+
+    def retry_failed(self, experiment_id: str, *, api_key: SecretStr | str | None = None) -> int:
+        """Run again, in a background worker, the failed runs this process holds in memory for
+        an experiment; returns how many pairs it starts (`wait` and `progress` follow it like
+        any run). A pair that now succeeds is stored and leaves the failures; one that fails
+        again replaces its failure (never stored either). Scorers and judge are rebuilt as in
+        `resume_experiment`; the experiment's status is the same after.
+
+        Raises NotFoundError for an unknown id, ExperimentConfigError while it runs or when
+        this process holds no failure of it."""
+        info = self.store.get_experiment(experiment_id)
+        job = self._jobs.get(experiment_id)
+        failures = job.failures() if job is not None else []
+        if job is None or not failures:
+            gone = (
+                f": its {info.counts.failed:,} failed runs were kept by a process that has "
+                "since stopped (resume it instead)"
+                if job is None and info.counts.failed
+                else ""
+            )
+            raise ExperimentConfigError(
+                f"Experiment {info.name!r} ({experiment_id}) has no failed run to re-run in "
+                f"this process's memory{gone}"
+            )
+        if job.running:
+            raise ExperimentConfigError(
+                f"Experiment {info.name!r} ({experiment_id}) is running: re-run its failed runs "
+                "once it has stopped"
+            )
+        scorers = self._rebuilt_scorers(info, api_key)
+        items = self.store.dataset_items_by_id(info.dataset_id, (f.item_id for f in failures))
+        stored = StoredPairs(
+            items, lambda item_ids: self.store.stored_pairs(experiment_id, item_ids)
+        )
+        try:
+            pairs = job.retry(
+                self.store, stored.items(), len(items), scorers, info.concurrency, skip=stored
+            )
+        except RuntimeError as error:  # started meanwhile by another thread
+            raise ExperimentConfigError(str(error)) from error
+        return len(pairs)
+
+    def _rebuilt_scorers(
+        self, info: ExperimentInfo, api_key: SecretStr | str | None
+    ) -> list[Scorer]:
+        """The experiment's scorers as it ran them, from what it stored."""
+        judge, _base, _settings = _judge(
+            info.judge_model, info.api_base, info.judge_settings, api_key
+        )
+        scorers = self.catalog.build_all(info.scorers, judge)
+        if [scorer.id for scorer in scorers] != list(info.scorer_ids):
+            raise ExperimentConfigError(
+                f"Experiment {info.name!r} ({info.id}) cannot run again: the scorers it stored "
+                f"({', '.join(info.scorer_ids) or 'none'}) cannot be rebuilt from their options"
+            )
+        return scorers
 
     def progress(self, experiment_id: str) -> ExperimentProgress:
         """Where an experiment is (from memory while this process runs it, else storage)."""

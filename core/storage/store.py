@@ -19,12 +19,15 @@ from types import TracebackType
 from typing import Any, Literal, TypeAlias, TypeVar, overload
 
 from sqlalchemy import (
+    ColumnElement,
     delete,
     func,
     insert,
+    or_,
     select,
     update,
 )
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, RowMapping, make_url
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import col
@@ -58,6 +61,10 @@ STALE_AFTER_S = 60.0
 """A pending or running experiment without a heartbeat for this long is reported as
 `interrupted`: the process running it beats every few seconds, so it must have died."""
 _LIVE_STATUSES = ("pending", "running")
+_RESULT_KEY = ("experiment_id", "item_id", "scorer_id")
+"""The unique key of `scorer_results`: one stored result per (experiment, item, scorer)."""
+_KEY_PAGE = 500
+"""Item ids per `IN (...)` query (well below SQLite's limit on bound parameters)."""
 _INSERT_BATCH = 5_000
 _ITEM_PAGE = 2_000
 """Items read per query by `iter_dataset_items`."""
@@ -211,15 +218,62 @@ class Store:
         self.get_dataset(dataset_id)
         return self._item_pages(dataset_id, page_size)
 
-    def _item_pages(self, dataset_id: str, page_size: int) -> Iterator[DatasetItem]:
+    def iter_unfinished_items(
+        self,
+        experiment_id: str,
+        dataset_id: str,
+        scorer_count: int,
+        page_size: int = _ITEM_PAGE,
+    ) -> tuple[int, Iterator[DatasetItem]]:
+        """The items of an experiment's dataset (`dataset_id`) with fewer than `scorer_count`
+        stored results (those a resume must run again), in file order, read a page at a time
+        as `iter_dataset_items` does; with how many there are."""
+        results, items = ScoreRow.__table__, DatasetItemRow.__table__
+        stored = (
+            select(func.count())
+            .where(results.c.experiment_id == experiment_id, results.c.item_id == items.c.item_id)
+            .scalar_subquery()
+        )
+        unfinished = stored < scorer_count
+        count = (
+            select(func.count())
+            .select_from(items)
+            .where(items.c.dataset_id == dataset_id, unfinished)
+        )
+        with self.engine.connect() as connection:
+            total = int(connection.execute(count).scalar_one())
+        return total, self._item_pages(dataset_id, page_size, unfinished)
+
+    def _item_pages(
+        self, dataset_id: str, page_size: int, where: Any = None
+    ) -> Iterator[DatasetItem]:
         position = 0
         while True:
+            query = _items_query(dataset_id, position, page_size)
+            if where is not None:
+                query = query.where(where)
             with self.engine.connect() as connection:
-                rows = connection.execute(_items_query(dataset_id, position, page_size)).all()
+                rows = connection.execute(query).all()
             yield from _items(rows)
             if len(rows) < page_size:
                 return
             position = rows[-1].position + 1
+
+    def dataset_items_by_id(self, dataset_id: str, item_ids: Iterable[str]) -> list[DatasetItem]:
+        """The items of a dataset with these ids, in file order (unknown ids are left out);
+        raises NotFoundError for an unknown dataset."""
+        self.get_dataset(dataset_id)
+        table = DatasetItemRow.__table__
+        wanted = list(dict.fromkeys(item_ids))
+        rows: list[Any] = []
+        with self.engine.connect() as connection:
+            for start in range(0, len(wanted), _KEY_PAGE):
+                query = _items_query(dataset_id, 0, None).where(
+                    table.c.item_id.in_(wanted[start : start + _KEY_PAGE])
+                )
+                rows += connection.execute(query).all()
+        rows.sort(key=lambda row: row.position)
+        return _items(rows)
 
     def delete_dataset(self, dataset_id: str) -> None:
         """Remove a dataset, its items, and its experiments with their results."""
@@ -302,6 +356,36 @@ class Store:
         values.update(status=status, error=error, finished_at=_now())
         self._update_experiment(experiment_id, values, start=True)
 
+    def reopen_experiment(self, experiment_id: str, statuses: Sequence[ExperimentStatus]) -> bool:
+        """Mark a stopped experiment running again, to resume it: True when this call did, False
+        when its status is not one of `statuses` (`interrupted` there takes a pending or running
+        row whose heartbeat is stale too, as reading it shows). One conditional UPDATE, so of
+        two processes resuming the same experiment only one gets True.
+
+        The failed runs' counters start again from zero: a resume runs again every pair without
+        a stored success, failed ones included, and counts them anew."""
+        table = ExperimentRow.__table__
+        claimable: ColumnElement[bool] = table.c.status.in_(list(statuses))
+        if "interrupted" in statuses:
+            stale_before = _now() - timedelta(seconds=self.stale_after_s)
+            seen = func.coalesce(table.c.heartbeat_at, table.c.started_at, table.c.created_at)
+            claimable = or_(claimable, table.c.status.in_(_LIVE_STATUSES) & (seen < stale_before))
+        values: dict[str, Any] = {f"failed_{k}": None for k in _USAGE_COLUMNS}
+        values.update(
+            failed_runs=0,
+            failed_judge_calls=0,
+            failed_judge_attempts=0,
+            status="running",
+            error=None,
+            finished_at=None,
+            heartbeat_at=_now(),
+        )
+        with self._transaction("reopen the experiment") as connection:
+            result = connection.execute(
+                update(table).where(table.c.id == experiment_id, claimable).values(**values)
+            )
+        return result.rowcount == 1
+
     def _update_experiment(self, experiment_id: str, values: dict[str, Any], start: bool) -> None:
         table = ExperimentRow.__table__
         with self._transaction("update the experiment") as connection:
@@ -367,7 +451,12 @@ class Store:
     # ---- results ----
 
     def add_results(self, experiment_id: str, outcomes: Iterable[ScorerOutcome]) -> int:
-        """Bulk-insert successful outcomes; returns how many were written.
+        """Bulk-insert successful outcomes; returns how many were written (on PostgreSQL,
+        whose driver reports no count for a batch, how many were sent).
+
+        An outcome whose (item, scorer) already has a stored result is skipped, never an error
+        (`INSERT ... ON CONFLICT DO NOTHING` on the table's unique key): a resumed experiment
+        racing a process still writing it stores each pair once, the first written.
 
         Raises ValueError (writing nothing) if any outcome is not a success: failed runs and
         their recovered scores must never reach the score storage.
@@ -381,10 +470,41 @@ class Store:
                 f"{first.status!r} (first: item {first.item_id!r}, scorer {first.scorer_id!r})"
             )
         rows = [_score_row(experiment_id, o) for o in outcomes]
+        if self.engine.dialect.name == "postgresql":
+            # Two writers of one experiment (a resume racing its old process) each wait for the
+            # other's uncommitted keys: in one order for both, one waits and none deadlocks.
+            rows.sort(key=lambda row: (row["item_id"], row["scorer_id"]))
+        written = 0
+        statement = self._insert_results()
         with self._transaction("store the scorer results") as connection:
             for batch in _batches(rows):
-                connection.execute(insert(ScoreRow), batch)
-        return len(rows)
+                counted = connection.execute(statement, batch).rowcount
+                written += counted if counted >= 0 else len(batch)
+        return written
+
+    def _insert_results(self) -> Any:
+        """The INSERT of results that skips a pair already stored (the dialect's own ON
+        CONFLICT clause: SQLite and PostgreSQL spell it alike, SQLAlchemy builds it apart).
+        No RETURNING to count the rows written on PostgreSQL: it made writing three times
+        slower (bench/write_results.py)."""
+        table = ScoreRow.__table__
+        dialect = {"sqlite": sqlite, "postgresql": postgresql}.get(self.engine.dialect.name)
+        if dialect is None:  # no portable upsert elsewhere: a duplicate is an error there
+            return insert(table)
+        return dialect.insert(table).on_conflict_do_nothing(index_elements=list(_RESULT_KEY))
+
+    def stored_pairs(self, experiment_id: str, item_ids: Sequence[str]) -> set[tuple[str, str]]:
+        """The (item id, scorer id) pairs of these items that have a stored result."""
+        table = ScoreRow.__table__
+        pairs: set[tuple[str, str]] = set()
+        with self.engine.connect() as connection:
+            for start in range(0, len(item_ids), _KEY_PAGE):
+                query = select(table.c.item_id, table.c.scorer_id).where(
+                    table.c.experiment_id == experiment_id,
+                    table.c.item_id.in_(item_ids[start : start + _KEY_PAGE]),
+                )
+                pairs.update((item, scorer) for item, scorer in connection.execute(query))
+        return pairs
 
     def experiment_results(
         self,

@@ -80,10 +80,12 @@ class ExperimentView:
 
 
 @st.cache_resource(max_entries=4, show_spinner="Loading results…")
-def _load(experiment_id: str, version: tuple[str, int, int]) -> ExperimentView:
+def _load(experiment_id: str, version: tuple[object, ...]) -> ExperimentView:
     return ExperimentView(service().load_experiment(experiment_id))
 
 
 def experiment_view(info: ExperimentInfo) -> ExperimentView:
     """The experiment's results, shaped for the pages."""
-    return _load(info.id, (info.status, info.counts.done, info.counts.failed))
+    # The end time too: a re-run of failed runs can end with the same counts, other failures.
+    version = (info.status, info.counts.done, info.counts.failed, info.finished_at)
+    return _load(info.id, version)

@@ -456,3 +456,34 @@ def test_counts_add_runs_and_parts() -> None:
     assert counts.fraction == 0.5 and RunCounts().fraction == 1.0
     both = counts + RunCounts(total=2, succeeded=2, usage=JudgeUsage(total_tokens=4))
     assert (both.total, both.succeeded, both.failed, both.usage.total_tokens) == (6, 3, 1, 7)
+
+
+async def test_skip_leaves_pairs_out_of_the_runs_and_of_the_counts() -> None:
+    done = {("i0", "a"), ("i1", "a"), ("i1", "b")}
+    summary, outcomes, progress = await collect(
+        items=iter(items(3)),
+        item_count=3,
+        scorers=[constant("a", 1.0), raising_on("question 2")],
+        skip=lambda item, scorer_id: (item.id, scorer_id.replace("fragile", "b")) in done,
+    )
+    assert sorted((o.item_id, o.scorer_id) for o in outcomes) == [
+        ("i0", "fragile"),
+        ("i2", "a"),
+        ("i2", "fragile"),
+    ]
+    counts = summary.counts
+    assert (counts.total, counts.succeeded, counts.failed) == (3, 2, 1)
+    assert summary.status == "completed" and progress[-1].counts == counts
+
+
+async def test_skip_works_item_by_item_too() -> None:
+    seen: list[tuple[str, list[str]]] = []
+    summary = await run_experiment(
+        items=items(3),
+        scorers=[constant("a", 1.0), constant("b", 0.0)],
+        per_item=True,
+        on_item=lambda done: seen.append((done.item.id, [r.scorer_id for r in done.runs])),
+        skip=lambda item, scorer_id: item.id == "i1" or (item.id, scorer_id) == ("i2", "a"),
+    )
+    assert sorted(seen) == [("i0", ["a", "b"]), ("i2", ["b"])]  # i1 skipped whole
+    assert (summary.counts.total, summary.counts.succeeded) == (3, 3)
