@@ -28,6 +28,7 @@ from core.experiment_records import (
     ScorerOutcome,
 )
 from core.experiments.engine import CancelToken, run_experiment
+from core.judge.budget import JudgeBudget
 from core.judge.secrets import mask_secrets
 from core.scoring import Scorer
 
@@ -175,6 +176,8 @@ class ExperimentJob:
         self._started: float | None = None
         self._elapsed_s = 0.0
         self._writer: ResultWriter | None = None
+        self.budget: JudgeBudget | None = None
+        """The spend cap this experiment runs under, if any (its `spent_usd` is live)."""
 
     # ---- reading ----
 
@@ -247,12 +250,15 @@ class ExperimentJob:
         scorers: Sequence[Scorer],
         concurrency: int,
         item_count: int | None = None,
+        budget: JudgeBudget | None = None,
     ) -> None:
         """Run the experiment in a background thread. `items` may be an iterable read as the
-        runs start (e.g. the store's paged reader), with `item_count` saying how many."""
+        runs start (e.g. the store's paged reader), with `item_count` saying how many;
+        `budget`: the judge spend cap its judge calls ask (`core.judge.budget`)."""
+        self.budget = budget
         threading.Thread(
             target=self._run,
-            args=(sink, items, scorers, concurrency, item_count),
+            args=(sink, items, scorers, concurrency, item_count, budget),
             name=f"scorelab-experiment-{self.experiment_id[:8]}",
             daemon=True,
         ).start()
@@ -277,6 +283,7 @@ class ExperimentJob:
         scorers: Sequence[Scorer],
         concurrency: int,
         item_count: int | None,
+        budget: JudgeBudget | None = None,
     ) -> None:
         writer = ResultWriter(
             sink,
@@ -298,6 +305,7 @@ class ExperimentJob:
                     item_count=item_count,
                     on_outcome=self.record,
                     cancel=self.cancel,
+                    budget=budget,
                 )
             )
             status = summary.status

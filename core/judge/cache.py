@@ -20,6 +20,7 @@ hit must stay visible in the judge record (no attempt, no model call, `cached: t
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -75,9 +76,7 @@ class JudgeCacheStore(Protocol):
 def cache_key(arguments: Mapping[str, Any]) -> str:
     """The key of a judge request (the litellm arguments as the judge call builds them)."""
     keyed = {name: value for name, value in arguments.items() if name not in _NOT_IN_KEY}
-    text = json.dumps(
-        [_KEY_VERSION, keyed], sort_keys=True, separators=(",", ":"), default=repr
-    )
+    text = json.dumps([_KEY_VERSION, keyed], sort_keys=True, separators=(",", ":"), default=repr)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -115,22 +114,23 @@ class DiskJudgeCache:
     def read(self, key: str) -> CachedAnswer | None:
         """`get`, without an event loop."""
         try:
-            row = self._connection().execute(
-                "SELECT answer FROM answers WHERE key = ?", (key,)
-            ).fetchone()
+            row = (
+                self._connection()
+                .execute("SELECT answer FROM answers WHERE key = ?", (key,))
+                .fetchone()
+            )
             return None if row is None else json.loads(row[0])
         except (sqlite3.Error, ValueError):
             return None
 
     def write(self, key: str, answer: CachedAnswer) -> None:
         """`put`, without an event loop."""
-        try:
+        # A full disk or a locked file: the answer is simply not kept.
+        with contextlib.suppress(sqlite3.Error):
             self._connection().execute(
                 "INSERT OR REPLACE INTO answers (key, answer, stored_at) VALUES (?, ?, ?)",
                 (key, json.dumps(answer), time.time()),
             )
-        except sqlite3.Error:
-            pass  # a full disk or a locked file: the answer is simply not kept
 
     def __len__(self) -> int:
         return int(self._connection().execute("SELECT count(*) FROM answers").fetchone()[0])
@@ -166,10 +166,8 @@ class RedisJudgeCache:
         return value if isinstance(value, dict) else None
 
     async def put(self, key: str, answer: CachedAnswer) -> None:
-        try:
+        with contextlib.suppress(Exception):  # an unreachable server: the answer is not kept
             await self._redis.async_set_cache(key, answer, ttl=REDIS_TTL_S)
-        except Exception:
-            pass
 
 
 def cache_location(environ: Mapping[str, str] | None = None) -> str:

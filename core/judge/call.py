@@ -20,6 +20,7 @@ from core.judge.budget import active_budget
 from core.judge.cache import CachedAnswer, cache_key, judge_cache
 from core.judge.config import JudgeConfig
 from core.judge.endpoints import NO_KEY, provider_key_may_go
+from core.judge.estimate import active_recorder
 from core.judge.pricing import estimate_cost_usd
 from core.judge.prompt_step import PromptStep
 from core.judge.schema import JudgeOutputError, OutputSchema, parse_judge_json, score_schema
@@ -226,6 +227,11 @@ async def _call(
     """One call: the judge cache (when the judge has it on), else a request, retried on
     transport errors (each request one attempt); returns the validated value."""
     arguments = _call_arguments(judge, prompt, schema, inject, attempts.provider)
+    recorder = active_recorder()
+    if recorder is not None:  # a dry run (core.judge.estimate): recorded, never sent
+        text = recorder.answer(arguments, schema, kind)
+        attempts.raw_output = text
+        return _validated(text, schema, kind)
     key = cache_key(arguments) if judge.cache else None
     if key is not None:
         stored = await judge_cache().get(key)

@@ -13,6 +13,7 @@ secret the process holds is masked in what the service hands out (docs/deploy.md
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,10 +21,12 @@ from typing import Any
 
 from pydantic import SecretStr
 
+from core._sync import run_coroutine_sync
 from core.errors import ExperimentConfigError, ScorerRunError
 from core.experiment_import import import_experiment
 from core.experiment_records import (
     ColumnMapping,
+    CostEstimate,
     DatasetInfo,
     DatasetItem,
     ExperimentConfig,
@@ -38,15 +41,20 @@ from core.experiment_records import (
 from core.experiments.dataset_library import import_parsed, import_samples
 from core.experiments.datasets import ParsedUpload, read_upload
 from core.experiments.engine import MAX_CONCURRENCY
+from core.experiments.estimate import sample_judge_requests
 from core.experiments.jobs import ExperimentJob, Jobs, stored_progress
 from core.judge import JudgeConfig
+from core.judge.budget import JudgeBudget
 from core.judge.credentials import (
+    DEFAULT_JUDGE_SETTINGS,
     JudgeKey,
     check_api_base,
     check_judge_settings,
     experiment_judge,
     judge_key,
 )
+from core.judge.estimate import cost_estimate
+from core.judge.pricing import unit_prices
 from core.judge.secrets import remember_secret, secret_masker
 from core.run_results import ScorerRunResult
 from core.scorers import PREBUILT, PrebuiltScorer
@@ -231,8 +239,9 @@ class Service:
                 f"Concurrency must be at most {MAX_CONCURRENCY} runs at once, got "
                 f"{config.concurrency:,}"
             )
+        budget = _budget(config)
         judge, api_base, settings = _judge(
-            config.judge_model, config.api_base, config.judge_settings, api_key
+            config.judge_model, config.api_base, config.judge_settings, api_key, config.cache
         )
         scorers = self.catalog.build_all(config.scorers, judge)
         problems = self.catalog.data_problems(dataset, config.scorers)
@@ -254,8 +263,42 @@ class Service:
             concurrency=config.concurrency,
         )
         job = self._jobs.add(ExperimentJob(info.id, info.counts))
-        job.start(self.store, items, scorers, config.concurrency, item_count=info.total_items)
+        job.start(
+            self.store,
+            items,
+            scorers,
+            config.concurrency,
+            item_count=info.total_items,
+            budget=budget,
+        )
         return info.id
+
+    def estimate_cost(self, config: ExperimentConfig, *, sample_size: int = 20) -> CostEstimate:
+        """What the experiment's judge calls would probably cost: an estimate from the first
+        `sample_size` items, whose real prompts are built (a dry run: no judge is called)
+        and counted by litellm's token counter, priced by litellm's price table. Low and high
+        come from the smallest and the largest sampled item (docs/core.md, Cost estimate and
+        cap). Raises ExperimentConfigError (NotFoundError) like `start_experiment`."""
+        if isinstance(sample_size, bool) or not isinstance(sample_size, int) or sample_size < 1:
+            raise ExperimentConfigError(
+                f"The cost estimate's sample size must be a whole number above 0, got "
+                f"{sample_size!r}"
+            )
+        dataset = self.store.get_dataset(config.dataset_id)
+        api_base = check_api_base(config.api_base)
+        settings = check_judge_settings(config.judge_settings)
+        judge = None
+        if config.judge_model:
+            # No key: nothing is sent, and a missing key must not hide the estimate.
+            judge = JudgeConfig(
+                model=config.judge_model,
+                api_base=api_base,
+                model_settings={**DEFAULT_JUDGE_SETTINGS, **settings},
+            )
+        scorers = self.catalog.build_all(config.scorers, judge)
+        items = self.store.dataset_items(dataset.id, sample_size)
+        sampled = run_coroutine_sync(sample_judge_requests(scorers, items))
+        return cost_estimate(config.judge_model, sampled, dataset.item_count, settings)
 
     def progress(self, experiment_id: str) -> ExperimentProgress:
         """Where an experiment is (from memory while this process runs it, else storage)."""
@@ -385,6 +428,7 @@ def _judge(
     api_base: str | None,
     settings: Mapping[str, Any] | None,
     typed_key: SecretStr | str | None,
+    cache: bool = False,
 ) -> tuple[JudgeConfig | None, str | None, dict[str, Any]]:
     """(the judge of a model string, the API base and the settings as they may be stored). No
     judge without a model (a scorer that needs one says so), but the base and the settings are
@@ -399,7 +443,28 @@ def _judge(
         remember_secret(typed)  # its echoes are masked, like the environment's keys
     if not model:
         return None, checked_base, checked
-    return experiment_judge(model, checked_base, checked, typed_key=typed), checked_base, checked
+    judge = experiment_judge(model, checked_base, checked, typed_key=typed, cache=cache)
+    return judge, checked_base, checked
+
+
+def _budget(config: ExperimentConfig) -> JudgeBudget | None:
+    """The spend cap of an experiment, if it has one; raises ExperimentConfigError for a cap
+    that is no positive number of USD, or on a judge model litellm has no price for (the cap
+    could not bound it)."""
+    cap = config.max_cost
+    if cap is None:
+        return None
+    if isinstance(cap, bool) or not isinstance(cap, int | float) or not math.isfinite(cap):
+        raise ExperimentConfigError(f"The spend cap (max_cost) must be USD, got {cap!r}")
+    if cap <= 0:
+        raise ExperimentConfigError(f"The spend cap (max_cost) must be above $0, got {cap!r}")
+    if config.judge_model and unit_prices(config.judge_model) is None:
+        raise ExperimentConfigError(
+            f"litellm's price table has no price for the judge model {config.judge_model!r}, "
+            "so a spend cap (max_cost) cannot bound it: remove the cap or choose a priced "
+            "model (e.g. openai/gpt-4o-mini)"
+        )
+    return JudgeBudget(cap)
 
 
 def _masked_progress(progress: ExperimentProgress) -> ExperimentProgress:
