@@ -114,6 +114,8 @@ def test_a_rerun_with_the_cache_costs_no_request(service: Service, priced_judge:
     assert progress.counts.cached_calls == 10
     assert (progress.counts.judge_calls, progress.counts.judge_attempts) == (0, 0)
     assert progress.counts.usage.is_empty()  # nothing paid for
+    stored = service.get_experiment(experiment_id).counts  # from the database
+    assert (stored.cached_calls, stored.judge_calls) == (10, 0)
     detail = service.load_experiment(experiment_id)
     assert [r.score for r in detail.results] == [0.5] * 5
     executions = [

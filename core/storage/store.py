@@ -509,6 +509,7 @@ def _stored_totals() -> Any:
         func.count().label("succeeded"),
         func.sum(table.c.judge_calls).label("judge_calls"),
         func.sum(table.c.judge_attempts).label("judge_attempts"),
+        func.sum(table.c.cached_calls).label("cached_calls"),
         *(func.sum(table.c[k]).label(k) for k in _USAGE_COLUMNS),
     )
 
@@ -519,6 +520,7 @@ def _stored_counts(row: Any) -> RunCounts:
         usage=JudgeUsage(**{k: _int_or_none(row[k]) for k in _USAGE_COLUMNS}),
         judge_calls=int(row["judge_calls"] or 0),
         judge_attempts=int(row["judge_attempts"] or 0),
+        cached_calls=int(row["cached_calls"] or 0),
     )
 
 
@@ -528,6 +530,7 @@ def _counts(row: Any, successes: RunCounts) -> RunCounts:
         usage=JudgeUsage(**{k: row[f"failed_{k}"] for k in _USAGE_COLUMNS}),
         judge_calls=row["failed_judge_calls"] or 0,
         judge_attempts=row["failed_judge_attempts"] or 0,
+        cached_calls=row["failed_cached_calls"] or 0,
     )
     return RunCounts(total=row["total_runs"]) + successes + failed
 
@@ -542,6 +545,8 @@ def _counts_values(counts: RunCounts, failed: RunCounts | None) -> dict[str, Any
         "judge_attempts": counts.judge_attempts,
         "failed_judge_calls": failed.judge_calls,
         "failed_judge_attempts": failed.judge_attempts,
+        "cached_calls": counts.cached_calls,
+        "failed_cached_calls": failed.cached_calls,
     }
     values.update({k: getattr(counts.usage, k) for k in _USAGE_COLUMNS})
     values.update({f"failed_{k}": getattr(failed.usage, k) for k in _USAGE_COLUMNS})
@@ -564,6 +569,7 @@ def _score_row(experiment_id: str, outcome: ScorerOutcome) -> dict[str, Any]:
         "duration_ms": outcome.duration_ms,
         "judge_calls": outcome.judge_calls,
         "judge_attempts": outcome.judge_attempts,
+        "cached_calls": outcome.cached_calls,
     }
     row.update({k: getattr(outcome.usage, k) for k in _USAGE_COLUMNS})
     return row
@@ -581,6 +587,7 @@ def _outcome(row: Any) -> ScorerOutcome:
         usage=JudgeUsage(**{k: row[k] for k in _USAGE_COLUMNS}),
         judge_calls=row["judge_calls"],
         judge_attempts=row["judge_attempts"],
+        cached_calls=row.get("cached_calls") or 0,
     )
 
 

@@ -102,6 +102,9 @@ class ExperimentRow(SQLModel, table=True):
     failed_cache_creation_input_tokens: int | None = None
     failed_judge_calls: int = _counter()
     failed_judge_attempts: int = _counter()
+    cached_calls: int = _counter()
+    """Judge executions answered from the judge cache, over every finished run."""
+    failed_cached_calls: int = _counter()
     created_at: datetime = _timestamp(nullable=False)
     started_at: datetime | None = _timestamp()
     finished_at: datetime | None = _timestamp()
@@ -136,6 +139,8 @@ class ScoreRow(SQLModel, table=True):
     cache_creation_input_tokens: int | None = None
     judge_calls: int = 0
     judge_attempts: int = 0
+    cached_calls: int = _counter()
+    """Judge executions of the run answered from the judge cache."""
 
 
 TABLES = [
