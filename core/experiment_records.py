@@ -361,6 +361,9 @@ class ExperimentProgress(Record):
     """Estimated seconds left; None until something finished or after the end."""
     error: str | None = None
     """Why the experiment broke (status `error`)."""
+    spent_usd: float | None = None
+    """Under a spend cap (`ExperimentConfig.max_cost`), what its judge calls cost so far
+    (litellm's prices, in this process); None without a cap."""
 
     @property
     def finished(self) -> bool:
@@ -376,6 +379,7 @@ class ExperimentProgress(Record):
         *,
         experiment_id: str | None = None,
         error: str | None = None,
+        spent_usd: float | None = None,
     ) -> ExperimentProgress:
         """The progress after `elapsed_s` seconds, with the time left estimated from the pace
         so far while the experiment runs."""
@@ -389,6 +393,7 @@ class ExperimentProgress(Record):
             elapsed_s=elapsed_s,
             eta_s=eta,
             error=error,
+            spent_usd=spent_usd,
         )
 
 

@@ -200,6 +200,7 @@ def test_the_cap_stops_new_judge_calls_and_keeps_finished_results(
     spent = priced_judge.stats()["byStatus"]["200"] * cost  # what the provider answered
     assert spent <= cap + concurrency * cost  # past the cap by the calls in flight at most
     assert spent >= cap - 3 * cost  # and it did use the budget, not stop at once
+    assert progress.spent_usd == pytest.approx(spent)  # litellm's figure, live in the progress
     counts = progress.counts
     assert counts.skipped > 0 and counts.failed == 0
     detail = service.load_experiment(experiment_id)

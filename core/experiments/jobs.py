@@ -239,6 +239,7 @@ class ExperimentJob:
             elapsed,
             experiment_id=self.experiment_id,
             error=self._error,
+            spent_usd=None if self.budget is None else self.budget.spent_usd,
         )
 
     # ---- running ----
