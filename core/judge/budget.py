@@ -7,7 +7,8 @@ cost; the guard refuses (raises `BudgetReached`) when the spend so far plus ever
 flight plus this one would pass the cap. When the response comes back, `settle` replaces the
 reservation with what litellm priced the response at (its `response_cost`, else its price table
 times the usage). So the spend passes the cap only when calls in flight cost more than they were
-estimated at, and then by no more than that difference (docs/core.md, Cost estimate and cap).
+estimated at, and then by no more than that difference (docs/core.md, Cost estimate and spend
+cap).
 
 Cache hits cost nothing and reserve nothing. A model litellm has no price for cannot be bounded:
 its calls are refused (the service refuses such a cap before the experiment starts).

@@ -4,7 +4,7 @@
 call's litellm arguments are recorded and the step gets the shortest answer its schema accepts
 (so the scorer's later steps build their prompts as they would). `cost_estimate` counts the
 recorded prompts with litellm's token counter and prices them with litellm's price table
-(docs/core.md, Cost estimate and cap). Everything it returns is an estimate.
+(docs/core.md, Cost estimate and spend cap). Everything it returns is an estimate.
 """
 
 from __future__ import annotations

@@ -278,7 +278,7 @@ class Service:
         `sample_size` items, whose real prompts are built (a dry run: no judge is called)
         and counted by litellm's token counter, priced by litellm's price table. Low and high
         come from the smallest and the largest sampled item (docs/core.md, Cost estimate and
-        cap). Raises ExperimentConfigError (NotFoundError) like `start_experiment`."""
+        spend cap). Raises ExperimentConfigError (NotFoundError) like `start_experiment`."""
         if isinstance(sample_size, bool) or not isinstance(sample_size, int) or sample_size < 1:
             raise ExperimentConfigError(
                 f"The cost estimate's sample size must be a whole number above 0, got "
