@@ -507,6 +507,10 @@ class ExperimentInfo(Record):
     """The judge call settings."""
     concurrency: int = 8
     """Scorer runs at once."""
+    cache: bool = False
+    """Whether its judge calls read and wrote the judge cache."""
+    max_cost: float | None = None
+    """Its judge spend cap in USD, if it had one."""
     status: ExperimentStatus = "pending"
     """Where it is."""
     total_items: int = 0

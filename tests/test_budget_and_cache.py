@@ -114,8 +114,9 @@ def test_a_rerun_with_the_cache_costs_no_request(service: Service, priced_judge:
     assert progress.counts.cached_calls == 10
     assert (progress.counts.judge_calls, progress.counts.judge_attempts) == (0, 0)
     assert progress.counts.usage.is_empty()  # nothing paid for
-    stored = service.get_experiment(experiment_id).counts  # from the database
-    assert (stored.cached_calls, stored.judge_calls) == (10, 0)
+    info = service.get_experiment(experiment_id)  # from the database
+    assert (info.counts.cached_calls, info.counts.judge_calls) == (10, 0)
+    assert info.cache and info.max_cost is None
     detail = service.load_experiment(experiment_id)
     assert [r.score for r in detail.results] == [0.5] * 5
     executions = [
@@ -197,6 +198,8 @@ def test_the_cap_stops_new_judge_calls_and_keeps_finished_results(
     )
     progress = service.progress(experiment_id)
     assert progress.status == "budget_reached"
+    info = service.get_experiment(experiment_id)
+    assert info.status == "budget_reached" and info.max_cost == cap and not info.cache
     spent = priced_judge.stats()["byStatus"]["200"] * cost  # what the provider answered
     assert spent <= cap + concurrency * cost  # past the cap by the calls in flight at most
     assert spent >= cap - 3 * cost  # and it did use the budget, not stop at once

@@ -261,6 +261,8 @@ class Service:
             api_base=api_base,
             judge_settings=settings,
             concurrency=config.concurrency,
+            cache=config.cache,
+            max_cost=config.max_cost,
         )
         job = self._jobs.add(ExperimentJob(info.id, info.counts))
         job.start(

@@ -242,8 +242,11 @@ class Store:
         api_base: str | None,
         judge_settings: dict[str, Any],
         concurrency: int,
+        cache: bool = False,
+        max_cost: float | None = None,
     ) -> ExperimentInfo:
-        """Record a new experiment (status `pending`) over a stored dataset."""
+        """Record a new experiment (status `pending`) over a stored dataset (`cache`: the
+        judge cache on; `max_cost`: its spend cap in USD, if any)."""
         dataset = self.get_dataset(dataset_id)
         row = {
             "id": uuid.uuid4().hex,
@@ -256,6 +259,8 @@ class Store:
             "api_base": api_base,
             "judge_settings": judge_settings,
             "concurrency": concurrency,
+            "judge_cache": bool(cache),
+            "max_cost": max_cost,
             "status": "pending",
             "total_items": dataset.item_count,
             "total_runs": dataset.item_count * len(scorer_ids),
@@ -481,6 +486,8 @@ def _experiment_info(
         api_base=row["api_base"],
         judge_settings=row["judge_settings"] or {},
         concurrency=row["concurrency"],
+        cache=bool(row["judge_cache"]),
+        max_cost=row["max_cost"],
         status=status,
         total_items=row["total_items"],
         counts=_counts(row, successes),

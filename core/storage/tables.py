@@ -9,7 +9,17 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, DateTime, Index, Integer, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    DateTime,
+    Index,
+    Integer,
+    Text,
+    UniqueConstraint,
+    false,
+)
 from sqlmodel import Field, SQLModel
 
 __all__ = ["TABLES", "DatasetItemRow", "DatasetRow", "ExperimentRow", "ScoreRow"]
@@ -79,6 +89,12 @@ class ExperimentRow(SQLModel, table=True):
     api_base: str | None = Field(default=None, sa_column=Column(Text))
     judge_settings: Any = _json()
     concurrency: int = 8
+    judge_cache: bool = Field(
+        default=False, sa_column=Column(Boolean, nullable=False, server_default=false())
+    )
+    """Whether its judge calls read and wrote the judge cache."""
+    max_cost: float | None = None
+    """Its judge spend cap in USD (litellm's prices), if it had one."""
     status: str = Field(default="pending", max_length=16)
     error: str | None = Field(default=None, sa_column=Column(Text))
     total_items: int = 0
