@@ -3,14 +3,17 @@ spend cap; Judge usage counts the answers from the cache apart."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 import core.service
 from core.judge import cache as judge_cache_module
-from core.testing import FakeJudge
+from core.testing import FakeJudge, Reply
 from core.testing.fake_judge import answer_from_schema
 
 MINI = (
@@ -94,3 +97,28 @@ def test_a_spend_cap_on_a_model_without_a_price_is_refused(app: AppTest, judge: 
     app.run()
     assert any("openai/fake-judge" in e.value.replace("\\", "") for e in app.error)
     assert core.service.get_service().list_experiments() == []
+
+
+def expensive(request: dict[str, Any]) -> Reply:
+    """A valid answer that cost 100,000 prompt tokens (1.5 cents on gpt-4o-mini)."""
+    answer = answer_from_schema(request)
+    assert isinstance(answer, Reply)
+    return replace(answer, prompt_tokens=100_000)
+
+
+def test_a_run_stopped_at_the_cap_says_so(app: AppTest, judge: FakeJudge) -> None:
+    judge.responder = expensive
+    fill_form(app, judge)
+    app.number_input(key="new_experiment.max_cost").set_value(0.02)
+    app.run()
+    experiment_id = start(app)
+    service = core.service.get_service()
+    info = service.get_experiment(experiment_id)
+    assert info.status == "budget_reached" and info.max_cost == 0.02
+    assert 0 < judge.call_count < 6
+    app.query_params["experiment"] = experiment_id
+    app.switch_page("pages/experiment.py")
+    app.run()
+    assert not app.exception, app.exception
+    assert any("Stopped at the spend cap ($0.0200)" in w.value for w in app.warning)
+    assert any("spend cap $0.0200" in c.value for c in app.caption)
