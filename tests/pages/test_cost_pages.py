@@ -24,7 +24,9 @@ MINI = (
 
 
 @pytest.fixture
-def judge(judge_server: FakeJudge, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> FakeJudge:
+def judge(
+    judge_server: FakeJudge, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> Iterator[FakeJudge]:
     monkeypatch.setenv("SCORELAB_JUDGE_API_KEY", "test-key")
     monkeypatch.setenv("SCORELAB_JUDGE_CACHE", str(tmp_path / "cache"))
     judge_cache_module._store.cache_clear()
