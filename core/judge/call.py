@@ -289,10 +289,10 @@ async def _request(arguments: dict[str, Any], attempts: _Attempts) -> Any:
         response = await _litellm.litellm().acompletion(**arguments)
     except BaseException as error:
         if budget is not None:
-            # An HTTP error answer costs nothing; a timeout or a cut connection may have been
-            # billed, so its reservation stays spent.
-            answered = getattr(error, "status_code", None) is not None
-            budget.settle(reserved, 0.0 if answered else None)
+            # An error answer costs nothing; a timeout (litellm's says 408) or a cancelled call
+            # may have been billed, so its reservation stays spent.
+            status = getattr(error, "status_code", None)
+            budget.settle(reserved, 0.0 if status not in (None, 408) else None)
         if isinstance(error, Exception):
             attempts.record_error()
             attempts.failures.append(error)
