@@ -222,3 +222,17 @@ def test_a_cap_on_a_model_without_a_price_refuses_to_start(
         service.start_experiment(config(dataset_id, priced_judge, max_cost=0))
     assert service.list_experiments() == []  # nothing stored
     assert priced_judge.call_count == 0
+
+
+def test_a_cache_that_cannot_be_opened_refuses_the_experiment(
+    service: Service, priced_judge: FakeJudge, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    dataset_id = dataset(service, ["a"])
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder should be")
+    monkeypatch.setenv(CACHE_ENV, str(blocker))
+    with pytest.raises(ExperimentConfigError, match="judge cache file .* cannot be opened"):
+        service.start_experiment(config(dataset_id, priced_judge, cache=True))
+    assert service.list_experiments() == []
+    run(service, config(dataset_id, priced_judge))  # the cache off is never opened
+    assert priced_judge.call_count == 2

@@ -37,6 +37,7 @@ __all__ = [
     "DATA_DIR_ENV",
     "CachedAnswer",
     "DiskJudgeCache",
+    "JudgeCacheError",
     "JudgeCacheStore",
     "cache_key",
     "cache_location",
@@ -59,6 +60,10 @@ _KEY_VERSION = "scorelab-judge-cache-1"
 CachedAnswer = dict[str, Any]
 """What is stored per key: `content`, `model`, `finish_reason` and `usage` (the provider's
 token counts when the answer was first paid for)."""
+
+
+class JudgeCacheError(RuntimeError):
+    """The judge cache `SCORELAB_JUDGE_CACHE` names cannot be opened."""
 
 
 class JudgeCacheStore(Protocol):
@@ -89,12 +94,16 @@ class DiskJudgeCache:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._local = threading.local()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with self._connection() as connection:
-            connection.execute(
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._connection().execute(
                 "CREATE TABLE IF NOT EXISTS answers "
                 "(key TEXT PRIMARY KEY, answer TEXT NOT NULL, stored_at REAL NOT NULL)"
             )
+        except (OSError, sqlite3.Error) as error:
+            raise JudgeCacheError(
+                f"The judge cache file {path} cannot be opened: {error}"
+            ) from None
 
     def _connection(self) -> sqlite3.Connection:
         connection = getattr(self._local, "connection", None)
@@ -145,13 +154,14 @@ class RedisJudgeCache:
         litellm()  # configures litellm (price table, quiet) before its submodule loads
         try:
             from litellm.caching.redis_cache import RedisCache
+
+            self._redis = RedisCache(url=url)
         except ImportError as error:  # the `redis` package is litellm's optional dependency
-            raise RuntimeError(
-                f"{CACHE_ENV} names a Redis server, but the `redis` package is not installed: "
-                "pip install redis"
+            raise JudgeCacheError(
+                f"{CACHE_ENV} names a Redis server, but the `redis` package is not installed "
+                "(pip install redis)"
             ) from error
         self.url = url
-        self._redis = RedisCache(url=url)
 
     async def get(self, key: str) -> CachedAnswer | None:
         try:

@@ -45,6 +45,7 @@ from core.experiments.estimate import sample_judge_requests
 from core.experiments.jobs import ExperimentJob, Jobs, stored_progress
 from core.judge import JudgeConfig
 from core.judge.budget import JudgeBudget
+from core.judge.cache import JudgeCacheError, judge_cache
 from core.judge.credentials import (
     DEFAULT_JUDGE_SETTINGS,
     JudgeKey,
@@ -240,6 +241,8 @@ class Service:
                 f"{config.concurrency:,}"
             )
         budget = _budget(config)
+        if config.cache:
+            _open_judge_cache()
         judge, api_base, settings = _judge(
             config.judge_model, config.api_base, config.judge_settings, api_key, config.cache
         )
@@ -447,6 +450,15 @@ def _judge(
         return None, checked_base, checked
     judge = experiment_judge(model, checked_base, checked, typed_key=typed, cache=cache)
     return judge, checked_base, checked
+
+
+def _open_judge_cache() -> None:
+    """Open the judge cache now: one that cannot work refuses the experiment before it starts,
+    rather than failing each of its runs."""
+    try:
+        judge_cache()
+    except JudgeCacheError as error:
+        raise ExperimentConfigError(str(error)) from None
 
 
 def _budget(config: ExperimentConfig) -> JudgeBudget | None:

@@ -138,3 +138,21 @@ def test_the_default_location_is_the_data_directory(tmp_path: Path) -> None:
     assert cache_location({DATA_DIR_ENV: str(tmp_path)}) == str(tmp_path / "judge-cache.sqlite3")
     assert cache_location({CACHE_ENV: "redis://cache:6379/0"}) == "redis://cache:6379/0"
     assert cache_location({CACHE_ENV: str(tmp_path / "x")}).endswith("x/judge-cache.sqlite3")
+
+
+def test_a_redis_cache_needs_the_redis_package_and_an_unreachable_server_is_a_miss(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import asyncio
+    import importlib.util
+
+    from core.judge.cache import JudgeCacheError, judge_cache
+
+    monkeypatch.setenv(CACHE_ENV, "redis://127.0.0.1:1/0")  # nothing listens on port 1
+    if importlib.util.find_spec("redis") is None:
+        with pytest.raises(JudgeCacheError, match="pip install redis"):
+            judge_cache()
+        return
+    store = judge_cache()
+    assert asyncio.run(store.get("some key")) is None
+    asyncio.run(store.put("some key", {"content": "x"}))  # not kept, never raised
