@@ -231,7 +231,7 @@ def test_a_cache_that_cannot_be_opened_refuses_the_experiment(
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("a file where the cache folder should be")
     monkeypatch.setenv(CACHE_ENV, str(blocker))
-    with pytest.raises(ExperimentConfigError, match="judge cache file .* cannot be opened"):
+    with pytest.raises(ExperimentConfigError, match=r"judge cache file .* cannot be opened"):
         service.start_experiment(config(dataset_id, priced_judge, cache=True))
     assert service.list_experiments() == []
     run(service, config(dataset_id, priced_judge))  # the cache off is never opened
