@@ -58,6 +58,7 @@ def import_experiment(store: Store, data: bytes, name: str | None) -> Experiment
             usage=exported.usage,
             judge_calls=exported.judge_calls,
             judge_attempts=exported.judge_attempts,
+            cached_calls=sum(outcome.cached_calls for outcome in (*results, *failures)),
         )
         failed = sum((RunCounts().with_outcome(f) for f in exported.failures), RunCounts())
         # A progress write first stamps started_at, so it never falls after finished_at.

@@ -16,6 +16,7 @@ from core.run_results import JudgeExecutionFailure, JudgeUsage
 
 __all__ = [
     "ColumnMapping",
+    "CostEstimate",
     "DatasetFormat",
     "DatasetInfo",
     "DatasetItem",
@@ -43,17 +44,18 @@ ExperimentStatus = Literal[
     "completed",
     "failed",
     "cancelled",
+    "budget_reached",
     "error",
     "interrupted",
-    "budget_reached",
 ]
 """`completed`: every run was attempted (some may have failed); `failed`: every run failed;
-`cancelled`: stopped by the user (finished runs are kept); `error`: the experiment itself broke
+`cancelled`: stopped by the user (finished runs are kept); `budget_reached`: stopped because the
+next judge call would have taken the spend past `ExperimentConfig.max_cost` (finished runs are
+kept; the runs not started are `counts.skipped`); `error`: the experiment itself broke
 (say the database went away), see `error`; `interrupted`: its process died while it was pending
 or running (no heartbeat for a while: dashboard restarted, CLI killed), the results written
-until then are kept and `finished_at` is its last heartbeat; `budget_reached`: stopped when its
-judge cost reached the cap it was given (finished runs are kept). An `interrupted`, `cancelled`
-or `budget_reached` experiment can be resumed (`Service.resume_experiment`)."""
+until then are kept and `finished_at` is its last heartbeat. An `interrupted`, `cancelled` or
+`budget_reached` experiment can be resumed (`Service.resume_experiment`)."""
 
 
 # ---- datasets ----
@@ -260,6 +262,8 @@ class ScorerOutcome(Record):
     """Judge model calls that returned (sum of `modelCallCount`)."""
     judge_attempts: int = 0
     """Judge attempts started (sum of `attemptCount`)."""
+    cached_calls: int = 0
+    """Judge executions answered from the judge cache (no request sent, no cost)."""
 
 
 class RunCounts(Record):
@@ -279,6 +283,9 @@ class RunCounts(Record):
     """Judge model calls that returned, over every finished run."""
     judge_attempts: int = 0
     """Judge attempts started, over every finished run."""
+    cached_calls: int = 0
+    """Judge executions answered from the judge cache, over every finished run: counted apart
+    from `judge_calls` (no request reached the provider, nothing was spent)."""
 
     @property
     def done(self) -> int:
@@ -296,7 +303,13 @@ class RunCounts(Record):
         return self.done / self.total if self.total else 1.0
 
     def with_run(
-        self, *, succeeded: bool, usage: JudgeUsage, judge_calls: int, judge_attempts: int
+        self,
+        *,
+        succeeded: bool,
+        usage: JudgeUsage,
+        judge_calls: int,
+        judge_attempts: int,
+        cached_calls: int = 0,
     ) -> RunCounts:
         """These counts with one more finished run."""
         return RunCounts(
@@ -306,6 +319,7 @@ class RunCounts(Record):
             usage=self.usage if usage.is_empty() else self.usage + usage,
             judge_calls=self.judge_calls + judge_calls,
             judge_attempts=self.judge_attempts + judge_attempts,
+            cached_calls=self.cached_calls + cached_calls,
         )
 
     def with_outcome(self, outcome: ScorerOutcome) -> RunCounts:
@@ -315,6 +329,7 @@ class RunCounts(Record):
             usage=outcome.usage,
             judge_calls=outcome.judge_calls,
             judge_attempts=outcome.judge_attempts,
+            cached_calls=outcome.cached_calls,
         )
 
     def __add__(self, other: RunCounts) -> RunCounts:
@@ -328,6 +343,7 @@ class RunCounts(Record):
             usage=self.usage + other.usage,
             judge_calls=self.judge_calls + other.judge_calls,
             judge_attempts=self.judge_attempts + other.judge_attempts,
+            cached_calls=self.cached_calls + other.cached_calls,
         )
 
 
@@ -346,6 +362,9 @@ class ExperimentProgress(Record):
     """Estimated seconds left; None until something finished or after the end."""
     error: str | None = None
     """Why the experiment broke (status `error`)."""
+    spent_usd: float | None = None
+    """Under a spend cap (`ExperimentConfig.max_cost`), what its judge calls cost so far
+    (litellm's prices, in this process); None without a cap."""
 
     @property
     def finished(self) -> bool:
@@ -361,6 +380,7 @@ class ExperimentProgress(Record):
         *,
         experiment_id: str | None = None,
         error: str | None = None,
+        spent_usd: float | None = None,
     ) -> ExperimentProgress:
         """The progress after `elapsed_s` seconds, with the time left estimated from the pace
         so far while the experiment runs."""
@@ -374,6 +394,7 @@ class ExperimentProgress(Record):
             elapsed_s=elapsed_s,
             eta_s=eta,
             error=error,
+            spent_usd=spent_usd,
         )
 
 
@@ -382,7 +403,7 @@ class ExperimentSummary(Record):
 
     status: ExperimentStatus
     """`completed` (some runs may have failed: see `counts.failed`), `failed` (every run
-    failed) or `cancelled` (see `counts.skipped`)."""
+    failed), `cancelled` or `budget_reached` (see `counts.skipped`)."""
     counts: RunCounts
     """The runs and judge totals."""
     scores: dict[str, float] = Field(default_factory=dict)
@@ -413,6 +434,53 @@ class ExperimentConfig(Record):
     judge_settings: dict[str, Any] = Field(default_factory=dict)
     """Judge call settings from an allow-list (temperature, timeout, num_retries, ...:
     `core.judge.allowed_settings`); any other is refused."""
+    cache: bool = False
+    """Answer identical judge requests from the judge cache (and store new answers there);
+    False: the cache is neither read nor written (docs/core.md, The judge cache)."""
+    max_cost: float | None = None
+    """A hard cap on the judge spend, in USD (litellm's prices): no judge call starts once the
+    spend so far plus the calls in flight (each at its estimated cost) would pass it, and the
+    experiment ends `budget_reached`. A judge model litellm has no price for cannot be capped:
+    the experiment is refused. None: no cap."""
+
+
+class CostEstimate(Record):
+    """What an experiment's judge calls will probably cost: an ESTIMATE from a sample of its
+    items (their real prompts, counted by litellm's token counter) and litellm's price table,
+    never a bill. Low and high come from the smallest and the largest sampled item; the
+    structured-output fallback and retries can add calls on top."""
+
+    is_estimate: Literal[True] = True
+    """Always true: every figure here is an estimate."""
+    judge_model: str | None = None
+    """The judge model priced."""
+    items: int = 0
+    """Items in the dataset."""
+    sample_size: int = 0
+    """Items whose prompts were built and counted."""
+    judge_calls: int = 0
+    """Judge calls the experiment makes at least (sampled calls per item × items)."""
+    input_tokens_low: int = 0
+    """Prompt tokens over the experiment if every item were like the smallest sampled one."""
+    input_tokens_typical: int = 0
+    """Prompt tokens over the experiment at the sample's mean."""
+    input_tokens_high: int = 0
+    """Prompt tokens over the experiment if every item were like the largest sampled one."""
+    output_tokens_low: int = 0
+    """Answer tokens if every answer were the shortest valid one."""
+    output_tokens_typical: int = 0
+    """Answer tokens at a typical judge answer length."""
+    output_tokens_high: int = 0
+    """Answer tokens if every answer were as long as allowed (`max_tokens`, else a long
+    answer)."""
+    priced: bool = False
+    """Whether litellm's price table knows the judge model (no dollars without it)."""
+    cost_usd_low: float | None = None
+    """Estimated USD at the low token counts; None without a price."""
+    cost_usd_typical: float | None = None
+    """Estimated USD at the typical token counts; None without a price."""
+    cost_usd_high: float | None = None
+    """Estimated USD at the high token counts; None without a price."""
 
 
 class ExperimentInfo(Record):
@@ -440,6 +508,10 @@ class ExperimentInfo(Record):
     """The judge call settings."""
     concurrency: int = 8
     """Scorer runs at once."""
+    cache: bool = False
+    """Whether its judge calls read and wrote the judge cache."""
+    max_cost: float | None = None
+    """Its judge spend cap in USD, if it had one."""
     status: ExperimentStatus = "pending"
     """Where it is."""
     total_items: int = 0

@@ -156,6 +156,9 @@ class _JudgeExecutionBase(Record):
     `attempt_count - 1` of these."""
     duration_ms: int
     """Milliseconds for the whole prompt step, prompt building included."""
+    cached: bool | None = None
+    """True when the answer came from the judge cache (`JudgeConfig.cache`): no request was
+    sent, so `attemptCount` and `modelCallCount` are 0 and `usage` is empty; absent otherwise."""
 
 
 class JudgeExecutionSuccess(_JudgeExecutionBase):
@@ -259,6 +262,15 @@ class ScorerRunResult(Record):
                 calls += execution.model_call_count
                 attempts += execution.attempt_count
         return usage, calls, attempts
+
+    def cached_calls(self) -> int:
+        """Judge executions of the run answered from the judge cache."""
+        return sum(
+            1
+            for step in (self.judge or {}).values()
+            for execution in step.executions
+            if execution.cached
+        )
 
 
 _NO_USAGE = JudgeUsage()  # frozen: one instance serves every run without a judge

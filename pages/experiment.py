@@ -75,7 +75,19 @@ def render_summary(info: ExperimentInfo, view: ExperimentView) -> None:
         f"{md_short(info.dataset_name or info.dataset_id, 120)} "
         f"(fingerprint {md_text(info.dataset_fingerprint[:12])}) · judge "
         f"{md_short(info.judge_model or 'none', 120)}"
+        + (" · judge cache on" if info.cache else "")
+        + (f" · spend cap {fmt.money(info.max_cost)}" if info.max_cost is not None else "")
+        + (
+            f" · {info.counts.cached_calls:,} answers from the judge cache"
+            if info.counts.cached_calls
+            else ""
+        )
     )
+    if info.status == "budget_reached":
+        st.warning(
+            f"Stopped at the spend cap ({fmt.money(info.max_cost)}): "
+            f"{info.counts.skipped:,} runs were not started; every finished result is kept."
+        )
 
 
 def render_resume(info: ExperimentInfo) -> bool:

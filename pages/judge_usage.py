@@ -1,5 +1,6 @@
 """Judge usage: tokens by scorer and step (input/output/reasoning/cached), by model, calls and
-attempts, durations, and the estimated cost. Totals are sums.
+attempts, answers from the judge cache (apart), durations, and the estimated cost. Totals are
+sums.
 
 A module of functions: app.py's router runs the file as `__main__`, which calls `main()`;
 imported (`pages.judge_usage`), it draws nothing. The charts get entity-escaped scorer, step and
@@ -25,12 +26,19 @@ KEY = "judge_usage"
 
 
 def render_totals(totals: dict[str, float]) -> None:
-    """Eight cards: executions, failures, calls, attempts, tokens by kind, estimated cost."""
-    first, second = st.columns(4), st.columns(4)
+    """Nine cards: executions, failures, calls, answers from the judge cache, attempts, tokens
+    by kind, estimated cost."""
+    first, second = st.columns(5), st.columns(4)
     first[0].metric("Judge executions", f"{int(totals.get('executions', 0)):,}")
     first[1].metric("Failed executions", f"{int(totals.get('failed', 0)):,}")
     first[2].metric("Model calls", f"{int(totals.get('model_calls', 0)):,}")
-    first[3].metric("Attempts", f"{int(totals.get('attempts', 0)):,}")
+    first[3].metric(
+        "From the judge cache",
+        f"{int(totals.get('cached', 0)):,}",
+        help="Executions answered from the judge cache: no request sent, nothing spent; "
+        "not counted in model calls or attempts.",
+    )
+    first[4].metric("Attempts", f"{int(totals.get('attempts', 0)):,}")
     second[0].metric("Input tokens", fmt.tokens(totals.get("input_tokens")))
     second[1].metric("Output tokens", fmt.tokens(totals.get("output_tokens")))
     second[2].metric("Reasoning tokens", fmt.tokens(totals.get("reasoning_tokens")))
@@ -39,7 +47,10 @@ def render_totals(totals: dict[str, float]) -> None:
         fmt.money(totals.get("est_cost_usd")),
         help="An estimate from litellm's price table, not a bill.",
     )
-    st.caption("All totals are sums over every judge execution, failed ones included.")
+    st.caption(
+        "All totals are sums over every judge execution, failed ones included; answers from "
+        "the judge cache are counted apart and cost nothing."
+    )
 
 
 def render_charts(view: ExperimentView) -> None:

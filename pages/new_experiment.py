@@ -1,6 +1,6 @@
-"""New experiment: dataset, scorers with options, judge model, concurrency, the judge calls it
-will make; start. The run happens in the service's background worker; this page (and every
-other) only shows its progress.
+"""New experiment: dataset, scorers with options, judge model, the judge cache, a spend cap,
+concurrency, the judge calls it will make and their estimated cost; start. The run happens in
+the service's background worker; this page (and every other) only shows its progress.
 
 A module of functions: app.py's router runs the file as `__main__`, which calls `main()`;
 imported (`pages.new_experiment`), it draws nothing. Dataset names are option labels (plain
@@ -11,9 +11,15 @@ from __future__ import annotations
 import streamlit as st
 from pydantic import SecretStr
 
-from core.experiment_records import DatasetInfo, ExperimentConfig, ScorerCatalogEntry, ScorerSpec
+from core.experiment_records import (
+    CostEstimate,
+    DatasetInfo,
+    ExperimentConfig,
+    ScorerCatalogEntry,
+    ScorerSpec,
+)
 from core.service import ExperimentConfigError, NotFoundError
-from pages.ui import nav
+from pages.ui import fmt, nav
 from pages.ui.judge_key import judge_key_input
 from pages.ui.options import option_inputs
 from pages.ui.services import service
@@ -119,6 +125,68 @@ def judge_settings() -> tuple[str | None, str | None, dict, SecretStr | None]:
     return model.strip() or None, api_base.strip() or None, settings, typed_key
 
 
+def cost_controls() -> tuple[bool, float | None]:
+    """The judge cache switch and the spend cap (0: none)."""
+    cache_column, cap_column = st.columns(2)
+    cache = cache_column.toggle(
+        "Judge cache",
+        key=f"{KEY}.cache",
+        help="Answer a judge request identical to one answered before (same model, prompt, "
+        "schema and settings) from the cache instead of the provider: a re-run of unchanged "
+        "items costs nothing. Off: the cache is neither read nor written.",
+    )
+    cap = cap_column.number_input(
+        "Spend cap (USD, 0 = none)",
+        min_value=0.0,
+        value=0.0,
+        step=0.5,
+        format="%.2f",
+        key=f"{KEY}.max_cost",
+        help="No judge call starts once the spend so far plus the calls in flight would pass "
+        "it (litellm's prices); the experiment then stops as budget_reached, every finished "
+        "result kept. Needs a judge model litellm has a price for.",
+    )
+    return cache, (float(cap) if cap > 0 else None)
+
+
+@st.cache_data(max_entries=32, ttl=600, show_spinner="Estimating the judge cost…")
+def _estimate(config_json: str) -> CostEstimate:
+    return service().estimate_cost(ExperimentConfig.model_validate_json(config_json))
+
+
+def render_estimate(config: ExperimentConfig) -> None:
+    """The estimated judge cost of `config` (from a sample of its items; nothing is sent)."""
+    try:
+        estimate = _estimate(config.model_dump_json())
+    except (ExperimentConfigError, NotFoundError):
+        return  # the problem is shown with the others when Start is pressed
+    if not estimate.judge_calls:
+        return
+    sample = f"{estimate.sample_size:,} sampled item{'s' if estimate.sample_size != 1 else ''}"
+    tokens = (
+        f"{fmt.tokens(estimate.input_tokens_typical)} tokens in "
+        f"({fmt.tokens(estimate.input_tokens_low)}–{fmt.tokens(estimate.input_tokens_high)}), "
+        f"{fmt.tokens(estimate.output_tokens_typical)} out "
+        f"({fmt.tokens(estimate.output_tokens_low)}–{fmt.tokens(estimate.output_tokens_high)})"
+    )
+    if estimate.priced:
+        st.info(
+            f"**Estimated judge cost: {fmt.money(estimate.cost_usd_low)} – "
+            f"{fmt.money(estimate.cost_usd_high)}** (typical "
+            f"{fmt.money(estimate.cost_usd_typical)}) · {estimate.judge_calls:,} calls · "
+            f"{tokens}. An estimate from the real prompts of {sample} and litellm's price "
+            "table, not a bill; answers from the judge cache cost nothing.",
+            icon=":material/payments:",
+        )
+    else:
+        st.info(
+            f"{estimate.judge_calls:,} judge calls · {tokens} (an estimate from {sample}). "
+            f"litellm's price table has no price for {md_text(estimate.judge_model or '')}: "
+            "no dollar estimate, and no spend cap.",
+            icon=":material/payments:",
+        )
+
+
 def start(config: ExperimentConfig, api_key: SecretStr | None = None) -> None:
     """Start the experiment in the background (with the key typed for it, if any) and rerun
     (its progress shows on every page)."""
@@ -163,8 +231,10 @@ def main() -> None:
     problems.extend(shared.data_problems(dataset, specs))
     model = api_base = typed_key = None
     settings: dict = {}
+    cache, max_cost = False, None
     if needs_judge:
         model, api_base, settings, typed_key = judge_settings()
+        cache, max_cost = cost_controls()
         if not model:
             problems.append("The chosen LLM-judge scorers need a judge model.")
     concurrency = st.slider("Concurrency (scorer runs at once)", 1, 64, 8, key=f"{KEY}.concurrency")
@@ -178,21 +248,23 @@ def main() -> None:
         )
     else:
         problems.append("Choose at least one scorer.")
+    config = ExperimentConfig(
+        name=name or None,
+        dataset_id=dataset.id,
+        scorers=specs,
+        judge_model=model,
+        api_base=api_base,
+        concurrency=concurrency,
+        judge_settings=settings,
+        cache=cache,
+        max_cost=max_cost,
+    )
+    if specs and model and not problems:
+        render_estimate(config)
     for problem in problems:
         st.warning(md_text(problem))
     if st.button("Start experiment", type="primary", disabled=bool(problems)):
-        start(
-            ExperimentConfig(
-                name=name or None,
-                dataset_id=dataset.id,
-                scorers=specs,
-                judge_model=model,
-                api_base=api_base,
-                concurrency=concurrency,
-                judge_settings=settings,
-            ),
-            typed_key,
-        )
+        start(config, typed_key)
 
 
 if __name__ == "__main__":  # run by the router (app.py), not on import

@@ -38,6 +38,7 @@ from core.experiment_records import (
     RunCounts,
     ScorerOutcome,
 )
+from core.judge.budget import JudgeBudget, budget_refusal
 from core.judge.secrets import secret_masker
 from core.run_results import JudgeExecutionFailure, JudgeUsage, ScorerRunResult
 from core.scoring import Scorer
@@ -146,6 +147,7 @@ class Run:
     usage: JudgeUsage = field(default_factory=JudgeUsage)
     judge_calls: int = 0
     judge_attempts: int = 0
+    cached_calls: int = 0
 
     @property
     def ok(self) -> bool:
@@ -162,6 +164,7 @@ class Run:
             "usage": self.usage,
             "judge_calls": self.judge_calls,
             "judge_attempts": self.judge_attempts,
+            "cached_calls": self.cached_calls,
         }
         if self.error is None:
             assert self.result is not None
@@ -239,6 +242,7 @@ class _Totals:
             usage=run.usage,
             judge_calls=run.judge_calls,
             judge_attempts=run.judge_attempts,
+            cached_calls=run.cached_calls,
         )
         score = run.result.score if run.result is not None else None
         if run.ok and isinstance(score, int | float) and math.isfinite(score):
@@ -265,6 +269,7 @@ async def run_experiment(
     gates: Sequence[Scorer] = (),
     on_item: OnItem | None = None,
     skip: Skip | None = None,
+    budget: JudgeBudget | None = None,
 ) -> ExperimentSummary:
     """Run every scorer on every item.
 
@@ -286,6 +291,10 @@ async def run_experiment(
     `skip(item, scorer_id)`, asked once per pair as the items are read, leaves out the pairs
     for which it is True: neither run nor counted (the planned total shrinks by one each), so
     resuming an experiment runs only what it lacks (an item left with no scorer is skipped whole).
+
+    `budget`: a spend cap every judge call asks before it starts (core/judge/budget.py). A run
+    whose judge call it refuses is not finished (neither counted nor handed on: it is skipped),
+    no run starts after that, and the status is `budget_reached`.
     """
     _check_arguments(items, scorers, concurrency)
     _check_item_options(on_error, per_item, prepare, gates, on_item)
@@ -321,6 +330,8 @@ async def run_experiment(
         done = ItemRun(item, given, gates=[await _run(item, gate, given) for gate in gates])
         for scorer in unit:
             run = await _run(item, scorer, given)
+            if budget is not None and budget_refusal(run.error) is not None:
+                return  # not finished: the cap stopped it before its judge call
             report(run)
             done.runs.append(run)
             if run.error is not None and on_error == "raise":
@@ -341,14 +352,20 @@ async def run_experiment(
         for item, unit in units:
             if cancel is not None and cancel.cancelled:
                 return
+            if budget is not None and budget.reached:
+                return
             await run_unit(item, unit)
 
     # No more workers than units of work: each is a task, and idle ones cost memory too.
     units_count = item_count if per_item else item_count * len(scorers)
-    aborted = await _run_workers(worker, max(1, min(concurrency, units_count)), cancel)
+    workers = max(1, min(concurrency, units_count))
+    with budget.active() if budget is not None else contextlib.nullcontext():
+        # The workers are created in here: each task copies the context, budget included.
+        aborted = await _run_workers(worker, workers, cancel)
     counts = totals.current()
     cancelled = aborted or (cancel is not None and cancel.cancelled and counts.skipped > 0)
-    status = _final_status(counts, cancelled)
+    capped = budget is not None and budget.reached and counts.skipped > 0
+    status = _final_status(counts, cancelled, capped)
     if on_progress is not None:
         on_progress(ExperimentProgress.measured(status, counts, time.perf_counter() - started))
     return ExperimentSummary(
@@ -380,9 +397,22 @@ async def _run(item: DatasetItem, scorer: Scorer, given: ScorerInput) -> Run:
     except Exception as error:
         snapshot = error.result if isinstance(error, ScorerRunError) else None
         usage, calls, attempts = snapshot.judge_totals() if snapshot else (JudgeUsage(), 0, 0)
-        return Run(item, scorer.id, None, error, elapsed_ms(started), usage, calls, attempts)
+        cached = snapshot.cached_calls() if snapshot else 0
+        return Run(
+            item, scorer.id, None, error, elapsed_ms(started), usage, calls, attempts, cached
+        )
     usage, calls, attempts = result.judge_totals()
-    return Run(item, scorer.id, result, None, elapsed_ms(started), usage, calls, attempts)
+    return Run(
+        item,
+        scorer.id,
+        result,
+        None,
+        elapsed_ms(started),
+        usage,
+        calls,
+        attempts,
+        result.cached_calls(),
+    )
 
 
 def _recovered(error: Exception) -> dict[str, Any]:
@@ -477,9 +507,11 @@ async def _run_workers(
     return aborted
 
 
-def _final_status(counts: RunCounts, cancelled: bool) -> ExperimentStatus:
+def _final_status(counts: RunCounts, cancelled: bool, capped: bool = False) -> ExperimentStatus:
     if cancelled:
         return "cancelled"
+    if capped:
+        return "budget_reached"
     if counts.total and counts.failed == counts.total:
         return "failed"
     return "completed"

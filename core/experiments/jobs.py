@@ -33,6 +33,7 @@ from core.experiment_records import (
     ScorerOutcome,
 )
 from core.experiments.engine import CancelToken, Skip, run_experiment
+from core.judge.budget import JudgeBudget
 from core.judge.secrets import mask_secrets
 from core.run_results import JudgeUsage
 from core.scoring import Scorer
@@ -193,6 +194,8 @@ class ExperimentJob:
         self._started: float | None = None
         self._elapsed_s = 0.0
         self._writer: ResultWriter | None = None
+        self.budget: JudgeBudget | None = None
+        """The spend cap this experiment runs under, if any (its `spent_usd` is live)."""
 
     # ---- reading ----
 
@@ -254,6 +257,7 @@ class ExperimentJob:
             elapsed,
             experiment_id=self.experiment_id,
             error=self._error,
+            spent_usd=None if self.budget is None else self.budget.spent_usd,
         )
 
     # ---- running ----
@@ -266,10 +270,13 @@ class ExperimentJob:
         concurrency: int,
         item_count: int | None = None,
         skip: Skip | None = None,
+        budget: JudgeBudget | None = None,
     ) -> None:
         """Run the experiment in a background thread. `items` may be an iterable read as the
         runs start (e.g. the store's paged reader), with `item_count` saying how many; `skip`
-        leaves pairs out (`run_experiment`), e.g. those a resumed experiment has stored."""
+        leaves pairs out (`run_experiment`), e.g. those a resumed experiment has stored;
+        `budget`: the judge spend cap its judge calls ask (`core.judge.budget`)."""
+        self.budget = budget
         self._launch(sink, items, scorers, concurrency, item_count, skip, None)
 
     def retry(
@@ -373,6 +380,7 @@ class ExperimentJob:
                     on_outcome=self.record,
                     cancel=self.cancel,
                     skip=skip,
+                    budget=self.budget,
                 )
             )
             status = self._end_status(summary.status, retried_from)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import inspect
 import json
 import logging
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -15,8 +16,12 @@ from pydantic import SecretStr
 from core._clock import elapsed_ms
 from core.errors import MastraError, error_code
 from core.judge import _litellm, retry
+from core.judge.budget import active_budget
+from core.judge.cache import CachedAnswer, cache_key, judge_cache
 from core.judge.config import JudgeConfig
 from core.judge.endpoints import NO_KEY, provider_key_may_go
+from core.judge.estimate import active_recorder
+from core.judge.pricing import estimate_cost_usd
 from core.judge.prompt_step import PromptStep
 from core.judge.schema import JudgeOutputError, OutputSchema, parse_judge_json, score_schema
 from core.judge.secrets import SecretMasker, secret_masker
@@ -79,6 +84,21 @@ class _Attempts:
     finish_reason: str | None = None
     failures: list[BaseException] = field(default_factory=list)
     """The error of every attempt that failed, in order."""
+    cached_answers: int = 0
+    """Calls answered from the judge cache (no request sent)."""
+
+    @property
+    def cached(self) -> bool | None:
+        """True when every answer of the step came from the judge cache."""
+        return True if self.cached_answers and self.attempt_count == 0 else None
+
+    def record_cached(self, answer: CachedAnswer) -> str:
+        """Take an answer from the judge cache (no attempt, no model call, no usage)."""
+        text = str(answer.get("content") or "")
+        self.raw_output = text
+        self.model_id = str(answer.get("model") or self.model_id)
+        self.finish_reason = answer.get("finish_reason") or self.finish_reason
+        return text
 
     def record_response(self, response: Any) -> str:
         """Count a call that returned, and give back its text."""
@@ -161,10 +181,11 @@ async def run_prompt_step(
         prompt=masker.text(prompt),
         judge_model_id=attempts.model_id,
         judge_provider=attempts.provider or None,
-        attempt_count=max(attempts.attempt_count, 1),
-        model_call_count=max(attempts.model_call_count, 1),
+        attempt_count=0 if attempts.cached else max(attempts.attempt_count, 1),
+        model_call_count=0 if attempts.cached else max(attempts.model_call_count, 1),
         attempt_errors=attempts.earlier_errors(masker),
         duration_ms=elapsed_ms(started),
+        cached=attempts.cached,
         output=value,
         usage=attempts.usage,
     )
@@ -203,31 +224,96 @@ async def _call(
     inject: bool,
     kind: StepKind = "text",
 ) -> Any:
-    """One call: a request, retried on transport errors (each request one attempt); returns
-    the validated value."""
+    """One call: the judge cache (when the judge has it on), else a request, retried on
+    transport errors (each request one attempt); returns the validated value."""
     arguments = _call_arguments(judge, prompt, schema, inject, attempts.provider)
+    recorder = active_recorder()
+    if recorder is not None:  # a dry run (core.judge.estimate): recorded, never sent
+        text = recorder.answer(arguments, schema, kind)
+        attempts.raw_output = text
+        return _validated(text, schema, kind)
+    key = cache_key(arguments) if judge.cache else None
+    if key is not None:
+        stored = await judge_cache().get(key)
+        if stored is not None:
+            try:
+                value = _validated(attempts.record_cached(stored), schema, kind)
+            except Exception:  # stored under an older validation: ask the provider instead
+                logger.debug("A cached judge answer no longer validates; calling the judge")
+            else:
+                attempts.cached_answers += 1
+                return value
     budget = retry.retry_budget(judge.model_settings)
     response = await retry.with_retries(budget, _request, arguments, attempts)
     try:
         text = attempts.record_response(response)
-        if schema is None:
-            return text
-        value = schema.validate(parse_judge_json(text))
+        value = _validated(text, schema, kind)
     except Exception as error:
         attempts.failures.append(error)
         raise
+    if key is not None:  # only a validated answer: a malformed one is never replayed
+        await judge_cache().put(key, _cached_answer(response, text))
+    return value
+
+
+def _validated(text: str, schema: OutputSchema | None, kind: StepKind) -> Any:
+    if schema is None:
+        return text
+    value = schema.validate(parse_judge_json(text))
     return value["score"] if kind == "score" else value
 
 
+def _cached_answer(response: Any, text: str) -> CachedAnswer:
+    choice = response.choices[0] if getattr(response, "choices", None) else None
+    return {
+        "content": text,
+        "model": getattr(response, "model", None),
+        "finish_reason": getattr(choice, "finish_reason", None),
+        "usage": json_ready_usage(usage_from_litellm(getattr(response, "usage", None))),
+    }
+
+
+def json_ready_usage(usage: JudgeUsage) -> dict[str, Any]:
+    """A usage as its camelCase JSON (what was paid for, kept with a cached answer)."""
+    return usage.model_dump(by_alias=True, exclude_none=True)
+
+
 async def _request(arguments: dict[str, Any], attempts: _Attempts) -> Any:
-    """One request to the provider: one attempt."""
+    """One request to the provider: one attempt. Under a spend cap (`core.judge.budget`), the
+    request is first reserved at its estimated cost, and refused (`BudgetReached`, before it
+    counts as an attempt) when that would pass the cap."""
+    budget = active_budget()
+    reserved = budget.reserve(arguments) if budget is not None else 0.0
     attempts.attempt_count += 1
     try:
-        return await _litellm.litellm().acompletion(**arguments)
-    except Exception as error:
-        attempts.record_error()
-        attempts.failures.append(error)
+        response = await _litellm.litellm().acompletion(**arguments)
+    except BaseException as error:
+        if budget is not None:
+            # An error answer costs nothing; a timeout (litellm's says 408) or a cancelled call
+            # may have been billed, so its reservation stays spent.
+            status = getattr(error, "status_code", None)
+            budget.settle(reserved, 0.0 if status not in (None, 408) else None)
+        if isinstance(error, Exception):
+            attempts.record_error()
+            attempts.failures.append(error)
         raise
+    if budget is not None:
+        usage = usage_from_litellm(getattr(response, "usage", None))
+        budget.settle(reserved, response_cost(response, arguments), usage.output_tokens)
+    return response
+
+
+def response_cost(response: Any, arguments: Mapping[str, Any]) -> float | None:
+    """What litellm priced a response at (its `response_cost`), else its price table times
+    the usage; None when neither knows."""
+    hidden = getattr(response, "_hidden_params", None) or {}
+    cost = hidden.get("response_cost") if isinstance(hidden, Mapping) else None
+    if isinstance(cost, int | float) and not isinstance(cost, bool) and math.isfinite(cost):
+        return float(cost)
+    usage = usage_from_litellm(getattr(response, "usage", None))
+    return estimate_cost_usd(
+        str(arguments.get("model") or ""), usage.input_tokens or 0, usage.output_tokens or 0
+    )
 
 
 def _call_arguments(

@@ -59,6 +59,11 @@ class JudgeConfig(BaseModel):
     from the environment (OPENAI_API_KEY, ...) is used only if `api_base` is unset, the
     provider's own endpoint, or listed in SCORELAB_TRUSTED_API_BASES; any other base gets the
     placeholder `no-key` (docs/deploy.md, Judge keys)."""
+    cache: bool | None = None
+    """True: an identical request (model, API base, messages, output schema, the settings that
+    change the answer) is answered from the judge cache when it was answered before, and a
+    validated answer is stored there (core/judge/cache.py, docs/core.md). Unset or False: the
+    cache is neither read nor written."""
 
     @field_validator("model_settings")
     @classmethod

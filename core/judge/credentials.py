@@ -176,10 +176,12 @@ def experiment_judge(
     settings: Mapping[str, Any],
     *,
     typed_key: SecretStr | None = None,
+    cache: bool = False,
 ) -> JudgeConfig:
     """The judge an experiment calls: `model` routed by litellm (once), its key by `judge_key`
     (`typed_key`: a key typed for this experiment), `settings` (allow-listed) over
-    `DEFAULT_JUDGE_SETTINGS`. Raises JudgeSetupError naming the problem."""
+    `DEFAULT_JUDGE_SETTINGS`, the judge cache on when `cache`. Raises JudgeSetupError naming
+    the problem."""
     checked = check_judge_settings(settings)
     typed = typed_key if typed_key is not None and typed_key.get_secret_value() else None
     choice = judge_key(model, api_base, typed=typed is not None)
@@ -191,6 +193,7 @@ def experiment_judge(
             api_base=check_api_base(api_base),
             api_key=choice.api_key(typed),
             model_settings={**DEFAULT_JUDGE_SETTINGS, **checked},
+            cache=True if cache else None,
         )
     except ValueError as error:
         raise JudgeSetupError(f"Invalid judge settings: {error}") from error

@@ -22,7 +22,7 @@ from core.run_results import JudgeExecutionFailure, JudgeUsage, ScorerRunResult
 
 __all__ = ["ExperimentFileError", "ExportedExperiment", "read_experiment_json"]
 
-_FINISHED: tuple[str, ...] = ("completed", "failed", "cancelled", "error")
+_FINISHED: tuple[str, ...] = ("completed", "failed", "cancelled", "budget_reached", "error")
 
 
 class ExperimentFileError(ValueError):
@@ -219,6 +219,7 @@ def _success(item_id: str, scorer_id: str, entry: dict[str, Any], place: str) ->
         usage=usage,
         judge_calls=calls,
         judge_attempts=attempts,
+        cached_calls=result.cached_calls(),
     )
 
 

@@ -86,11 +86,13 @@ USAGE_COLUMNS: tuple[str, ...] = (
     "provider",
     "attempts",
     "model_calls",
+    "cached",
     "duration_ms",
     *TOKEN_COLUMNS,
     "est_cost_usd",
 )
-"""The columns of `judge_usage_frame`, one row per judge execution."""
+"""The columns of `judge_usage_frame`, one row per judge execution (`cached`: answered from the
+judge cache, no request sent)."""
 
 FAILURE_COLUMNS: tuple[str, ...] = ("scorer_id", "failed_step", "error", "count", "item_ids")
 """The columns of `failure_groups`."""
@@ -516,7 +518,7 @@ def judge_usage_frame(outcomes: Sequence[ScorerOutcome]) -> pd.DataFrame:
     ints = ["attempts", "model_calls", "duration_ms", *TOKEN_COLUMNS]
     texts = ["item_id", "scorer_id", "step", "status"]  # model, provider: may be missing
     dtypes = dict.fromkeys(ints, "int64") | dict.fromkeys(texts, "str")
-    return pd.DataFrame(columns).astype(dtypes | {"est_cost_usd": "float64"})
+    return pd.DataFrame(columns).astype(dtypes | {"est_cost_usd": "float64", "cached": "bool"})
 
 
 def _executions(outcome: ScorerOutcome) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -542,6 +544,7 @@ def _usage_row(outcome: ScorerOutcome, step: str, execution: dict[str, Any]) -> 
         "provider": execution.get("judgeProvider"),
         "attempts": execution.get("attemptCount") or 0,
         "model_calls": execution.get("modelCallCount") or 0,
+        "cached": execution.get("cached") is True,
         "duration_ms": execution.get("durationMs") or 0,
     }
     row.update({name: usage.get(key) or 0 for name, key in _USAGE_KEYS.items()})
@@ -569,11 +572,13 @@ def _usage_costs(columns: dict[str, list[Any]]) -> list[float]:
 def usage_totals(frame: pd.DataFrame) -> dict[str, float]:
     """Sums over a `judge_usage_frame` (never averages): every token column, `model_calls`,
     `attempts`, `duration_ms`, `est_cost_usd` (NaN when no execution has a known price),
-    `executions` (rows) and `failed` (failed executions)."""
+    `executions` (rows), `failed` (failed executions) and `cached` (executions answered from
+    the judge cache: counted apart, no model call and no cost)."""
     sums = ("model_calls", "attempts", "duration_ms", *TOKEN_COLUMNS)
     totals = {name: float(frame[name].sum()) for name in sums}
     costs = frame["est_cost_usd"]
     totals["est_cost_usd"] = float(costs.sum()) if costs.notna().any() else math.nan
     totals["executions"] = float(len(frame))
     totals["failed"] = float((frame["status"] == "failed").sum())
+    totals["cached"] = float(frame["cached"].sum())
     return totals

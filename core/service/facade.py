@@ -13,6 +13,7 @@ secret the process holds is masked in what the service hands out (docs/deploy.md
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,10 +21,12 @@ from typing import Any
 
 from pydantic import SecretStr
 
+from core._sync import run_coroutine_sync
 from core.errors import ExperimentConfigError, ScorerRunError
 from core.experiment_import import import_experiment
 from core.experiment_records import (
     ColumnMapping,
+    CostEstimate,
     DatasetInfo,
     DatasetItem,
     ExperimentConfig,
@@ -39,15 +42,21 @@ from core.experiment_records import (
 from core.experiments.dataset_library import import_parsed, import_samples
 from core.experiments.datasets import ParsedUpload, read_upload
 from core.experiments.engine import MAX_CONCURRENCY
+from core.experiments.estimate import sample_judge_requests
 from core.experiments.jobs import ExperimentJob, Jobs, StoredPairs, stored_progress
 from core.judge import JudgeConfig
+from core.judge.budget import JudgeBudget
+from core.judge.cache import JudgeCacheError, judge_cache
 from core.judge.credentials import (
+    DEFAULT_JUDGE_SETTINGS,
     JudgeKey,
     check_api_base,
     check_judge_settings,
     experiment_judge,
     judge_key,
 )
+from core.judge.estimate import cost_estimate
+from core.judge.pricing import estimate_cost_usd, unit_prices
 from core.judge.secrets import remember_secret, secret_masker
 from core.run_results import ScorerRunResult
 from core.scorers import PREBUILT, PrebuiltScorer
@@ -235,8 +244,11 @@ class Service:
                 f"Concurrency must be at most {MAX_CONCURRENCY} runs at once, got "
                 f"{config.concurrency:,}"
             )
+        budget = _budget(config)
+        if config.cache:
+            _open_judge_cache()
         judge, api_base, settings = _judge(
-            config.judge_model, config.api_base, config.judge_settings, api_key
+            config.judge_model, config.api_base, config.judge_settings, api_key, config.cache
         )
         scorers = self.catalog.build_all(config.scorers, judge)
         problems = self.catalog.data_problems(dataset, config.scorers)
@@ -256,9 +268,18 @@ class Service:
             api_base=api_base,
             judge_settings=settings,
             concurrency=config.concurrency,
+            cache=config.cache,
+            max_cost=config.max_cost,
         )
         job = self._jobs.add(ExperimentJob(info.id, info.counts))
-        job.start(self.store, items, scorers, config.concurrency, item_count=info.total_items)
+        job.start(
+            self.store,
+            items,
+            scorers,
+            config.concurrency,
+            item_count=info.total_items,
+            budget=budget,
+        )
         return info.id
 
     def resume_experiment(
@@ -272,14 +293,14 @@ class Service:
         `cancelled` or `budget_reached` experiment that have no stored result (its failed
         runs included); returns its id, the same. The scorers and the judge are rebuilt from
         what the experiment stored (options, model, API base, settings; never a key): `api_key`
-        is a key typed for this run, as in `start_experiment`. `max_cost` is accepted for the
-        budget cap's callers; this version does not use it.
+        is a key typed for this run, as in `start_experiment`. `max_cost` (USD) caps the whole
+        experiment's judge spend, what it spent before included (default: the cap it was
+        started with); a `budget_reached` experiment is resumed with a higher one.
 
         The stored results stay as they are; the failed runs are counted anew. A pair stored
         meanwhile by another process (a resume racing the one it resumes) is kept once.
         Raises NotFoundError for an unknown id, ExperimentConfigError for any other status (or
         when the experiment's scorers cannot be rebuilt), before anything runs."""
-        del max_cost  # see the docstring
         info = self.store.get_experiment(experiment_id)
         job = self._jobs.get(experiment_id)
         status = "running" if job is not None and job.running else info.status
@@ -289,6 +310,9 @@ class Service:
                 f"stopped part-way ({', '.join(RESUMABLE)}) can be resumed"
             )
         scorers = self._rebuilt_scorers(info, api_key)
+        budget = _resumed_budget(info, max_cost)
+        if info.cache:
+            _open_judge_cache()
         if not self.store.reopen_experiment(experiment_id, RESUMABLE):
             now = self.store.get_experiment(experiment_id).status
             raise ExperimentConfigError(
@@ -305,7 +329,9 @@ class Service:
             unfinished, lambda item_ids: self.store.stored_pairs(experiment_id, item_ids)
         )
         job = self._jobs.add(ExperimentJob(info.id, info.counts))
-        job.start(self.store, stored.items(), scorers, info.concurrency, count, skip=stored)
+        job.start(
+            self.store, stored.items(), scorers, info.concurrency, count, skip=stored, budget=budget
+        )
         return info.id
 
     def retry_failed(self, experiment_id: str, *, api_key: SecretStr | str | None = None) -> int:
@@ -354,7 +380,7 @@ class Service:
     ) -> list[Scorer]:
         """The experiment's scorers as it ran them, from what it stored."""
         judge, _base, _settings = _judge(
-            info.judge_model, info.api_base, info.judge_settings, api_key
+            info.judge_model, info.api_base, info.judge_settings, api_key, info.cache
         )
         scorers = self.catalog.build_all(info.scorers, judge)
         if [scorer.id for scorer in scorers] != list(info.scorer_ids):
@@ -363,6 +389,33 @@ class Service:
                 f"({', '.join(info.scorer_ids) or 'none'}) cannot be rebuilt from their options"
             )
         return scorers
+
+    def estimate_cost(self, config: ExperimentConfig, *, sample_size: int = 20) -> CostEstimate:
+        """What the experiment's judge calls would probably cost: an estimate from the first
+        `sample_size` items, whose real prompts are built (a dry run: no judge is called)
+        and counted by litellm's token counter, priced by litellm's price table. Low and high
+        come from the smallest and the largest sampled item (docs/core.md, Cost estimate and
+        spend cap). Raises ExperimentConfigError (NotFoundError) like `start_experiment`."""
+        if isinstance(sample_size, bool) or not isinstance(sample_size, int) or sample_size < 1:
+            raise ExperimentConfigError(
+                f"The cost estimate's sample size must be a whole number above 0, got "
+                f"{sample_size!r}"
+            )
+        dataset = self.store.get_dataset(config.dataset_id)
+        api_base = check_api_base(config.api_base)
+        settings = check_judge_settings(config.judge_settings)
+        judge = None
+        if config.judge_model:
+            # No key: nothing is sent, and a missing key must not hide the estimate.
+            judge = JudgeConfig(
+                model=config.judge_model,
+                api_base=api_base,
+                model_settings={**DEFAULT_JUDGE_SETTINGS, **settings},
+            )
+        scorers = self.catalog.build_all(config.scorers, judge)
+        items = self.store.dataset_items(dataset.id, sample_size)
+        sampled = run_coroutine_sync(sample_judge_requests(scorers, items))
+        return cost_estimate(config.judge_model, sampled, dataset.item_count, settings)
 
     def progress(self, experiment_id: str) -> ExperimentProgress:
         """Where an experiment is (from memory while this process runs it, else storage)."""
@@ -492,6 +545,7 @@ def _judge(
     api_base: str | None,
     settings: Mapping[str, Any] | None,
     typed_key: SecretStr | str | None,
+    cache: bool = False,
 ) -> tuple[JudgeConfig | None, str | None, dict[str, Any]]:
     """(the judge of a model string, the API base and the settings as they may be stored). No
     judge without a model (a scorer that needs one says so), but the base and the settings are
@@ -506,7 +560,61 @@ def _judge(
         remember_secret(typed)  # its echoes are masked, like the environment's keys
     if not model:
         return None, checked_base, checked
-    return experiment_judge(model, checked_base, checked, typed_key=typed), checked_base, checked
+    judge = experiment_judge(model, checked_base, checked, typed_key=typed, cache=cache)
+    return judge, checked_base, checked
+
+
+def _open_judge_cache() -> None:
+    """Open the judge cache now: one that cannot work refuses the experiment before it starts,
+    rather than failing each of its runs."""
+    try:
+        judge_cache()
+    except JudgeCacheError as error:
+        raise ExperimentConfigError(str(error)) from None
+
+
+def _budget(config: ExperimentConfig) -> JudgeBudget | None:
+    """The spend cap of an experiment, if it has one; raises ExperimentConfigError for a cap
+    that is no positive number of USD, or on a judge model litellm has no price for (the cap
+    could not bound it)."""
+    _check_cap(config.max_cost, config.judge_model)
+    return None if config.max_cost is None else JudgeBudget(config.max_cost)
+
+
+def _check_cap(cap: float | None, judge_model: str | None) -> None:
+    """Raises ExperimentConfigError for a cap that cannot bound `judge_model`'s spend."""
+    if cap is None:
+        return
+    if isinstance(cap, bool) or not isinstance(cap, int | float) or not math.isfinite(cap):
+        raise ExperimentConfigError(f"The spend cap (max_cost) must be USD, got {cap!r}")
+    if cap <= 0:
+        raise ExperimentConfigError(f"The spend cap (max_cost) must be above $0, got {cap!r}")
+    if judge_model and unit_prices(judge_model) is None:
+        raise ExperimentConfigError(
+            f"litellm's price table has no price for the judge model {judge_model!r}, "
+            "so a spend cap (max_cost) cannot bound it: remove the cap or choose a priced "
+            "model (e.g. openai/gpt-4o-mini)"
+        )
+
+
+def _resumed_budget(info: ExperimentInfo, max_cost: float | None) -> JudgeBudget | None:
+    """The spend cap of a resumed experiment: `max_cost` (else the one it started with) less
+    what its stored runs' judge calls cost (litellm's prices of their tokens); raises
+    ExperimentConfigError when nothing is left of it."""
+    cap = info.max_cost if max_cost is None else max_cost
+    _check_cap(cap, info.judge_model)
+    if cap is None:
+        return None
+    usage = info.counts.usage
+    spent = estimate_cost_usd(info.judge_model, usage.input_tokens or 0, usage.output_tokens or 0)
+    left = cap - (spent or 0.0)
+    if left <= 0:
+        raise ExperimentConfigError(
+            f"Experiment {info.name!r} ({info.id}) has spent about ${spent:,.4f} of its judge "
+            f"budget already, which a cap of ${cap:,.4f} does not leave room for: resume it "
+            "with a higher max_cost"
+        )
+    return JudgeBudget(left)
 
 
 def _masked_progress(progress: ExperimentProgress) -> ExperimentProgress:

@@ -303,8 +303,11 @@ class Store:
         api_base: str | None,
         judge_settings: dict[str, Any],
         concurrency: int,
+        cache: bool = False,
+        max_cost: float | None = None,
     ) -> ExperimentInfo:
-        """Record a new experiment (status `pending`) over a stored dataset."""
+        """Record a new experiment (status `pending`) over a stored dataset (`cache`: the
+        judge cache on; `max_cost`: its spend cap in USD, if any)."""
         dataset = self.get_dataset(dataset_id)
         row: dict[str, Any] = {
             "id": uuid.uuid4().hex,
@@ -317,6 +320,8 @@ class Store:
             "api_base": api_base,
             "judge_settings": judge_settings,
             "concurrency": concurrency,
+            "judge_cache": bool(cache),
+            "max_cost": max_cost,
             "status": "pending",
             "total_items": dataset.item_count,
             "total_runs": dataset.item_count * len(scorer_ids),
@@ -617,6 +622,8 @@ def _experiment_info(
         api_base=row["api_base"],
         judge_settings=row["judge_settings"] or {},
         concurrency=row["concurrency"],
+        cache=bool(row["judge_cache"]),
+        max_cost=row["max_cost"],
         status=status,
         total_items=row["total_items"],
         counts=_counts(row, successes),
@@ -645,6 +652,7 @@ def _stored_totals() -> Any:
         func.count().label("succeeded"),
         func.sum(table.c.judge_calls).label("judge_calls"),
         func.sum(table.c.judge_attempts).label("judge_attempts"),
+        func.sum(table.c.cached_calls).label("cached_calls"),
         *(func.sum(table.c[k]).label(k) for k in _USAGE_COLUMNS),
     )
 
@@ -655,6 +663,7 @@ def _stored_counts(row: _RowFields) -> RunCounts:
         usage=JudgeUsage(**{k: _int_or_none(row[k]) for k in _USAGE_COLUMNS}),
         judge_calls=int(row["judge_calls"] or 0),
         judge_attempts=int(row["judge_attempts"] or 0),
+        cached_calls=int(row["cached_calls"] or 0),
     )
 
 
@@ -664,6 +673,7 @@ def _counts(row: _RowFields, successes: RunCounts) -> RunCounts:
         usage=JudgeUsage(**{k: row[f"failed_{k}"] for k in _USAGE_COLUMNS}),
         judge_calls=row["failed_judge_calls"] or 0,
         judge_attempts=row["failed_judge_attempts"] or 0,
+        cached_calls=row["failed_cached_calls"] or 0,
     )
     return RunCounts(total=row["total_runs"]) + successes + failed
 
@@ -678,6 +688,8 @@ def _counts_values(counts: RunCounts, failed: RunCounts | None) -> dict[str, Any
         "judge_attempts": counts.judge_attempts,
         "failed_judge_calls": failed.judge_calls,
         "failed_judge_attempts": failed.judge_attempts,
+        "cached_calls": counts.cached_calls,
+        "failed_cached_calls": failed.cached_calls,
     }
     values.update({k: getattr(counts.usage, k) for k in _USAGE_COLUMNS})
     values.update({f"failed_{k}": getattr(failed.usage, k) for k in _USAGE_COLUMNS})
@@ -700,6 +712,7 @@ def _score_row(experiment_id: str, outcome: ScorerOutcome) -> dict[str, Any]:
         "duration_ms": outcome.duration_ms,
         "judge_calls": outcome.judge_calls,
         "judge_attempts": outcome.judge_attempts,
+        "cached_calls": outcome.cached_calls,
     }
     row.update({k: getattr(outcome.usage, k) for k in _USAGE_COLUMNS})
     return row
@@ -717,6 +730,7 @@ def _outcome(row: _RowFields) -> ScorerOutcome:
         usage=JudgeUsage(**{k: row[k] for k in _USAGE_COLUMNS}),
         judge_calls=row["judge_calls"],
         judge_attempts=row["judge_attempts"],
+        cached_calls=row.get("cached_calls") or 0,
     )
 
 

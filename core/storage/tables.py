@@ -9,7 +9,18 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, ClassVar
 
-from sqlalchemy import JSON, Column, DateTime, Index, Integer, Table, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    DateTime,
+    Index,
+    Integer,
+    Table,
+    Text,
+    UniqueConstraint,
+    false,
+)
 from sqlmodel import Field, SQLModel
 
 __all__ = ["TABLES", "DatasetItemRow", "DatasetRow", "ExperimentRow", "ScoreRow"]
@@ -82,6 +93,12 @@ class ExperimentRow(SQLModel, table=True):
     api_base: str | None = Field(default=None, sa_column=Column(Text))
     judge_settings: Any = _json()
     concurrency: int = 8
+    judge_cache: bool = Field(
+        default=False, sa_column=Column(Boolean, nullable=False, server_default=false())
+    )
+    """Whether its judge calls read and wrote the judge cache."""
+    max_cost: float | None = None
+    """Its judge spend cap in USD (litellm's prices), if it had one."""
     status: str = Field(default="pending", max_length=16)
     error: str | None = Field(default=None, sa_column=Column(Text))
     total_items: int = 0
@@ -105,6 +122,9 @@ class ExperimentRow(SQLModel, table=True):
     failed_cache_creation_input_tokens: int | None = None
     failed_judge_calls: int = _counter()
     failed_judge_attempts: int = _counter()
+    cached_calls: int = _counter()
+    """Judge executions answered from the judge cache, over every finished run."""
+    failed_cached_calls: int = _counter()
     created_at: datetime = _timestamp(nullable=False)
     started_at: datetime | None = _timestamp()
     finished_at: datetime | None = _timestamp()
@@ -140,6 +160,8 @@ class ScoreRow(SQLModel, table=True):
     cache_creation_input_tokens: int | None = None
     judge_calls: int = 0
     judge_attempts: int = 0
+    cached_calls: int = _counter()
+    """Judge executions of the run answered from the judge cache."""
 
 
 TABLES = [

@@ -416,9 +416,10 @@ def test_judge_usage_rows_cover_successes_and_failures_once(
     usage = judge_usage_frame(outcomes)
     assert usage.columns.tolist() == [
         "item_id", "scorer_id", "step", "status", "model", "provider", "attempts",
-        "model_calls", "duration_ms", "input_tokens", "output_tokens", "reasoning_tokens",
-        "cached_input_tokens", "total_tokens", "est_cost_usd",
+        "model_calls", "cached", "duration_ms", "input_tokens", "output_tokens",
+        "reasoning_tokens", "cached_input_tokens", "total_tokens", "est_cost_usd",
     ]  # fmt: skip
+    assert not usage["cached"].any()  # every answer came from the provider
     rows = usage[["item_id", "step", "status", "attempts", "model_calls", "duration_ms"]]
     assert rows.to_numpy().tolist() == [
         ["q1", "analyze", "success", 1, 1, 500],

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy
+from alembic import command
 from scorelab_db import BACKENDS, database
 
 from core.experiment_records import (
@@ -22,7 +23,7 @@ from core.experiment_records import (
 )
 from core.run_results import JudgeUsage
 from core.storage import Store
-from core.storage.schema import head_revisions, revisions
+from core.storage.schema import alembic_config, head_revisions, revisions
 from core.storage.tables import ExperimentRow, ScoreRow
 
 RESUMABLE = ("interrupted", "cancelled", "budget_reached")
@@ -151,13 +152,14 @@ def without_the_key(url: str) -> None:
     """Take the database back to revision 0002 with a `scorer_results` lacking its unique
     key, as a table made by hand or restored without its constraints would be."""
     engine = sqlalchemy.create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
+    with engine.begin() as connection:  # the later revisions undone: the columns of 0002
+        command.downgrade(alembic_config(connection), "0002")
     keyless = sqlalchemy.MetaData()
-    columns = [column._copy() for column in ScoreRow.__table__.columns]
-    sqlalchemy.Table("scorer_results", keyless, *columns)
+    reflected = sqlalchemy.Table("scorer_results", sqlalchemy.MetaData(), autoload_with=engine)
+    sqlalchemy.Table("scorer_results", keyless, *[c._copy() for c in reflected.columns])
     with engine.begin() as connection:
         connection.exec_driver_sql("DROP TABLE scorer_results")
         keyless.create_all(connection)
-        connection.exec_driver_sql("UPDATE alembic_version SET version_num = '0002'")
     engine.dispose()
 
 
@@ -167,7 +169,7 @@ def test_revision_0003_keeps_the_latest_row_of_each_key_and_enforces_it(url: str
     store.close()
     without_the_key(url)
     engine = sqlalchemy.create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
-    table = ScoreRow.__table__
+    table = sqlalchemy.Table("scorer_results", sqlalchemy.MetaData(), autoload_with=engine)
     base = {"experiment_id": experiment_id, "scorer_id": "a", "duration_ms": 1}
     base.update(judge_calls=0, judge_attempts=0)
     with engine.begin() as connection:  # written in this order: ids ascend
