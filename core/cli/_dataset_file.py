@@ -28,12 +28,12 @@ def import_file(arguments: argparse.Namespace, service: Service, *, show: bool) 
 
     name: str = arguments.data
     data = _read_file(name, show=show)
-    with Bar("parsing", total=None, unit="files", show=show):
+    with Bar("parsing", unit=None, show=show):
         parsed = service.read_upload(Path(name).name, data)
     del data
     mapping = _mapping(arguments, lambda: service.preview(parsed))
     try:
-        with Bar("storing", total=None, unit="files", show=show):
+        with Bar("storing", unit=None, show=show):
             return service.import_parsed(parsed, mapping, reuse_existing=True)
     except DatasetImportError as error:
         raise CliError(_import_message(name, error)) from None

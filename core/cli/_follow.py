@@ -112,14 +112,14 @@ class _RunsBar:
         """Draw the counts now; after `close`, on a new line."""
         if not self._show:
             return
-        if self._bar is None:
-            self._bar = Bar("runs", total=None, unit="runs", show=True)
         counts = self._service.progress(self._experiment_id).counts
+        if self._bar is None:
+            self._bar = Bar("runs", total=counts.total, unit="runs", show=True)
         tokens = counts.usage.total_tokens or 0
         self._bar.update(
             counts.done,
             total=counts.total,
-            note=f"{counts.failed:,} failed · {tokens:,} judge tokens",
+            note=f"· {counts.failed:,} failed · {tokens:,} judge tokens",
         )
 
     def close(self) -> None:

@@ -48,28 +48,39 @@ class _Rate(ProgressColumn):
         return Text(f"{shown} {self.unit}/s", style="progress.data.speed")
 
 
+def _columns(unit: str | None) -> list[ProgressColumn]:
+    if unit is None:
+        return [TimeElapsedColumn()]
+    amount: list[ProgressColumn] = (
+        [DownloadColumn(), TransferSpeedColumn()]
+        if unit == "bytes"
+        else [MofNCompleteColumn(), _Rate(unit)]
+    )
+    return [
+        *amount,
+        TimeElapsedColumn(),
+        TextColumn("ETA", style="progress.remaining"),
+        TimeRemainingColumn(),
+    ]
+
+
 class Bar:
     """One piece of work on one line of stderr, redrawn in place; nothing at all when `show`
-    is false. `total` None draws a bar without an end (work whose size is not known), with the
-    time spent. `unit` "bytes" shows sizes and a transfer rate, any other word a count."""
+    is false. `unit` "bytes" shows sizes and a transfer rate, any other word a count of those
+    units and their rate, both with the time left; no `unit` (work whose size is not known, such
+    as parsing a file) a moving bar and the time spent."""
 
-    def __init__(self, description: str, *, total: float | None, unit: str, show: bool) -> None:
+    def __init__(
+        self, description: str, *, total: float | None = None, unit: str | None, show: bool
+    ) -> None:
         self._progress: Progress | None = None
         self._task = TaskID(0)
         if not show:
             return
-        amount: list[ProgressColumn] = (
-            [DownloadColumn(), TransferSpeedColumn()]
-            if unit == "bytes"
-            else [MofNCompleteColumn(), _Rate(unit)]
-        )
         self._progress = Progress(
             TextColumn("{task.description}", markup=False),
             BarColumn(),
-            *amount,
-            TimeElapsedColumn(),
-            TextColumn("ETA", style="progress.remaining"),
-            TimeRemainingColumn(),
+            *_columns(unit),
             TextColumn("{task.fields[note]}", markup=False),
             console=Console(file=sys.stderr),
             redirect_stdout=False,

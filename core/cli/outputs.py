@@ -130,7 +130,8 @@ def html_export(detail: ExperimentDetail, agreement: LabelAgreement | None = Non
 def write_export(path: Path, export: Export, *, show: bool) -> None:
     """Write `export` to `path` (stdout for `-`), with a bar of the items written."""
     name = "stdout" if path == STDOUT else printable(path.name)
-    with Bar(f"{export.kind} {name}", total=export.items, unit="items", show=show) as bar:
+    unit = None if export.items is None else "items"
+    with Bar(f"{export.kind} {name}", total=export.items, unit=unit, show=show) as bar:
         written = 0
 
         def advance(items: int) -> None:
