@@ -4,31 +4,20 @@ end, write the exports, print the summary; the exit code says whether it passed.
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.cli import _values
 from core.cli._dataset_file import check_label_column, import_file
 from core.cli._errors import CliError
+from core.cli._finish import check_output_paths, finish
 from core.cli._follow import Interrupts, follow_to_the_end
-from core.cli._options import HelpFormatter, add_progress_option
+from core.cli._options import HelpFormatter, add_progress_option, add_report_options
 from core.cli._progress import bars_wanted
-from core.cli._summary import (
-    agreement,
-    check_threshold_ids,
-    gate,
-    print_agreement,
-    print_summary,
-)
-from core.cli.outputs import STDOUT, Export, csv_export, html_export, json_export, write_export
-from core.experiment_records import ExperimentConfig, ExperimentDetail, ExperimentProgress
+from core.cli._summary import check_threshold_ids
+from core.experiment_records import ExperimentConfig
 
 if TYPE_CHECKING:
     from core.cli._options import Commands
-    from core.service import Service
-    from core.service.terminal import LabelAgreement, ThresholdResult
 
 __all__ = ["register"]
 
@@ -74,10 +63,7 @@ def register(commands: Commands) -> None:
         help="scorer runs at once, 1 to {max_concurrency} (default 8)",
     )
     run.add_argument("--name", help="experiment name")
-    run.add_argument("--json", type=Path, metavar="PATH", help="write results as JSON")
-    run.add_argument("--html", type=Path, metavar="PATH", help="write an HTML report")
-    run.add_argument("--csv", type=Path, metavar="PATH", help="write results as CSV")
-    _add_gate_options(run)
+    add_report_options(run)
     add_progress_option(run)
     run.set_defaults(handler=_run)
 
@@ -94,12 +80,6 @@ def _add_column_options(run: argparse.ArgumentParser) -> None:
             metavar="COLUMN",
             help=f"column holding {what} (default: detected from the column names)",
         )
-    run.add_argument(
-        "--label-column",
-        metavar="COLUMN",
-        help="column holding a human verdict per item (true/false, yes/no, 0/1 or a number in "
-        "[0, 1]): report how well each scorer's scores agree with it",
-    )
 
 
 def _add_judge_options(run: argparse.ArgumentParser) -> None:
@@ -132,24 +112,6 @@ def _add_judge_options(run: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_gate_options(run: argparse.ArgumentParser) -> None:
-    run.add_argument(
-        "--threshold",
-        action="append",
-        default=[],
-        metavar="ID=MIN",
-        help="fail (exit 1) when the scorer's mean is below MIN, in [0, 1] (repeatable)",
-    )
-    run.add_argument(
-        "--max-failure-rate",
-        type=_values.share,
-        default=0.0,
-        metavar="SHARE",
-        help="share of a scorer's runs allowed to fail, in [0, 1] (default 0: any failed run "
-        "exits 1, since means leave failed runs out)",
-    )
-
-
 def _run(arguments: argparse.Namespace) -> int:
     from core.service import ExperimentConfigError, Service
     from core.service.terminal import release_unused_memory
@@ -162,7 +124,7 @@ def _run(arguments: argparse.Namespace) -> int:
         key_stdin=arguments.api_key_stdin,
         judge_model=arguments.judge_model,
     )
-    _check_output_paths(arguments)
+    check_output_paths(arguments)
     show = bars_wanted(arguments.no_progress)
     service = Service(arguments.database_url)
     dataset = import_file(arguments, service, show=show)
@@ -199,119 +161,4 @@ def _run(arguments: argparse.Namespace) -> int:
             ),
             show=show,
         )
-        return _report(arguments, service, experiment_id, progress, thresholds, interrupts)
-
-
-def _check_output_paths(arguments: argparse.Namespace) -> None:
-    """The summary goes to stdout: an export there would be mixed with it."""
-    for option in ("json", "csv", "html"):
-        if getattr(arguments, option) == STDOUT:
-            raise CliError(
-                f"--{option} -: `scorelab run` prints its summary on stdout; name a file, or "
-                f"write it with `scorelab export EXPERIMENT_ID --{option} -`"
-            )
-
-
-def _report(
-    arguments: argparse.Namespace,
-    service: Service,
-    experiment_id: str,
-    progress: ExperimentProgress,
-    thresholds: list[tuple[str, float]],
-    interrupts: Interrupts,
-) -> int:
-    """The exports (of an experiment that ran to its end only), the summary, the exit code.
-    The summary needs no result: the database gives the means and counts."""
-    info = service.get_experiment(experiment_id)
-    failures = service.failures(experiment_id)
-    verdict = gate(info, failures, thresholds, arguments.max_failure_rate)
-    detail = None
-    if arguments.html is not None or arguments.label_column is not None:
-        detail = service.load_experiment(experiment_id)  # these two need every result at once
-    agreed = agreement(detail, arguments.label_column)
-    ran_to_the_end = progress.status in ("completed", "failed") and not interrupts.count
-    unwritten = _write_outputs(
-        arguments,
-        service,
-        experiment_id,
-        detail,
-        verdict.thresholds,
-        agreed,
-        stop=lambda: not ran_to_the_end or bool(interrupts.count),
-    )
-    print_summary(info, failures, verdict)
-    if agreed is not None:
-        print_agreement(agreed)
-    if unwritten:
-        why = (
-            "interrupted"
-            if interrupts.count
-            else "the experiment was cancelled"
-            if progress.status == "cancelled"
-            else "the experiment stopped on an error"
-        )
-        print(
-            f"scorelab: {why}, so {', '.join(map(str, unwritten))} "
-            f"{'was' if len(unwritten) == 1 else 'were'} not written; its "
-            f"{info.counts.succeeded} finished results are in the database "
-            f"(experiment {experiment_id})",
-            file=sys.stderr,
-        )
-    return _exit_code(progress, interrupts, passed=verdict.passed)
-
-
-def _exit_code(progress: ExperimentProgress, interrupts: Interrupts, *, passed: bool) -> int:
-    if progress.status == "error":
-        raise CliError(f"the experiment stopped: {progress.error}")
-    if interrupts.count:
-        return 128 + interrupts.signal_number
-    if progress.status == "cancelled":  # by another hand than ours: not a finished run
-        return 130
-    if progress.status == "failed":  # every run failed: nothing was measured
-        return 1
-    return 0 if passed else 1
-
-
-def _write_outputs(
-    arguments: argparse.Namespace,
-    service: Service,
-    experiment_id: str,
-    detail: ExperimentDetail | None,
-    thresholds: list[ThresholdResult],
-    agreed: LabelAgreement | None,
-    *,
-    stop: Callable[[], bool],
-) -> list[Path]:
-    """The --json, --csv and --html files, each written whole or not at all; none once
-    `stop()` holds (the run did not reach its end, or an interrupt came). Returns the paths
-    left unwritten."""
-    from core.run_results import json_ready
-
-    total = service.get_experiment(experiment_id).total_items
-    checks = [json_ready(t) for t in thresholds] or None
-    wanted: list[tuple[Path | None, Callable[[], Export]]] = [
-        (
-            arguments.json,
-            lambda: json_export(
-                service, experiment_id, total_items=total, thresholds=checks, agreement=agreed
-            ),
-        ),
-        (arguments.csv, lambda: csv_export(service, experiment_id, total_items=total)),
-        (arguments.html, lambda: html_export(_whole(detail), agreed)),
-    ]
-    show = bars_wanted(arguments.no_progress)
-    unwritten = []
-    for path, export in wanted:
-        if path is None:
-            continue
-        if stop():
-            unwritten.append(path)
-            continue
-        write_export(path, export(), show=show)
-    return unwritten
-
-
-def _whole(detail: ExperimentDetail | None) -> ExperimentDetail:
-    if detail is None:  # loaded whenever --html is given
-        raise CliError("the HTML report needs the whole experiment")
-    return detail
+        return finish(arguments, service, experiment_id, progress, thresholds, interrupts)
