@@ -91,6 +91,21 @@ def test_the_pages_contract_forbids_every_other_module_of_core() -> None:
     assert {"sqlmodel", "sqlalchemy", "litellm"} <= set(contract["forbidden_modules"])
 
 
+def test_the_cli_contract_forbids_every_other_module_of_core() -> None:
+    """The CLI may import what pages may (core.service, the records, core.errors) and itself."""
+    (contract,) = [c for n, c in _contracts().items() if n.startswith("The CLI reaches the core")]
+    assert contract.get("as_packages") is False  # so `from core import ...` is caught
+    assert set(contract["source_modules"]) == {"core.cli", "core.cli.**"}
+    expected = {"core"}
+    for module in _top_level_modules() - PAGES_MAY_IMPORT - {"core.cli"}:
+        expected.add(module)
+        if (ROOT / module.replace(".", "/")).is_dir():
+            expected.add(f"{module}.**")
+    forbidden = {m for m in contract["forbidden_modules"] if m == "core" or m.startswith("core.")}
+    assert forbidden == expected
+    assert {"sqlmodel", "sqlalchemy", "litellm"} <= set(contract["forbidden_modules"])
+
+
 BREAKS = [
     ("The core never imports Streamlit", "core/scorers/bias.py", "import streamlit"),
     ("Only core.judge talks to litellm", "core/scorers/bias.py", "import litellm"),
@@ -99,6 +114,12 @@ BREAKS = [
     ("Only core.storage talks to the database", "core/reporting/tables.py", "import sqlalchemy"),
     ("Layers of the core, top to bottom", "core/scoring/scorer.py", "import core.service"),
     ("Pages reach the core through core.service", "pages/home.py", "import core.storage"),
+    ("The CLI reaches the core through core.service", "core/cli/run.py", "import core.reporting"),
+    (
+        "The CLI reaches the core through core.service",
+        "core/cli/_progress.py",
+        "from core.experiments.engine import MAX_CONCURRENCY",
+    ),
     (
         "Pages reach the core through core.service",
         "pages/home.py",

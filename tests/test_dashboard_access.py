@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import core.cli
+import core.cli.serve
 from core.dashboard_access import (
     DOMAINS_ENV,
     EMAILS_ENV,
@@ -133,11 +134,11 @@ def started(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[list[str]]:
         commands.append(command)
         return 0
 
-    monkeypatch.setattr(core.cli.subprocess, "call", call)
+    monkeypatch.setattr(core.cli.serve.subprocess, "call", call)
     project = tmp_path / "project"
     project.mkdir()
     (project / "app.py").write_text("")
-    monkeypatch.setattr(core.cli, "PROJECT_DIR", project)
+    monkeypatch.setattr(core.cli.serve, "PROJECT_DIR", project)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.chdir(tmp_path)
     for name in ("STREAMLIT_SERVER_ADDRESS", EMAILS_ENV, DOMAINS_ENV):
@@ -202,7 +203,8 @@ def test_serve_reads_the_address_from_streamlits_variable(
 def test_serve_finds_the_login_where_streamlit_looks_for_secrets(
     started: list[list[str]], tmp_path: Path, place: str
 ) -> None:
-    folder = {"cwd": tmp_path, "home": tmp_path / "home", "project": core.cli.PROJECT_DIR}[place]
+    project = core.cli.serve.PROJECT_DIR
+    folder = {"cwd": tmp_path, "home": tmp_path / "home", "project": project}[place]
     (folder / ".streamlit").mkdir(parents=True)
     (folder / ".streamlit" / "secrets.toml").write_text(LOGIN_TOML)
     assert core.cli.main(["serve", "--server.address", "0.0.0.0"]) == 0

@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 from scorelab_db import BACKENDS, database
 
-from core import Scorer, cli, create_scorer
+from core import Scorer, create_scorer
+from core.cli.outputs import csv_export, json_export
 from core.experiment_records import DatasetItem, ExperimentConfig, ScorerSpec
 from core.experiments.engine import MAX_CONCURRENCY, run_experiment
 from core.reporting import experiment_json, results_csv
@@ -151,11 +152,14 @@ def test_exports_written_a_page_at_a_time_equal_the_whole(
     monkeypatch.setattr(service, "experiment_pages", lambda e: pages(e, page_size=4))
     thresholds = [{"id": "fragile", "passed": False}]
     out = io.StringIO()
-    cli._write_json(out, service, started, thresholds, None)
+    written: list[int] = []  # the items of each page, as the CLI's progress bar gets them
+    json_export(service, started, total_items=25, thresholds=thresholds).write(out, written.append)
+    assert written == [4, 4, 4, 4, 4, 4, 1]
     expected = experiment_json(whole, thresholds=thresholds)
     assert json.loads(out.getvalue()) == json.loads(json.dumps(expected, default=str))
     out = io.StringIO()
-    cli._write_csv(out, service, started)
+    csv_export(service, started, total_items=25).write(out, written.append)
+    assert sum(written) == 2 * 25
     assert out.getvalue() == results_csv(whole)
 
 
@@ -177,10 +181,10 @@ def test_exports_of_an_empty_page_are_valid(service: Service) -> None:
         concurrency=1,
     )
     out = io.StringIO()
-    cli._write_csv(out, service, recreated.id)
+    csv_export(service, recreated.id, total_items=2).write(out, lambda _items: None)
     assert out.getvalue() == results_csv(service.load_experiment(recreated.id))
     out = io.StringIO()
-    cli._write_json(out, service, recreated.id, None, None)
+    json_export(service, recreated.id, total_items=2).write(out, lambda _items: None)
     assert len(json.loads(out.getvalue())["items"]) == 2
 
 

@@ -1,0 +1,69 @@
+"""What several commands share in their options: the help formatter, `--no-progress`, the
+options of the end of a run (exports, thresholds, labels), and the type of the subparsers a
+command registers itself in (core/cli/_parser.py)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
+
+from core.cli._values import share
+
+__all__ = ["Commands", "HelpFormatter", "add_progress_option", "add_report_options"]
+
+if TYPE_CHECKING:  # typeshed's name for what `add_subparsers` returns (not subscriptable)
+    Commands: TypeAlias = argparse._SubParsersAction[argparse.ArgumentParser]
+    """Where a command module's `register` adds its subparser."""
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Help as written (epilogs keep their lines), with `{max_concurrency}` filled in only when
+    the help is shown: the engine's cap is the service's, and importing the service for every
+    command line would slow down each `scorelab` started."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = super()._get_help_string(action)
+        if text is not None and "{max_concurrency}" in text:
+            from core.service.terminal import MAX_CONCURRENCY
+
+            text = text.replace("{max_concurrency}", str(MAX_CONCURRENCY))
+        return text
+
+
+def add_progress_option(command: argparse.ArgumentParser) -> None:
+    """`--no-progress`, for a command with long work to show (core/cli/_progress.py)."""
+    command.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar on stderr (there is none when stderr is not a terminal)",
+    )
+
+
+def add_report_options(command: argparse.ArgumentParser) -> None:
+    """What the end of an experiment reports and what decides the exit code: the export files,
+    the thresholds, the failures allowed, the label column (core/cli/_finish.py)."""
+    command.add_argument("--json", type=Path, metavar="PATH", help="write results as JSON")
+    command.add_argument("--html", type=Path, metavar="PATH", help="write an HTML report")
+    command.add_argument("--csv", type=Path, metavar="PATH", help="write results as CSV")
+    command.add_argument(
+        "--threshold",
+        action="append",
+        default=[],
+        metavar="ID=MIN",
+        help="fail (exit 1) when the scorer's mean is below MIN, in [0, 1] (repeatable)",
+    )
+    command.add_argument(
+        "--max-failure-rate",
+        type=share,
+        default=0.0,
+        metavar="SHARE",
+        help="share of a scorer's runs allowed to fail, in [0, 1] (default 0: any failed run "
+        "exits 1, since means leave failed runs out)",
+    )
+    command.add_argument(
+        "--label-column",
+        metavar="COLUMN",
+        help="column holding a human verdict per item (true/false, yes/no, 0/1 or a number in "
+        "[0, 1]): report how well each scorer's scores agree with it",
+    )

@@ -1,0 +1,67 @@
+"""What the `scorelab` command needs of the core beyond `Service`, as the CLI may import it.
+
+The CLI reaches the core through `core.service` only (plus the record modules and
+core.errors), like the pages: this module hands it the pieces it uses that are not the
+service's own. Nothing here is new behaviour; each name is the one documented where it is
+defined (docs/architecture.md).
+
+From core.experiments: MAX_CONCURRENCY (the engine's cap), release_unused_memory, the
+threshold rule (Threshold, ThresholdResult, check_threshold, failures_within). From
+core.reporting: the export files (experiment_json, results_csv, experiment_html,
+masked_export) and the agreement with a label column (label_values, label_agreement,
+agreement_line, LabelAgreement, LabelError). From core.dashboard_access: what `scorelab serve`
+checks before it starts (read_secrets, SecretsError, is_loopback, login_problems,
+unprotected_address_message).
+"""
+
+from __future__ import annotations
+
+from core.dashboard_access import (
+    SecretsError,
+    is_loopback,
+    login_problems,
+    read_secrets,
+    unprotected_address_message,
+)
+from core.experiments.datasets import release_unused_memory
+from core.experiments.engine import MAX_CONCURRENCY
+from core.experiments.thresholds import (
+    Threshold,
+    ThresholdResult,
+    check_threshold,
+    failures_within,
+)
+from core.reporting import (
+    LabelAgreement,
+    LabelError,
+    agreement_line,
+    experiment_html,
+    experiment_json,
+    label_agreement,
+    label_values,
+    masked_export,
+    results_csv,
+)
+
+__all__ = [
+    "MAX_CONCURRENCY",
+    "LabelAgreement",
+    "LabelError",
+    "SecretsError",
+    "Threshold",
+    "ThresholdResult",
+    "agreement_line",
+    "check_threshold",
+    "experiment_html",
+    "experiment_json",
+    "failures_within",
+    "is_loopback",
+    "label_agreement",
+    "label_values",
+    "login_problems",
+    "masked_export",
+    "read_secrets",
+    "release_unused_memory",
+    "results_csv",
+    "unprotected_address_message",
+]
