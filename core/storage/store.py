@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -32,11 +32,17 @@ from core.experiment_records import (
     DatasetItem,
     ExperimentInfo,
     ExperimentStatus,
+    ResultPage,
+    ResultQuery,
     RunCounts,
+    ScoreHistogram,
     ScorerOutcome,
     ScorerSpec,
+    ScorerUsage,
+    ScoreSummary,
 )
 from core.run_results import JudgeUsage
+from core.storage import reads
 from core.storage._engines import make_engine, normalise_url
 from core.storage.schema import SchemaError, upgrade_schema
 from core.storage.tables import DatasetItemRow, DatasetRow, ExperimentRow, ScoreRow
@@ -386,11 +392,13 @@ class Store:
         scorer_id: str | None = None,
         with_result: bool = True,
         item_ids: Sequence[str] | None = None,
+        limit: int | None = None,
     ) -> list[ScorerOutcome]:
         """The stored (successful) outcomes of an experiment, in the order they were written.
 
         `with_result=False` leaves out the full result JSON (a light table for large runs);
-        `item_ids` keeps those of these items only (a page of a large experiment).
+        `item_ids` keeps those of these items only (a page of a large experiment); `limit`
+        the first that many.
         """
         table = ScoreRow.__table__
         columns = [c for c in table.c if with_result or c.name != "result"]
@@ -399,8 +407,11 @@ class Store:
             query = query.where(table.c.scorer_id == scorer_id)
         if item_ids is not None:
             query = query.where(table.c.item_id.in_(list(item_ids)))
+        query = query.order_by(table.c.id)
+        if limit is not None:
+            query = query.limit(limit)
         with self.engine.connect() as connection:
-            rows = connection.execute(query.order_by(table.c.id)).all()
+            rows = connection.execute(query).all()
         return [_outcome(r._mapping) for r in rows]
 
     def result_count(self, experiment_id: str) -> int:
@@ -408,6 +419,63 @@ class Store:
         query = select(func.count()).where(ScoreRow.experiment_id == experiment_id)
         with self.engine.connect() as connection:
             return int(connection.execute(query).scalar_one())
+
+    # ---- a large experiment read without loading it (core/storage/reads.py) ----
+
+    def score_summaries(self, experiment_id: str) -> list[ScoreSummary]:
+        """Per scorer: stored runs, numeric scores, mean, min and max (SQL GROUP BY)."""
+        with self.engine.connect() as connection:
+            return reads.score_summaries(connection, experiment_id)
+
+    def score_histograms(
+        self, experiment_id: str, bins: int = reads.HISTOGRAM_BINS
+    ) -> list[ScoreHistogram]:
+        """Per scorer with a numeric score: its scores counted in `bins` equal bins over 0..1
+        (widened to the lowest and highest score) by the database."""
+        if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
+            raise ValueError(f"score_histograms needs 1 bin or more, got {bins!r}")
+        with self.engine.connect() as connection:
+            summaries = reads.score_summaries(connection, experiment_id)
+            return reads.score_histograms(connection, experiment_id, summaries, bins)
+
+    def judge_usage(self, experiment_id: str) -> list[ScorerUsage]:
+        """Per scorer: stored runs, judge calls, attempts, tokens and duration (SQL GROUP BY);
+        the estimated cost is left for the service to fill."""
+        with self.engine.connect() as connection:
+            return reads.judge_usage(connection, experiment_id)
+
+    def result_page(
+        self,
+        experiment_id: str,
+        query: ResultQuery,
+        item_ids: Collection[str] | None = None,
+    ) -> ResultPage:
+        """A page of the experiment's item table, filtered, sorted and counted by the database
+        (`query.failed_only` aside: failures are not stored, so the caller passes the items
+        to consider as `item_ids`). Raises NotFoundError for an unknown experiment and
+        ValueError naming a bad field of `query`; a page past the last gives the last."""
+        reads.check_query(query)
+        dataset_id = self._dataset_of(experiment_id)
+        with self.engine.connect() as connection:
+            return reads.result_page(connection, experiment_id, dataset_id, query, item_ids)
+
+    def dataset_item(self, dataset_id: str, item_id: str) -> DatasetItem:
+        """One item of a dataset by its id; raises NotFoundError."""
+        table = DatasetItemRow.__table__
+        query = _items_query(dataset_id, 0, 1).where(table.c.item_id == item_id)
+        with self.engine.connect() as connection:
+            found = _items(connection.execute(query))
+        if not found:
+            raise NotFoundError(f"No item {item_id!r} in dataset {dataset_id!r}")
+        return found[0]
+
+    def _dataset_of(self, experiment_id: str) -> str:
+        query = select(ExperimentRow.dataset_id).where(ExperimentRow.id == experiment_id)
+        with self.engine.connect() as connection:
+            found = connection.execute(query).scalar_one_or_none()
+        if found is None:
+            raise NotFoundError(f"No experiment with id {experiment_id!r}")
+        return found
 
     # ---- plumbing ----
 

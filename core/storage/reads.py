@@ -1,0 +1,351 @@
+"""Reading a large experiment without loading it: per-scorer aggregates computed by the database
+(GROUP BY, on SQLite and PostgreSQL alike) and the item table a page at a time, filtered and
+sorted in SQL (docs/storage.md, Reading a large experiment).
+
+Each function takes a connection and returns the small records of `core.experiment_records`;
+`Store` opens the connection. The indexes they lean on are made by revision 0003.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Any
+
+from sqlalchemy import Connection, Text, and_, case, cast, exists, func, or_, select
+
+from core.experiment_records import (
+    ItemRow,
+    ResultPage,
+    ResultQuery,
+    ScoreHistogram,
+    ScorerUsage,
+    ScoreSummary,
+)
+from core.run_results import JudgeUsage
+from core.storage.tables import DatasetItemRow, ExperimentRow, ScoreRow
+
+__all__ = [
+    "HISTOGRAM_BINS",
+    "MAX_PAGE_SIZE",
+    "check_query",
+    "judge_usage",
+    "result_page",
+    "score_histograms",
+    "score_summaries",
+]
+
+HISTOGRAM_BINS = 10
+MAX_PAGE_SIZE = 1_000
+_ID_CHUNK = 5_000
+"""Item ids bound per query when a page is restricted to given items (a database takes at most
+some tens of thousands of parameters in one statement)."""
+_USAGE = (
+    "input_tokens",
+    "output_tokens",
+    "total_tokens",
+    "reasoning_tokens",
+    "cached_input_tokens",
+    "cache_creation_input_tokens",
+)
+
+_results = ScoreRow.__table__
+_items = DatasetItemRow.__table__
+_experiments = ExperimentRow.__table__
+
+
+# ---- aggregates ----
+
+
+def score_summaries(connection: Connection, experiment_id: str) -> list[ScoreSummary]:
+    """Per scorer: stored runs, numeric scores, their mean, min and max (scorer id order)."""
+    query = (
+        select(
+            _results.c.scorer_id,
+            func.count().label("count"),
+            func.count(_results.c.score).label("scored"),
+            func.avg(_results.c.score).label("mean"),
+            func.min(_results.c.score).label("min"),
+            func.max(_results.c.score).label("max"),
+        )
+        .where(_results.c.experiment_id == experiment_id)
+        .group_by(_results.c.scorer_id)
+        .order_by(_results.c.scorer_id)
+    )
+    return [
+        ScoreSummary(
+            scorer_id=row.scorer_id,
+            count=row.count,
+            scored=row.scored,
+            mean=_float(row.mean),
+            min=_float(row.min),
+            max=_float(row.max),
+        )
+        for row in connection.execute(query)
+    ]
+
+
+def score_histograms(
+    connection: Connection,
+    experiment_id: str,
+    summaries: Sequence[ScoreSummary],
+    bins: int = HISTOGRAM_BINS,
+) -> list[ScoreHistogram]:
+    """Per scorer with a numeric score, `bins` equal bins over 0..1 (widened to the lowest and
+    highest score), counted by the database: one GROUP BY over the bin each score falls in.
+
+    The bin is found by comparing the score with the edges (computed here as NumPy computes
+    them), never by dividing: a division rounds differently near an edge, and PostgreSQL's
+    integer cast rounds where SQLite's truncates."""
+    found = []
+    for summary in summaries:
+        if summary.scored == 0 or summary.min is None or summary.max is None:
+            continue
+        low, high = min(0.0, summary.min), max(1.0, summary.max)
+        edges = [low + (high - low) * k / bins for k in range(bins + 1)]
+        score = _results.c.score
+        which = case(
+            *((score >= edges[k], k) for k in range(bins - 1, 0, -1)),
+            else_=0,
+        ).label("bin")
+        query = (
+            select(which, func.count().label("n"))
+            .where(
+                _results.c.experiment_id == experiment_id,
+                _results.c.scorer_id == summary.scorer_id,
+                score.is_not(None),
+            )
+            .group_by(which)
+        )
+        counts = [0] * bins
+        for row in connection.execute(query):
+            counts[int(row.bin)] += int(row.n)
+        found.append(ScoreHistogram(scorer_id=summary.scorer_id, low=low, high=high, counts=counts))
+    return found
+
+
+def judge_usage(connection: Connection, experiment_id: str) -> list[ScorerUsage]:
+    """Per scorer (and the experiment's judge model): stored runs, judge calls, attempts,
+    tokens and summed duration. Failed runs are not stored: their totals are the experiment
+    row's (`ExperimentInfo.counts`) or, in detail, the memory of the process that ran them."""
+    query = (
+        select(
+            _results.c.scorer_id,
+            _experiments.c.judge_model,
+            func.count().label("runs"),
+            func.sum(_results.c.judge_calls).label("judge_calls"),
+            func.sum(_results.c.judge_attempts).label("judge_attempts"),
+            func.sum(_results.c.duration_ms).label("duration_ms"),
+            *(func.sum(_results.c[name]).label(name) for name in _USAGE),
+        )
+        .join(_experiments, _experiments.c.id == _results.c.experiment_id)
+        .where(_results.c.experiment_id == experiment_id)
+        .group_by(_results.c.scorer_id, _experiments.c.judge_model)
+        .order_by(_results.c.scorer_id)
+    )
+    return [
+        ScorerUsage(
+            scorer_id=row.scorer_id,
+            model=row.judge_model,
+            runs=row.runs,
+            judge_calls=int(row.judge_calls or 0),
+            judge_attempts=int(row.judge_attempts or 0),
+            duration_ms=int(row.duration_ms or 0),
+            usage=JudgeUsage(**{name: _int(row._mapping[name]) for name in _USAGE}),
+        )
+        for row in connection.execute(query)
+    ]
+
+
+# ---- the item table, a page at a time ----
+
+
+def check_query(query: ResultQuery) -> None:
+    """Raise ValueError naming the field of a query that cannot be answered."""
+    if isinstance(query.page, bool) or query.page < 1:
+        raise ValueError(f"ResultQuery.page must be 1 or more, got {query.page!r}")
+    if not 1 <= query.page_size <= MAX_PAGE_SIZE:
+        raise ValueError(
+            f"ResultQuery.page_size must be from 1 to {MAX_PAGE_SIZE:,}, got {query.page_size!r}"
+        )
+    if query.score_range is not None and query.score_range[0] > query.score_range[1]:
+        low, high = query.score_range
+        raise ValueError(f"ResultQuery.score_range goes from {low} down to {high}")
+    if query.sort != "position" and not query.sort_scorer:
+        raise ValueError(f"ResultQuery.sort {query.sort!r} needs a sort_scorer")
+
+
+def result_page(
+    connection: Connection,
+    experiment_id: str,
+    dataset_id: str,
+    query: ResultQuery,
+    item_ids: Collection[str] | None = None,
+) -> ResultPage:
+    """A page of the experiment's items matching `query` (its `failed_only` aside: the
+    caller resolves it into `item_ids`, the only items then considered), with their stored
+    scores and judge tokens. A page past the last gives the last one."""
+    check_query(query)
+    if item_ids is not None and len(item_ids) > _ID_CHUNK:
+        total, positions, page = _page_by_chunks(
+            connection, experiment_id, dataset_id, query, item_ids
+        )
+    else:
+        source = _row_source(experiment_id, dataset_id, query, item_ids)
+        total = int(
+            connection.execute(select(func.count()).select_from(source.subquery())).scalar_one()
+        )
+        page = _clamped(query, total)
+        ordered = _ordered(source, query).limit(query.page_size)
+        ordered = ordered.offset((page - 1) * query.page_size)
+        positions = [row.position for row in connection.execute(ordered)]
+    rows = _item_rows(connection, experiment_id, dataset_id, positions)
+    return ResultPage(rows=rows, total=total, page=page, page_size=query.page_size)
+
+
+def _clamped(query: ResultQuery, total: int) -> int:
+    last = max(1, -(-total // query.page_size))
+    return min(query.page, last)
+
+
+def _row_source(
+    experiment_id: str,
+    dataset_id: str,
+    query: ResultQuery,
+    item_ids: Collection[str] | None,
+) -> Any:
+    """SELECT position (and the sort score) of the items passing the filters."""
+    columns = [_items.c.position]
+    source_query = None
+    if query.sort != "position":
+        sort = _results.alias("sort_by")
+        columns.append(sort.c.score.label("sort_score"))
+        source_query = select(*columns).join(
+            sort,
+            and_(
+                sort.c.experiment_id == experiment_id,
+                sort.c.scorer_id == query.sort_scorer,
+                sort.c.item_id == _items.c.item_id,
+                sort.c.score.is_not(None),
+            ),
+        )
+    else:
+        source_query = select(*columns)
+    source_query = source_query.where(_items.c.dataset_id == dataset_id)
+    if query.score_range is not None:
+        source_query = source_query.where(_in_range(experiment_id, query))
+    needle = query.search.strip().lower()
+    if needle:
+        source_query = source_query.where(_matches(needle))
+    if item_ids is not None:
+        source_query = source_query.where(_items.c.item_id.in_(list(item_ids)))
+    return source_query
+
+
+def _in_range(experiment_id: str, query: ResultQuery) -> Any:
+    low, high = query.score_range or (0.0, 1.0)
+    scored = _results.alias("scored")
+    conditions = [
+        scored.c.experiment_id == experiment_id,
+        scored.c.item_id == _items.c.item_id,
+        scored.c.score >= low,
+        scored.c.score <= high,
+    ]
+    if query.scorer_ids:
+        conditions.append(scored.c.scorer_id.in_(list(query.scorer_ids)))
+    return exists().where(*conditions)
+
+
+def _matches(needle: str) -> Any:
+    """A case-insensitive substring of the item's id, input, output or ground truth (their
+    JSON text: a string is matched inside its quotes). LIKE's wildcards in the needle are
+    escaped: the search is plain text."""
+    escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    pattern = f"%{escaped}%"
+    texts = [
+        _items.c.item_id,
+        cast(_items.c.input, Text),
+        cast(_items.c.output, Text),
+        cast(_items.c.ground_truth, Text),
+    ]
+    return or_(*(func.lower(text).like(pattern, escape="\\") for text in texts))
+
+
+def _ordered(source: Any, query: ResultQuery) -> Any:
+    if query.sort == "position":
+        return source.order_by(_items.c.position)
+    score = source.selected_columns.sort_score
+    key = score.desc() if query.sort == "score_desc" else score.asc()
+    return source.order_by(key, _items.c.position)
+
+
+def _page_by_chunks(
+    connection: Connection,
+    experiment_id: str,
+    dataset_id: str,
+    query: ResultQuery,
+    item_ids: Collection[str],
+) -> tuple[int, list[int], int]:
+    """`result_page` over more item ids than one statement binds: the matching positions
+    (and sort scores) a chunk of ids at a time, then sorted and paged here."""
+    ids = list(item_ids)
+    found: list[tuple[Any, ...]] = []
+    for start in range(0, len(ids), _ID_CHUNK):
+        source = _row_source(experiment_id, dataset_id, query, ids[start : start + _ID_CHUNK])
+        found.extend(tuple(row) for row in connection.execute(source))
+    if query.sort == "position":
+        found.sort()
+    else:
+        sign = -1.0 if query.sort == "score_desc" else 1.0
+        found.sort(key=lambda row: (sign * row[1], row[0]))
+    page = _clamped(query, len(found))
+    first = (page - 1) * query.page_size
+    return len(found), [row[0] for row in found[first : first + query.page_size]], page
+
+
+def _item_rows(
+    connection: Connection, experiment_id: str, dataset_id: str, positions: list[int]
+) -> list[ItemRow]:
+    """The items at `positions` (in that order) with their stored scores and judge tokens."""
+    if not positions:
+        return []
+    items = connection.execute(
+        select(
+            _items.c.position,
+            _items.c.item_id,
+            _items.c.input,
+            _items.c.output,
+            _items.c.ground_truth,
+        ).where(_items.c.dataset_id == dataset_id, _items.c.position.in_(positions))
+    ).all()
+    ids = [row.item_id for row in items]
+    scores: dict[str, dict[str, float | None]] = {}
+    tokens: dict[str, int] = {}
+    results = select(
+        _results.c.item_id, _results.c.scorer_id, _results.c.score, _results.c.total_tokens
+    ).where(_results.c.experiment_id == experiment_id, _results.c.item_id.in_(ids))
+    for row in connection.execute(results):
+        scores.setdefault(row.item_id, {})[row.scorer_id] = row.score
+        tokens[row.item_id] = tokens.get(row.item_id, 0) + (row.total_tokens or 0)
+    by_position = {row.position: row for row in items}
+    return [
+        ItemRow(
+            position=position,
+            item_id=by_position[position].item_id,
+            input=by_position[position].input,
+            output=by_position[position].output,
+            ground_truth=by_position[position].ground_truth,
+            scores=scores.get(by_position[position].item_id, {}),
+            judge_tokens=tokens.get(by_position[position].item_id, 0),
+        )
+        for position in positions
+        if position in by_position
+    ]
+
+
+def _float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _int(value: Any) -> int | None:
+    # SUM of integers is a Decimal on PostgreSQL (NUMERIC), NULL when every value is NULL.
+    return None if value is None else int(value)
