@@ -1,7 +1,9 @@
 """Loading an experiment's results once per change, shared by the result pages.
 
-Results are cached as resources (no copy per rerun: a 10,000-item experiment is read from the
-database and shaped once) and keyed by the experiment's progress, so a running experiment
+The experiment, Failures and Judge usage pages read the database's aggregates and a page of the
+item table (`experiment_aggregates`, the service's `result_page`): never the whole experiment.
+The Compare page still loads whole experiments (`experiment_view`). Everything is cached as a
+resource (no copy per rerun) and keyed by the experiment's progress, so a running experiment
 refreshes as it goes."""
 
 from __future__ import annotations
@@ -13,7 +15,13 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from core.experiment_records import ExperimentDetail, ExperimentInfo
+from core.experiment_records import (
+    ExperimentDetail,
+    ExperimentInfo,
+    ScoreHistogram,
+    ScorerUsage,
+    ScoreSummary,
+)
 from core.service.views import (
     LabelAgreement,
     item_frame,
@@ -25,6 +33,9 @@ from core.service.views import (
 )
 from pages.ui.services import service
 from pages.ui.text import chart_text
+
+LABEL_SAMPLE = 1_000
+"""Items read to find a dataset's label columns."""
 
 
 @dataclass
@@ -87,3 +98,54 @@ def _load(experiment_id: str, version: tuple[str, int, int]) -> ExperimentView:
 def experiment_view(info: ExperimentInfo) -> ExperimentView:
     """The experiment's results, shaped for the pages."""
     return _load(info.id, (info.status, info.counts.done, info.counts.failed))
+
+
+# ---- a large experiment: the database's aggregates and pages, never the whole experiment ----
+
+
+@dataclass(frozen=True)
+class Aggregates:
+    """What the database summed up of an experiment's stored results."""
+
+    summaries: list[ScoreSummary]
+    histograms: list[ScoreHistogram]
+    usage: list[ScorerUsage]
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _aggregates(experiment_id: str, version: tuple[str, int, int]) -> Aggregates:
+    shared = service()
+    return Aggregates(
+        summaries=shared.score_summaries(experiment_id),
+        histograms=shared.score_histograms(experiment_id),
+        usage=shared.judge_usage(experiment_id),
+    )
+
+
+def experiment_aggregates(info: ExperimentInfo) -> Aggregates:
+    """The experiment's per-scorer summaries, histograms and judge usage (computed by the
+    database once per change of the experiment)."""
+    return _aggregates(info.id, (info.status, info.counts.done, info.counts.failed))
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _label_columns(dataset_id: str) -> list[str]:
+    return label_columns(service().sample_items(dataset_id, LABEL_SAMPLE))
+
+
+def sampled_label_columns(info: ExperimentInfo) -> list[str]:
+    """The metadata columns holding labels in the dataset's first `LABEL_SAMPLE` items."""
+    return _label_columns(info.dataset_id)
+
+
+@st.cache_resource(max_entries=4, show_spinner="Computing AUC intervals…")
+def _agreement(
+    experiment_id: str, version: tuple[str, int, int], column: str
+) -> LabelAgreement:
+    return label_agreement(service().scores_detail(experiment_id), column)
+
+
+def agreement(info: ExperimentInfo, column: str) -> LabelAgreement:
+    """Each scorer's agreement with the labels in `column`, over every item (its scores read
+    without the results' JSON), computed once per column and change of the experiment."""
+    return _agreement(info.id, (info.status, info.counts.done, info.counts.failed), column)
