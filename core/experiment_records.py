@@ -512,8 +512,8 @@ class ScoreHistogram(Record):
     @property
     def edges(self) -> list[float]:
         """The bins' edges (`len(counts) + 1` of them)."""
-        bins = len(self.counts)
-        return [self.low + (self.high - self.low) * k / bins for k in range(bins + 1)]
+        step = (self.high - self.low) / len(self.counts)  # as NumPy's linspace, and the store
+        return [k * step + self.low for k in range(len(self.counts))] + [self.high]
 
 
 class ScorerUsage(Record):

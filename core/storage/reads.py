@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Text, and_, case, cast, exists, func, or_, select
+from sqlalchemy import Connection, Text, and_, case, cast, exists, func, literal, or_, select
 
 from core.experiment_records import (
     ItemRow,
@@ -28,6 +28,7 @@ __all__ = [
     "HISTOGRAM_BINS",
     "MAX_PAGE_SIZE",
     "check_query",
+    "histogram_edges",
     "judge_usage",
     "result_page",
     "score_histograms",
@@ -93,29 +94,29 @@ def score_histograms(
     """Per scorer with a numeric score, `bins` equal bins over 0..1 (widened to the lowest and
     highest score), counted by the database: one GROUP BY over the bin each score falls in.
 
-    The bin is found by comparing the score with the edges (computed here as NumPy computes
-    them), never by dividing: a division rounds differently near an edge, and PostgreSQL's
+    The bin is found by comparing the score with the edges (`histogram_edges`), never by
+    dividing: a division rounds differently near an edge, and PostgreSQL's
     integer cast rounds where SQLite's truncates."""
     found = []
     for summary in summaries:
         if summary.scored == 0 or summary.min is None or summary.max is None:
             continue
         low, high = min(0.0, summary.min), max(1.0, summary.max)
-        edges = [low + (high - low) * k / bins for k in range(bins + 1)]
+        edges = histogram_edges(low, high, bins)
         score = _results.c.score
-        which = case(
-            *((score >= edges[k], k) for k in range(bins - 1, 0, -1)),
-            else_=0,
-        ).label("bin")
-        query = (
-            select(which, func.count().label("n"))
+        whens = [(score >= edges[k], k) for k in range(bins - 1, 0, -1)]
+        which = (case(*whens, else_=0) if whens else literal(0)).label("bin")
+        # Grouped outside: PostgreSQL would not see two CASEs with their own parameters as one.
+        binned = (
+            select(which)
             .where(
                 _results.c.experiment_id == experiment_id,
                 _results.c.scorer_id == summary.scorer_id,
                 score.is_not(None),
             )
-            .group_by(which)
+            .subquery()
         )
+        query = select(binned.c.bin, func.count().label("n")).group_by(binned.c.bin)
         counts = [0] * bins
         for row in connection.execute(query):
             counts[int(row.bin)] += int(row.n)
@@ -154,6 +155,13 @@ def judge_usage(connection: Connection, experiment_id: str) -> list[ScorerUsage]
         )
         for row in connection.execute(query)
     ]
+
+
+def histogram_edges(low: float, high: float, bins: int) -> list[float]:
+    """`bins + 1` equal edges from `low` to `high`, computed as NumPy's `linspace` does (so a
+    score on an edge falls in NumPy's bin)."""
+    step = (high - low) / bins
+    return [k * step + low for k in range(bins)] + [high]
 
 
 # ---- the item table, a page at a time ----
