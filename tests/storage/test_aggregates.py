@@ -264,9 +264,7 @@ QUERIES = [
 
 
 @pytest.mark.parametrize("query", QUERIES, ids=[str(n) for n in range(len(QUERIES))])
-def test_pages_equal_python_over_every_item(
-    store: Store, stored: Any, query: ResultQuery
-) -> None:
+def test_pages_equal_python_over_every_item(store: Store, stored: Any, query: ResultQuery) -> None:
     experiment_id, items, outcomes = stored
     wanted = expected_ids(items, outcomes, query)
     page = store.result_page(experiment_id, query)
