@@ -9,6 +9,7 @@ Each function takes a connection and returns the small records of `core.experime
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, Text, and_, case, cast, exists, func, literal, or_, select
@@ -27,12 +28,12 @@ from core.storage.tables import DatasetItemRow, ExperimentRow, ScoreRow
 __all__ = [
     "HISTOGRAM_BINS",
     "MAX_PAGE_SIZE",
+    "ScorerTotals",
     "check_query",
     "histogram_edges",
-    "judge_usage",
     "result_page",
     "score_histograms",
-    "score_summaries",
+    "scorer_totals",
 ]
 
 HISTOGRAM_BINS = 10
@@ -57,32 +58,107 @@ _experiments = ExperimentRow.__table__
 # ---- aggregates ----
 
 
-def score_summaries(connection: Connection, experiment_id: str) -> list[ScoreSummary]:
-    """Per scorer: stored runs, numeric scores, their mean, min and max (scorer id order)."""
-    query = (
-        select(
-            _results.c.scorer_id,
-            func.count().label("count"),
-            func.count(_results.c.score).label("scored"),
-            func.avg(_results.c.score).label("mean"),
-            func.min(_results.c.score).label("min"),
-            func.max(_results.c.score).label("max"),
+@dataclass(frozen=True)
+class ScorerTotals:
+    """Everything one pass over `ix_scorer_results_aggregates` gives for one experiment's
+    scorer: what the summaries, judge usage, counts and (scores within 0..1) the histogram of
+    `HISTOGRAM_BINS` bins are made of."""
+
+    experiment_id: str
+    scorer_id: str
+    count: int
+    scored: int
+    mean: float | None
+    min: float | None
+    max: float | None
+    judge_calls: int
+    judge_attempts: int
+    duration_ms: int
+    usage: JudgeUsage
+    unit_bins: tuple[int, ...]
+    """Scores per bin of `HISTOGRAM_BINS` over 0..1 (right only when min >= 0 and max <= 1)."""
+
+    def summary(self) -> ScoreSummary:
+        """The scorer's `ScoreSummary`."""
+        return ScoreSummary(
+            scorer_id=self.scorer_id,
+            count=self.count,
+            scored=self.scored,
+            mean=self.mean,
+            min=self.min,
+            max=self.max,
         )
-        .where(_results.c.experiment_id == experiment_id)
-        .group_by(_results.c.scorer_id)
-        .order_by(_results.c.scorer_id)
-    )
-    return [
-        ScoreSummary(
-            scorer_id=row.scorer_id,
-            count=row.count,
-            scored=row.scored,
-            mean=_float(row.mean),
-            min=_float(row.min),
-            max=_float(row.max),
+
+    def scorer_usage(self, model: str | None) -> ScorerUsage:
+        """The scorer's `ScorerUsage` (without its cost), `model` being the experiment's."""
+        return ScorerUsage(
+            scorer_id=self.scorer_id,
+            model=model,
+            runs=self.count,
+            judge_calls=self.judge_calls,
+            judge_attempts=self.judge_attempts,
+            duration_ms=self.duration_ms,
+            usage=self.usage,
         )
-        for row in connection.execute(query)
+
+    def unit_histogram(self) -> ScoreHistogram | None:
+        """The histogram over 0..1 from this pass, None when a score lies outside it (or
+        none was scored): its bins must be widened, by another query."""
+        if not self.scored or self.min is None or self.max is None:
+            return None
+        if self.min < 0.0 or self.max > 1.0:
+            return None
+        counts = list(self.unit_bins)
+        return ScoreHistogram(scorer_id=self.scorer_id, low=0.0, high=1.0, counts=counts)
+
+
+def scorer_totals(connection: Connection, experiment_id: str | None) -> list[ScorerTotals]:
+    """One GROUP BY (experiment, scorer) over the stored results of one experiment (every
+    experiment when None), read from the covering index alone."""
+    score = _results.c.score
+    edges = histogram_edges(0.0, 1.0, HISTOGRAM_BINS)
+    bins = [
+        func.sum(case((and_(score >= edges[k], score < edges[k + 1]), 1), else_=0))
+        for k in range(HISTOGRAM_BINS - 1)
     ]
+    bins.append(func.sum(case((and_(score >= edges[-2], score <= edges[-1]), 1), else_=0)))
+    query = select(
+        _results.c.experiment_id,
+        _results.c.scorer_id,
+        func.count().label("count"),
+        func.count(score).label("scored"),
+        func.avg(score).label("mean"),
+        func.min(score).label("min"),
+        func.max(score).label("max"),
+        func.sum(_results.c.judge_calls).label("judge_calls"),
+        func.sum(_results.c.judge_attempts).label("judge_attempts"),
+        func.sum(_results.c.duration_ms).label("duration_ms"),
+        *(func.sum(_results.c[name]).label(name) for name in _USAGE),
+        *(total.label(f"bin_{k}") for k, total in enumerate(bins)),
+    )
+    if experiment_id is not None:
+        query = query.where(_results.c.experiment_id == experiment_id)
+    query = query.group_by(_results.c.experiment_id, _results.c.scorer_id).order_by(
+        _results.c.experiment_id, _results.c.scorer_id
+    )
+    return [_totals(row._mapping) for row in connection.execute(query)]
+
+
+def _totals(row: Any) -> ScorerTotals:
+    return ScorerTotals(
+        experiment_id=row["experiment_id"],
+        scorer_id=row["scorer_id"],
+        count=int(row["count"]),
+        scored=int(row["scored"]),
+        mean=_float(row["mean"]),
+        min=_float(row["min"]),
+        max=_float(row["max"]),
+        judge_calls=int(row["judge_calls"] or 0),
+        judge_attempts=int(row["judge_attempts"] or 0),
+        duration_ms=int(row["duration_ms"] or 0),
+        usage=JudgeUsage(**{name: _int(row[name]) for name in _USAGE}),
+        unit_bins=tuple(int(row[f"bin_{k}"] or 0) for k in range(HISTOGRAM_BINS)),
+    )
 
 
 def score_histograms(
@@ -122,39 +198,6 @@ def score_histograms(
             counts[int(row.bin)] += int(row.n)
         found.append(ScoreHistogram(scorer_id=summary.scorer_id, low=low, high=high, counts=counts))
     return found
-
-
-def judge_usage(connection: Connection, experiment_id: str) -> list[ScorerUsage]:
-    """Per scorer (and the experiment's judge model): stored runs, judge calls, attempts,
-    tokens and summed duration. Failed runs are not stored: their totals are the experiment
-    row's (`ExperimentInfo.counts`) or, in detail, the memory of the process that ran them."""
-    query = (
-        select(
-            _results.c.scorer_id,
-            _experiments.c.judge_model,
-            func.count().label("runs"),
-            func.sum(_results.c.judge_calls).label("judge_calls"),
-            func.sum(_results.c.judge_attempts).label("judge_attempts"),
-            func.sum(_results.c.duration_ms).label("duration_ms"),
-            *(func.sum(_results.c[name]).label(name) for name in _USAGE),
-        )
-        .join(_experiments, _experiments.c.id == _results.c.experiment_id)
-        .where(_results.c.experiment_id == experiment_id)
-        .group_by(_results.c.scorer_id, _experiments.c.judge_model)
-        .order_by(_results.c.scorer_id)
-    )
-    return [
-        ScorerUsage(
-            scorer_id=row.scorer_id,
-            model=row.judge_model,
-            runs=row.runs,
-            judge_calls=int(row.judge_calls or 0),
-            judge_attempts=int(row.judge_attempts or 0),
-            duration_ms=int(row.duration_ms or 0),
-            usage=JudgeUsage(**{name: _int(row._mapping[name]) for name in _USAGE}),
-        )
-        for row in connection.execute(query)
-    ]
 
 
 def histogram_edges(low: float, high: float, bins: int) -> list[float]:

@@ -113,6 +113,8 @@ class Store:
         self.url = normalise_url(database_url or default_database_url())
         self.engine = make_engine(self.url)
         self.stale_after_s = stale_after_s
+        self._settled: dict[str, tuple[tuple[Any, ...], list[reads.ScorerTotals]]] = {}
+        """Per-scorer totals of finished experiments, by id, with the row state they hold for."""
         try:
             upgrade_schema(self.engine)  # migrations; safe with other processes opening it too
         except (SQLAlchemyError, SchemaError) as error:
@@ -335,20 +337,19 @@ class Store:
             .join(datasets, datasets.c.id == experiments.c.dataset_id, isouter=True)
             .order_by(experiments.c.created_at.desc())
         )
-        stored = _stored_totals()
         if experiment_id is not None:
             query = query.where(experiments.c.id == experiment_id)
-            stored = stored.where(ScoreRow.experiment_id == experiment_id)
-        stored = stored.group_by(ScoreRow.experiment_id, ScoreRow.scorer_id)
         with self.engine.connect() as connection:
             rows = connection.execute(query).all()
-            scores: dict[str, dict[str, float]] = {}
-            successes: dict[str, RunCounts] = {}
-            for row in connection.execute(stored):
-                if row.mean is not None:
-                    scores.setdefault(row.experiment_id, {})[row.scorer_id] = float(row.mean)
-                before = successes.get(row.experiment_id, RunCounts())
-                successes[row.experiment_id] = before + _stored_counts(row._mapping)
+            totals = self._totals(connection, [r._mapping for r in rows])
+        scores: dict[str, dict[str, float]] = {}
+        successes: dict[str, RunCounts] = {}
+        for found in totals.values():
+            for scorer in found:
+                if scorer.mean is not None:
+                    scores.setdefault(scorer.experiment_id, {})[scorer.scorer_id] = scorer.mean
+                before = successes.get(scorer.experiment_id, RunCounts())
+                successes[scorer.experiment_id] = before + _stored_counts(scorer)
         stale_before = _now() - timedelta(seconds=self.stale_after_s)
         return [
             _experiment_info(
@@ -359,6 +360,7 @@ class Store:
 
     def delete_experiment(self, experiment_id: str) -> None:
         """Remove an experiment and its results."""
+        self._settled.pop(experiment_id, None)
         with self._transaction("delete the experiment") as connection:
             connection.execute(delete(ScoreRow).where(ScoreRow.experiment_id == experiment_id))
             connection.execute(delete(ExperimentRow).where(ExperimentRow.id == experiment_id))
@@ -380,6 +382,7 @@ class Store:
                 f"{first.status!r} (first: item {first.item_id!r}, scorer {first.scorer_id!r})"
             )
         rows = [_score_row(experiment_id, o) for o in outcomes]
+        self._settled.pop(experiment_id, None)
         with self._transaction("store the scorer results") as connection:
             for batch in _batches(rows):
                 connection.execute(insert(ScoreRow), batch)
@@ -424,8 +427,7 @@ class Store:
 
     def score_summaries(self, experiment_id: str) -> list[ScoreSummary]:
         """Per scorer: stored runs, numeric scores, mean, min and max (SQL GROUP BY)."""
-        with self.engine.connect() as connection:
-            return reads.score_summaries(connection, experiment_id)
+        return [totals.summary() for totals in self._experiment_totals(experiment_id)[1]]
 
     def score_histograms(
         self, experiment_id: str, bins: int = reads.HISTOGRAM_BINS
@@ -434,15 +436,50 @@ class Store:
         (widened to the lowest and highest score) by the database."""
         if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
             raise ValueError(f"score_histograms needs 1 bin or more, got {bins!r}")
-        with self.engine.connect() as connection:
-            summaries = reads.score_summaries(connection, experiment_id)
-            return reads.score_histograms(connection, experiment_id, summaries, bins)
+        found: dict[str, ScoreHistogram] = {}
+        widened = []
+        for totals in self._experiment_totals(experiment_id)[1]:
+            unit = totals.unit_histogram() if bins == reads.HISTOGRAM_BINS else None
+            if unit is not None:
+                found[totals.scorer_id] = unit
+            elif totals.scored:
+                widened.append(totals.summary())
+        if widened:  # scores outside 0..1, or another number of bins: a query of their own
+            with self.engine.connect() as connection:
+                for histogram in reads.score_histograms(connection, experiment_id, widened, bins):
+                    found[histogram.scorer_id] = histogram
+        return [found[scorer_id] for scorer_id in sorted(found)]
 
     def judge_usage(self, experiment_id: str) -> list[ScorerUsage]:
         """Per scorer: stored runs, judge calls, attempts, tokens and duration (SQL GROUP BY);
         the estimated cost is left for the service to fill."""
+        model, found = self._experiment_totals(experiment_id)
+        return [totals.scorer_usage(model) for totals in found]
+
+    def _experiment_totals(self, experiment_id: str) -> tuple[str | None, list[reads.ScorerTotals]]:
+        """(the judge model, the per-scorer totals) of an experiment (none for an unknown)."""
+        table = ExperimentRow.__table__
         with self.engine.connect() as connection:
-            return reads.judge_usage(connection, experiment_id)
+            row = connection.execute(select(table).where(table.c.id == experiment_id)).first()
+            if row is None:
+                return None, []
+            return row.judge_model, self._totals(connection, [row._mapping])[experiment_id]
+
+    def _totals(self, connection: Any, rows: Sequence[Any]) -> dict[str, list[reads.ScorerTotals]]:
+        """The per-scorer totals of each experiment row: one pass over the covering index per
+        experiment, kept for a finished one until its row changes (a million results take a
+        noticeable fraction of a second to sum, and a page asks on every rerun)."""
+        found: dict[str, list[reads.ScorerTotals]] = {}
+        for row in rows:
+            key = _settled_key(row)
+            kept = self._settled.get(row["id"])
+            if key is not None and kept is not None and kept[0] == key:
+                found[row["id"]] = kept[1]
+                continue
+            found[row["id"]] = reads.scorer_totals(connection, row["id"])
+            if key is not None:
+                self._settled[row["id"]] = (key, found[row["id"]])
+        return found
 
     def result_page(
         self,
@@ -567,27 +604,21 @@ def _experiment_info(
 # come from the row.
 
 
-def _stored_totals() -> Any:
-    """Per experiment and scorer: the mean score, the stored results and their judge totals."""
-    table = ScoreRow.__table__
-    return select(
-        table.c.experiment_id,
-        table.c.scorer_id,
-        func.avg(table.c.score).label("mean"),
-        func.count().label("succeeded"),
-        func.sum(table.c.judge_calls).label("judge_calls"),
-        func.sum(table.c.judge_attempts).label("judge_attempts"),
-        *(func.sum(table.c[k]).label(k) for k in _USAGE_COLUMNS),
-    )
-
-
-def _stored_counts(row: Any) -> RunCounts:
+def _stored_counts(totals: reads.ScorerTotals) -> RunCounts:
     return RunCounts(
-        succeeded=row["succeeded"],
-        usage=JudgeUsage(**{k: _int_or_none(row[k]) for k in _USAGE_COLUMNS}),
-        judge_calls=int(row["judge_calls"] or 0),
-        judge_attempts=int(row["judge_attempts"] or 0),
+        succeeded=totals.count,
+        usage=totals.usage,
+        judge_calls=totals.judge_calls,
+        judge_attempts=totals.judge_attempts,
     )
+
+
+def _settled_key(row: Any) -> tuple[Any, ...] | None:
+    """What identifies the stored results of a finished experiment (None while it may still
+    get results): its status, end and counters, which any later write to it changes."""
+    if row["status"] in _LIVE_STATUSES:
+        return None
+    return (row["status"], row["finished_at"], row["done_runs"], row["succeeded_runs"])
 
 
 def _counts(row: Any, successes: RunCounts) -> RunCounts:
@@ -614,11 +645,6 @@ def _counts_values(counts: RunCounts, failed: RunCounts | None) -> dict[str, Any
     values.update({k: getattr(counts.usage, k) for k in _USAGE_COLUMNS})
     values.update({f"failed_{k}": getattr(failed.usage, k) for k in _USAGE_COLUMNS})
     return values
-
-
-def _int_or_none(value: Any) -> int | None:
-    # SUM of integers is a Decimal on PostgreSQL (NUMERIC), NULL when every value is NULL.
-    return None if value is None else int(value)
 
 
 def _score_row(experiment_id: str, outcome: ScorerOutcome) -> dict[str, Any]:
