@@ -524,7 +524,7 @@ class ScorerUsage(Record):
     model: str | None = None
     """The experiment's judge model (None: no judge)."""
     runs: int = 0
-    """Stored runs."""
+    """Stored runs that called the judge (one attempt or more); the sums below are theirs."""
     judge_calls: int = 0
     """Judge model calls that returned."""
     judge_attempts: int = 0
@@ -532,7 +532,7 @@ class ScorerUsage(Record):
     usage: JudgeUsage = Field(default_factory=JudgeUsage)
     """Judge tokens."""
     duration_ms: int = 0
-    """Wall time of the runs, summed."""
+    """Wall time of those runs, summed."""
     est_cost_usd: float | None = None
     """Estimated judge cost (litellm's price table; None without tokens or a known price).
     Filled by the service, not the store."""

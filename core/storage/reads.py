@@ -12,7 +12,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Text, and_, case, cast, exists, func, literal, or_, select
+from sqlalchemy import Connection, Text, and_, cast, func, or_, select
 
 from core.experiment_records import (
     ItemRow,
@@ -60,9 +60,8 @@ _experiments = ExperimentRow.__table__
 
 @dataclass(frozen=True)
 class ScorerTotals:
-    """Everything one pass over `ix_scorer_results_aggregates` gives for one experiment's
-    scorer: what the summaries, judge usage, counts and (scores within 0..1) the histogram of
-    `HISTOGRAM_BINS` bins are made of."""
+    """What `ix_scorer_results_aggregates` gives of one experiment's scorer: what its
+    summary, judge usage and counts are made of."""
 
     experiment_id: str
     scorer_id: str
@@ -71,12 +70,12 @@ class ScorerTotals:
     mean: float | None
     min: float | None
     max: float | None
+    judged_runs: int
+    """Runs that called the judge (made an attempt); the fields below sum theirs."""
     judge_calls: int
     judge_attempts: int
     duration_ms: int
     usage: JudgeUsage
-    unit_bins: tuple[int, ...]
-    """Scores per bin of `HISTOGRAM_BINS` over 0..1 (right only when min >= 0 and max <= 1)."""
 
     def summary(self) -> ScoreSummary:
         """The scorer's `ScoreSummary`."""
@@ -94,35 +93,20 @@ class ScorerTotals:
         return ScorerUsage(
             scorer_id=self.scorer_id,
             model=model,
-            runs=self.count,
+            runs=self.judged_runs,
             judge_calls=self.judge_calls,
             judge_attempts=self.judge_attempts,
             duration_ms=self.duration_ms,
             usage=self.usage,
         )
 
-    def unit_histogram(self) -> ScoreHistogram | None:
-        """The histogram over 0..1 from this pass, None when a score lies outside it (or
-        none was scored): its bins must be widened, by another query."""
-        if not self.scored or self.min is None or self.max is None:
-            return None
-        if self.min < 0.0 or self.max > 1.0:
-            return None
-        counts = list(self.unit_bins)
-        return ScoreHistogram(scorer_id=self.scorer_id, low=0.0, high=1.0, counts=counts)
-
 
 def scorer_totals(connection: Connection, experiment_id: str | None) -> list[ScorerTotals]:
-    """One GROUP BY (experiment, scorer) over the stored results of one experiment (every
-    experiment when None), read from the covering index alone."""
+    """Per (experiment, scorer) of one experiment (every experiment when None): two GROUP BYs
+    over the covering index, one counting the runs and their scores, one summing the judge
+    usage of the runs that called the judge (none for a code scorer: nothing to sum)."""
     score = _results.c.score
-    edges = histogram_edges(0.0, 1.0, HISTOGRAM_BINS)
-    bins = [
-        func.sum(case((and_(score >= edges[k], score < edges[k + 1]), 1), else_=0))
-        for k in range(HISTOGRAM_BINS - 1)
-    ]
-    bins.append(func.sum(case((and_(score >= edges[-2], score <= edges[-1]), 1), else_=0)))
-    query = select(
+    counted = select(
         _results.c.experiment_id,
         _results.c.scorer_id,
         func.count().label("count"),
@@ -130,21 +114,32 @@ def scorer_totals(connection: Connection, experiment_id: str | None) -> list[Sco
         func.avg(score).label("mean"),
         func.min(score).label("min"),
         func.max(score).label("max"),
+    )
+    summed = select(
+        _results.c.experiment_id,
+        _results.c.scorer_id,
+        func.count().label("judged_runs"),
         func.sum(_results.c.judge_calls).label("judge_calls"),
         func.sum(_results.c.judge_attempts).label("judge_attempts"),
         func.sum(_results.c.duration_ms).label("duration_ms"),
         *(func.sum(_results.c[name]).label(name) for name in _USAGE),
-        *(total.label(f"bin_{k}") for k, total in enumerate(bins)),
-    )
+    ).where(_results.c.judge_attempts > 0)
     if experiment_id is not None:
-        query = query.where(_results.c.experiment_id == experiment_id)
-    query = query.group_by(_results.c.experiment_id, _results.c.scorer_id).order_by(
-        _results.c.experiment_id, _results.c.scorer_id
-    )
-    return [_totals(row._mapping) for row in connection.execute(query)]
+        counted = counted.where(_results.c.experiment_id == experiment_id)
+        summed = summed.where(_results.c.experiment_id == experiment_id)
+    keys = (_results.c.experiment_id, _results.c.scorer_id)
+    usage = {
+        (row.experiment_id, row.scorer_id): row._mapping
+        for row in connection.execute(summed.group_by(*keys))
+    }
+    return [
+        _totals(row._mapping, usage.get((row.experiment_id, row.scorer_id)))
+        for row in connection.execute(counted.group_by(*keys).order_by(*keys))
+    ]
 
 
-def _totals(row: Any) -> ScorerTotals:
+def _totals(row: Any, usage: Any) -> ScorerTotals:
+    usage = usage or {}
     return ScorerTotals(
         experiment_id=row["experiment_id"],
         scorer_id=row["scorer_id"],
@@ -153,11 +148,11 @@ def _totals(row: Any) -> ScorerTotals:
         mean=_float(row["mean"]),
         min=_float(row["min"]),
         max=_float(row["max"]),
-        judge_calls=int(row["judge_calls"] or 0),
-        judge_attempts=int(row["judge_attempts"] or 0),
-        duration_ms=int(row["duration_ms"] or 0),
-        usage=JudgeUsage(**{name: _int(row[name]) for name in _USAGE}),
-        unit_bins=tuple(int(row[f"bin_{k}"] or 0) for k in range(HISTOGRAM_BINS)),
+        judged_runs=int(usage.get("judged_runs") or 0),
+        judge_calls=int(usage.get("judge_calls") or 0),
+        judge_attempts=int(usage.get("judge_attempts") or 0),
+        duration_ms=int(usage.get("duration_ms") or 0),
+        usage=JudgeUsage(**{name: _int(usage.get(name)) for name in _USAGE}),
     )
 
 
@@ -168,11 +163,12 @@ def score_histograms(
     bins: int = HISTOGRAM_BINS,
 ) -> list[ScoreHistogram]:
     """Per scorer with a numeric score, `bins` equal bins over 0..1 (widened to the lowest and
-    highest score), counted by the database: one GROUP BY over the bin each score falls in.
+    highest score), counted by the database: each bin is a range of the covering index
+    (experiment, scorer, score), counted where it lies (one statement of `bins` scalar
+    subqueries per scorer), so a million scores are never aggregated row by row.
 
-    The bin is found by comparing the score with the edges (`histogram_edges`), never by
-    dividing: a division rounds differently near an edge, and PostgreSQL's
-    integer cast rounds where SQLite's truncates."""
+    The bins are NumPy's: `[edge, next edge)`, the last closed, the edges computed as
+    `linspace` does (`histogram_edges`), so a score on an edge falls in the same bin."""
     found = []
     for summary in summaries:
         if summary.scored == 0 or summary.min is None or summary.max is None:
@@ -180,23 +176,27 @@ def score_histograms(
         low, high = min(0.0, summary.min), max(1.0, summary.max)
         edges = histogram_edges(low, high, bins)
         score = _results.c.score
-        whens = [(score >= edges[k], k) for k in range(bins - 1, 0, -1)]
-        which = (case(*whens, else_=0) if whens else literal(0)).label("bin")
-        # Grouped outside: PostgreSQL would not see two CASEs with their own parameters as one.
-        binned = (
-            select(which)
+        counts = [
+            select(func.count())
             .where(
                 _results.c.experiment_id == experiment_id,
                 _results.c.scorer_id == summary.scorer_id,
-                score.is_not(None),
+                score >= edges[k],
+                score <= edges[k + 1] if k == bins - 1 else score < edges[k + 1],
             )
-            .subquery()
+            .scalar_subquery()
+            .label(f"bin_{k}")
+            for k in range(bins)
+        ]
+        row = connection.execute(select(*counts)).one()
+        found.append(
+            ScoreHistogram(
+                scorer_id=summary.scorer_id,
+                low=low,
+                high=high,
+                counts=[int(n) for n in row],
+            )
         )
-        query = select(binned.c.bin, func.count().label("n")).group_by(binned.c.bin)
-        counts = [0] * bins
-        for row in connection.execute(query):
-            counts[int(row.bin)] += int(row.n)
-        found.append(ScoreHistogram(scorer_id=summary.scorer_id, low=low, high=high, counts=counts))
     return found
 
 
@@ -225,10 +225,21 @@ def check_query(query: ResultQuery) -> None:
         raise ValueError(f"ResultQuery.sort {query.sort!r} needs a sort_scorer")
 
 
+@dataclass(frozen=True)
+class _Scope:
+    """Whose items a page reads: the experiment, its dataset and scorers, the database."""
+
+    experiment_id: str
+    dataset_id: str
+    scorer_ids: tuple[str, ...]
+    dialect: str
+
+
 def result_page(
     connection: Connection,
     experiment_id: str,
     dataset_id: str,
+    scorer_ids: Sequence[str],
     query: ResultQuery,
     item_ids: Collection[str] | None = None,
 ) -> ResultPage:
@@ -236,15 +247,12 @@ def result_page(
     caller resolves it into `item_ids`, the only items then considered), with their stored
     scores and judge tokens. A page past the last gives the last one."""
     check_query(query)
+    scope = _Scope(experiment_id, dataset_id, tuple(scorer_ids), connection.dialect.name)
     if item_ids is not None and len(item_ids) > _ID_CHUNK:
-        total, positions, page = _page_by_chunks(
-            connection, experiment_id, dataset_id, query, item_ids
-        )
+        total, positions, page = _page_by_chunks(connection, scope, query, item_ids)
     else:
-        source = _row_source(experiment_id, dataset_id, query, item_ids)
-        total = int(
-            connection.execute(select(func.count()).select_from(source.subquery())).scalar_one()
-        )
+        source = _row_source(scope, query, item_ids)
+        total = int(connection.execute(_count(scope, query, source, item_ids)).scalar_one())
         page = _clamped(query, total)
         ordered = _ordered(source, query).limit(query.page_size)
         ordered = ordered.offset((page - 1) * query.page_size)
@@ -258,58 +266,79 @@ def _clamped(query: ResultQuery, total: int) -> int:
     return min(query.page, last)
 
 
-def _row_source(
-    experiment_id: str,
-    dataset_id: str,
-    query: ResultQuery,
-    item_ids: Collection[str] | None,
-) -> Any:
+def _row_source(scope: _Scope, query: ResultQuery, item_ids: Collection[str] | None) -> Any:
     """SELECT position (and the sort score) of the items passing the filters."""
-    columns = [_items.c.position]
-    source_query = None
     if query.sort != "position":
         sort = _results.alias("sort_by")
-        columns.append(sort.c.score.label("sort_score"))
-        source_query = select(*columns).join(
+        source = select(_items.c.position, sort.c.score.label("sort_score")).join(
             sort,
             and_(
-                sort.c.experiment_id == experiment_id,
+                sort.c.experiment_id == scope.experiment_id,
                 sort.c.scorer_id == query.sort_scorer,
                 sort.c.item_id == _items.c.item_id,
                 sort.c.score.is_not(None),
             ),
         )
     else:
-        source_query = select(*columns)
-    source_query = source_query.where(_items.c.dataset_id == dataset_id)
+        source = select(_items.c.position)
+    source = source.where(_items.c.dataset_id == scope.dataset_id)
     if query.score_range is not None:
-        source_query = source_query.where(_in_range(experiment_id, query))
-    needle = query.search.strip().lower()
+        source = source.where(_items.c.item_id.in_(_in_range(scope, query)))
+    needle = query.search.strip()
     if needle:
-        source_query = source_query.where(_matches(needle))
+        source = source.where(_matches(needle, scope.dialect))
     if item_ids is not None:
-        source_query = source_query.where(_items.c.item_id.in_(list(item_ids)))
-    return source_query
+        source = source.where(_items.c.item_id.in_(list(item_ids)))
+    return source
 
 
-def _in_range(experiment_id: str, query: ResultQuery) -> Any:
+def _count(scope: _Scope, query: ResultQuery, source: Any, item_ids: Collection[str] | None) -> Any:
+    """How many items the query matches. Without a text search or given items, the results
+    alone answer it (their covering index, not a join with a million items)."""
+    if query.search.strip() or item_ids is not None:
+        return select(func.count()).select_from(source.subquery())
+    if query.sort != "position":
+        counted = select(func.count()).where(
+            _results.c.experiment_id == scope.experiment_id,
+            _results.c.scorer_id == query.sort_scorer,
+            _results.c.score.is_not(None),
+        )
+        if query.score_range is not None:
+            counted = counted.where(_results.c.item_id.in_(_in_range(scope, query)))
+        return counted
+    if query.score_range is not None:
+        matching = _in_range(scope, query).subquery()
+        if len(_range_scorers(scope, query)) == 1:  # one row per item and scorer
+            return select(func.count()).select_from(matching)
+        return select(func.count(matching.c.item_id.distinct()))
+    return select(func.count()).where(_items.c.dataset_id == scope.dataset_id)
+
+
+def _range_scorers(scope: _Scope, query: ResultQuery) -> list[str]:
+    return list(query.scorer_ids or scope.scorer_ids)
+
+
+def _in_range(scope: _Scope, query: ResultQuery) -> Any:
+    """SELECT the items one of the chosen scorers (every one when none is) gave a score within
+    the range: a range of the covering index per scorer."""
     low, high = query.score_range or (0.0, 1.0)
     scored = _results.alias("scored")
     conditions = [
-        scored.c.experiment_id == experiment_id,
-        scored.c.item_id == _items.c.item_id,
+        scored.c.experiment_id == scope.experiment_id,
         scored.c.score >= low,
         scored.c.score <= high,
     ]
-    if query.scorer_ids:
-        conditions.append(scored.c.scorer_id.in_(list(query.scorer_ids)))
-    return exists().where(*conditions)
+    chosen = _range_scorers(scope, query)
+    if chosen:
+        conditions.append(scored.c.scorer_id.in_(chosen))
+    return select(scored.c.item_id).where(*conditions)
 
 
-def _matches(needle: str) -> Any:
+def _matches(needle: str, dialect: str) -> Any:
     """A case-insensitive substring of the item's id, input, output or ground truth (their
     JSON text: a string is matched inside its quotes). LIKE's wildcards in the needle are
-    escaped: the search is plain text."""
+    escaped: the search is plain text. SQLite's LIKE ignores the case of ASCII letters by
+    itself; PostgreSQL has ILIKE (either way, no lower() over a million texts)."""
     escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     pattern = f"%{escaped}%"
     texts = [
@@ -318,7 +347,9 @@ def _matches(needle: str) -> Any:
         cast(_items.c.output, Text),
         cast(_items.c.ground_truth, Text),
     ]
-    return or_(*(func.lower(text).like(pattern, escape="\\") for text in texts))
+    if dialect == "sqlite":
+        return or_(*(text.like(pattern, escape="\\") for text in texts))
+    return or_(*(text.ilike(pattern, escape="\\") for text in texts))
 
 
 def _ordered(source: Any, query: ResultQuery) -> Any:
@@ -330,18 +361,14 @@ def _ordered(source: Any, query: ResultQuery) -> Any:
 
 
 def _page_by_chunks(
-    connection: Connection,
-    experiment_id: str,
-    dataset_id: str,
-    query: ResultQuery,
-    item_ids: Collection[str],
+    connection: Connection, scope: _Scope, query: ResultQuery, item_ids: Collection[str]
 ) -> tuple[int, list[int], int]:
     """`result_page` over more item ids than one statement binds: the matching positions
     (and sort scores) a chunk of ids at a time, then sorted and paged here."""
     ids = list(item_ids)
     found: list[tuple[Any, ...]] = []
     for start in range(0, len(ids), _ID_CHUNK):
-        source = _row_source(experiment_id, dataset_id, query, ids[start : start + _ID_CHUNK])
+        source = _row_source(scope, query, ids[start : start + _ID_CHUNK])
         found.extend(tuple(row) for row in connection.execute(source))
     if query.sort == "position":
         found.sort()

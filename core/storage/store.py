@@ -436,23 +436,14 @@ class Store:
         (widened to the lowest and highest score) by the database."""
         if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
             raise ValueError(f"score_histograms needs 1 bin or more, got {bins!r}")
-        found: dict[str, ScoreHistogram] = {}
-        widened = []
-        for totals in self._experiment_totals(experiment_id)[1]:
-            unit = totals.unit_histogram() if bins == reads.HISTOGRAM_BINS else None
-            if unit is not None:
-                found[totals.scorer_id] = unit
-            elif totals.scored:
-                widened.append(totals.summary())
-        if widened:  # scores outside 0..1, or another number of bins: a query of their own
-            with self.engine.connect() as connection:
-                for histogram in reads.score_histograms(connection, experiment_id, widened, bins):
-                    found[histogram.scorer_id] = histogram
-        return [found[scorer_id] for scorer_id in sorted(found)]
+        summaries = [totals.summary() for totals in self._experiment_totals(experiment_id)[1]]
+        with self.engine.connect() as connection:
+            return reads.score_histograms(connection, experiment_id, summaries, bins)
 
     def judge_usage(self, experiment_id: str) -> list[ScorerUsage]:
-        """Per scorer: stored runs, judge calls, attempts, tokens and duration (SQL GROUP BY);
-        the estimated cost is left for the service to fill."""
+        """Per scorer: its stored runs that called the judge, their judge calls, attempts,
+        tokens and duration (SQL GROUP BY); the estimated cost is left for the service to
+        fill."""
         model, found = self._experiment_totals(experiment_id)
         return [totals.scorer_usage(model) for totals in found]
 
@@ -492,9 +483,11 @@ class Store:
         to consider as `item_ids`). Raises NotFoundError for an unknown experiment and
         ValueError naming a bad field of `query`; a page past the last gives the last."""
         reads.check_query(query)
-        dataset_id = self._dataset_of(experiment_id)
+        dataset_id, scorer_ids = self._dataset_of(experiment_id)
         with self.engine.connect() as connection:
-            return reads.result_page(connection, experiment_id, dataset_id, query, item_ids)
+            return reads.result_page(
+                connection, experiment_id, dataset_id, scorer_ids, query, item_ids
+            )
 
     def dataset_item(self, dataset_id: str, item_id: str) -> DatasetItem:
         """One item of a dataset by its id; raises NotFoundError."""
@@ -506,13 +499,15 @@ class Store:
             raise NotFoundError(f"No item {item_id!r} in dataset {dataset_id!r}")
         return found[0]
 
-    def _dataset_of(self, experiment_id: str) -> str:
-        query = select(ExperimentRow.dataset_id).where(ExperimentRow.id == experiment_id)
+    def _dataset_of(self, experiment_id: str) -> tuple[str, list[str]]:
+        """(dataset id, scorer ids) of an experiment; raises NotFoundError."""
+        table = ExperimentRow.__table__
+        query = select(table.c.dataset_id, table.c.scorer_ids).where(table.c.id == experiment_id)
         with self.engine.connect() as connection:
-            found = connection.execute(query).scalar_one_or_none()
+            found = connection.execute(query).first()
         if found is None:
             raise NotFoundError(f"No experiment with id {experiment_id!r}")
-        return found
+        return found.dataset_id, list(found.scorer_ids or [])
 
     # ---- plumbing ----
 
