@@ -12,7 +12,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Text, and_, cast, func, or_, select
+from sqlalchemy import Connection, Text, and_, cast, exists, func, or_, select
 
 from core.experiment_records import (
     ItemRow,
@@ -267,34 +267,39 @@ def _clamped(query: ResultQuery, total: int) -> int:
 
 
 def _row_source(scope: _Scope, query: ResultQuery, item_ids: Collection[str] | None) -> Any:
-    """SELECT position (and the sort score) of the items passing the filters."""
+    """SELECT position (and the sort score) of the items passing the filters, in the order a
+    page reads them: dataset order (the items' key), or a scorer's scores (the covering
+    index), testing each item as it comes, so a page stops after its last row."""
+    sort = _results.alias("sort_by")
+    range_on_sort = _range_scorers(scope, query) == [query.sort_scorer]
     if query.sort != "position":
-        sort = _results.alias("sort_by")
+        joined = [
+            sort.c.experiment_id == scope.experiment_id,
+            sort.c.scorer_id == query.sort_scorer,
+            sort.c.item_id == _items.c.item_id,
+            sort.c.score.is_not(None),
+        ]
+        if query.score_range is not None and range_on_sort:  # the same rows of the index
+            joined += [sort.c.score >= query.score_range[0], sort.c.score <= query.score_range[1]]
         source = select(_items.c.position, sort.c.score.label("sort_score")).join(
-            sort,
-            and_(
-                sort.c.experiment_id == scope.experiment_id,
-                sort.c.scorer_id == query.sort_scorer,
-                sort.c.item_id == _items.c.item_id,
-                sort.c.score.is_not(None),
-            ),
+            sort, and_(*joined)
         )
     else:
         source = select(_items.c.position)
     source = source.where(_items.c.dataset_id == scope.dataset_id)
-    if query.score_range is not None:
-        source = source.where(_items.c.item_id.in_(_in_range(scope, query)))
-    needle = query.search.strip()
-    if needle:
-        source = source.where(_matches(needle, scope.dialect))
     if item_ids is not None:
         source = source.where(_items.c.item_id.in_(list(item_ids)))
+    needle = query.search.strip()
+    if needle:  # before the scores' test: SQLite tests the conditions in this order
+        source = source.where(_matches(needle, scope.dialect))
+    if query.score_range is not None and not (query.sort != "position" and range_on_sort):
+        source = source.where(_scored_within(scope, query, _items.c.item_id))
     return source
 
 
 def _count(scope: _Scope, query: ResultQuery, source: Any, item_ids: Collection[str] | None) -> Any:
     """How many items the query matches. Without a text search or given items, the results
-    alone answer it (their covering index, not a join with a million items)."""
+    alone answer it (ranges of their covering index, not a join with a million items)."""
     if query.search.strip() or item_ids is not None:
         return select(func.count()).select_from(source.subquery())
     if query.sort != "position":
@@ -303,9 +308,12 @@ def _count(scope: _Scope, query: ResultQuery, source: Any, item_ids: Collection[
             _results.c.scorer_id == query.sort_scorer,
             _results.c.score.is_not(None),
         )
-        if query.score_range is not None:
-            counted = counted.where(_results.c.item_id.in_(_in_range(scope, query)))
-        return counted
+        if query.score_range is None:
+            return counted
+        if _range_scorers(scope, query) == [query.sort_scorer]:
+            low, high = query.score_range
+            return counted.where(_results.c.score >= low, _results.c.score <= high)
+        return counted.where(_scored_within(scope, query, _results.c.item_id))
     if query.score_range is not None:
         matching = _in_range(scope, query).subquery()
         if len(_range_scorers(scope, query)) == 1:  # one row per item and scorer
@@ -332,6 +340,23 @@ def _in_range(scope: _Scope, query: ResultQuery) -> Any:
     if chosen:
         conditions.append(scored.c.scorer_id.in_(chosen))
     return select(scored.c.item_id).where(*conditions)
+
+
+def _scored_within(scope: _Scope, query: ResultQuery, item_id: Any) -> Any:
+    """EXISTS a score of a chosen scorer within the range for the item `item_id` names (one
+    lookup of the results' unique key per item tested)."""
+    low, high = query.score_range or (0.0, 1.0)
+    scored = _results.alias("within")
+    conditions = [
+        scored.c.experiment_id == scope.experiment_id,
+        scored.c.item_id == item_id,
+        scored.c.score >= low,
+        scored.c.score <= high,
+    ]
+    chosen = _range_scorers(scope, query)
+    if chosen:
+        conditions.append(scored.c.scorer_id.in_(chosen))
+    return exists().where(*conditions)
 
 
 def _matches(needle: str, dialect: str) -> Any:
