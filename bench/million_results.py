@@ -18,7 +18,8 @@ and the result pages read at that size (docs/storage.md, Reading a large experim
 scorer's outcomes, scores spread over 0..1): faster than a run when only the pages are wanted.
 `--direct` does the same after the end-to-end run (not on its database). `--database-url` puts
 the page bench's results in another database (e.g. PostgreSQL from `.ci/postgres.sh`); the
-end-to-end run is always SQLite.
+end-to-end run is always SQLite. `--database-url URL --experiment ID` times the pages of an
+experiment already there.
 """
 
 from __future__ import annotations
@@ -219,7 +220,9 @@ def time_pages(database: str, experiment_id: str) -> None:
 
     def first(page: str):
         def go() -> None:
-            pages.ui.data._aggregates.clear()  # the page's first render computes them
+            # The page's first render computes its aggregates: none kept from an earlier one.
+            pages.ui.data._aggregates.clear()
+            core.service.get_service().store._settled.clear()
             app.switch_page(page)
 
         return go
@@ -257,7 +260,11 @@ def main() -> None:
     parser.add_argument("--skip-run", action="store_true")
     parser.add_argument("--direct", action="store_true")
     parser.add_argument("--database-url")
+    parser.add_argument("--experiment", help="time the pages of this experiment of --database-url")
     arguments = parser.parse_args()
+    if arguments.experiment:
+        time_pages(arguments.database_url, arguments.experiment)
+        return
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         database, experiment_id = "", ""

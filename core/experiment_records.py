@@ -595,7 +595,10 @@ class ResultPage(Record):
     rows: list[ItemRow]
     """The page's items."""
     total: int
-    """Items matching the query, over every page."""
+    """Items matching the query, over every page (more than this: `total_at_least`)."""
+    total_at_least: bool = False
+    """True when a text search stopped counting (past 10,000 matches and the page asked for):
+    there are more matches than `total` then."""
     page: int
     """This page's number (from 1; clamped to the last page)."""
     page_size: int

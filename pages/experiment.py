@@ -379,8 +379,10 @@ def main() -> None:
         render_downloads(load, found, name=info.name)
     query = render_filters(info.scorer_ids)
     page = shared.result_page(info.id, query)
+    more = "+" if page.total_at_least else ""
     st.caption(
-        f"{page.total:,} of {info.total_items:,} items · page {page.page:,} of {page.pages:,}"
+        f"{page.total:,}{more} of {info.total_items:,} items · page {page.page:,} of "
+        f"{page.pages:,}{more}"
     )
     frame = render_table(page, info)
     render_drilldown(info, frame)

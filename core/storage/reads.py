@@ -26,6 +26,7 @@ from core.run_results import JudgeUsage
 from core.storage.tables import DatasetItemRow, ExperimentRow, ScoreRow
 
 __all__ = [
+    "COUNT_AT_LEAST",
     "HISTOGRAM_BINS",
     "MAX_PAGE_SIZE",
     "ScorerTotals",
@@ -37,6 +38,9 @@ __all__ = [
 ]
 
 HISTOGRAM_BINS = 10
+COUNT_AT_LEAST = 10_000
+"""A text search counts its matches up to this many (or past the page asked for): a page's
+total is then a lower bound (`ResultPage.total_at_least`)."""
 MAX_PAGE_SIZE = 1_000
 _ID_CHUNK = 5_000
 """Item ids bound per query when a page is restricted to given items (a database takes at most
@@ -250,15 +254,21 @@ def result_page(
     scope = _Scope(experiment_id, dataset_id, tuple(scorer_ids), connection.dialect.name)
     if item_ids is not None and len(item_ids) > _ID_CHUNK:
         total, positions, page = _page_by_chunks(connection, scope, query, item_ids)
+        at_least = False
     else:
         source = _row_source(scope, query, item_ids)
         total = int(connection.execute(_count(scope, query, source, item_ids)).scalar_one())
+        capped = bool(query.search.strip() or item_ids is not None)
+        at_least = capped and total == _count_limit(query)
+        total = total - 1 if at_least else total
         page = _clamped(query, total)
         ordered = _ordered(source, query).limit(query.page_size)
         ordered = ordered.offset((page - 1) * query.page_size)
         positions = [row.position for row in connection.execute(ordered)]
     rows = _item_rows(connection, experiment_id, dataset_id, positions)
-    return ResultPage(rows=rows, total=total, page=page, page_size=query.page_size)
+    return ResultPage(
+        rows=rows, total=total, total_at_least=at_least, page=page, page_size=query.page_size
+    )
 
 
 def _clamped(query: ResultQuery, total: int) -> int:
@@ -301,7 +311,9 @@ def _count(scope: _Scope, query: ResultQuery, source: Any, item_ids: Collection[
     """How many items the query matches. Without a text search or given items, the results
     alone answer it (ranges of their covering index, not a join with a million items)."""
     if query.search.strip() or item_ids is not None:
-        return select(func.count()).select_from(source.subquery())
+        # Each item must be read to be searched: counting stops past the page asked for and
+        # `COUNT_AT_LEAST` matches, so a common word does not read a million texts.
+        return select(func.count()).select_from(source.limit(_count_limit(query)).subquery())
     if query.sort != "position":
         counted = select(func.count()).where(
             _results.c.experiment_id == scope.experiment_id,
@@ -320,6 +332,10 @@ def _count(scope: _Scope, query: ResultQuery, source: Any, item_ids: Collection[
             return select(func.count()).select_from(matching)
         return select(func.count(matching.c.item_id.distinct()))
     return select(func.count()).where(_items.c.dataset_id == scope.dataset_id)
+
+
+def _count_limit(query: ResultQuery) -> int:
+    return max(COUNT_AT_LEAST, query.page * query.page_size) + 1
 
 
 def _range_scorers(scope: _Scope, query: ResultQuery) -> list[str]:

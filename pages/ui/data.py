@@ -139,9 +139,7 @@ def sampled_label_columns(info: ExperimentInfo) -> list[str]:
 
 
 @st.cache_resource(max_entries=4, show_spinner="Computing AUC intervals…")
-def _agreement(
-    experiment_id: str, version: tuple[str, int, int], column: str
-) -> LabelAgreement:
+def _agreement(experiment_id: str, version: tuple[str, int, int], column: str) -> LabelAgreement:
     return label_agreement(service().scores_detail(experiment_id), column)
 
 

@@ -346,3 +346,21 @@ def test_pages_restricted_to_given_items(
         assert [r.item_id for r in page.rows] == wanted[first : first + query.page_size]
     empty = store.result_page(experiment_id, ResultQuery(), item_ids=set())
     assert (empty.total, empty.rows) == (0, [])
+
+
+def test_a_text_search_stops_counting_past_the_page_asked_for(
+    store: Store, stored: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(reads, "COUNT_AT_LEAST", 20)
+    experiment_id, items, _outcomes = stored
+    query = ResultQuery(search="question", page_size=5, page=2)
+    page = store.result_page(experiment_id, query)
+    assert (page.total, page.total_at_least, page.pages) == (20, True, 4)  # "20+"
+    assert [r.item_id for r in page.rows] == [i.id for i in items[5:10]]
+    far = store.result_page(experiment_id, query.model_copy(update={"page": 30}))
+    assert (far.total, far.total_at_least, far.page) == (150, True, 30)  # past page 30
+    assert [r.item_id for r in far.rows] == [i.id for i in items[145:150]]
+    few = ResultQuery(search="item-000")  # 10 matches: counted whole
+    assert store.result_page(experiment_id, few).total_at_least is False
+    exact = store.result_page(experiment_id, ResultQuery(page_size=5))  # no search: exact
+    assert (exact.total, exact.total_at_least) == (ITEMS, False)
