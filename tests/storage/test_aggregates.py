@@ -364,3 +364,28 @@ def test_a_text_search_stops_counting_past_the_page_asked_for(
     assert store.result_page(experiment_id, few).total_at_least is False
     exact = store.result_page(experiment_id, ResultQuery(page_size=5))  # no search: exact
     assert (exact.total, exact.total_at_least) == (ITEMS, False)
+
+
+def test_a_finished_experiments_totals_are_kept_until_its_row_or_results_change(
+    store: Store, stored: Any
+) -> None:
+    experiment_id, _items, outcomes = stored
+    store.finish_experiment(experiment_id, "completed")
+    before = {s.scorer_id: s.count for s in store.score_summaries(experiment_id)}
+    assert experiment_id in store._settled  # kept: a finished experiment's results are set
+    extra = ScorerOutcome(item_id="item-0000", scorer_id="late", status="success", score=0.25)
+    store.add_results(experiment_id, [extra])  # through this store: forgotten at once
+    assert {s.scorer_id: s.count for s in store.score_summaries(experiment_id)} == {
+        **before,
+        "late": 1,
+    }
+    other = Store(store.url)  # another process writes, then updates the row (as a run does)
+    try:
+        other.add_results(experiment_id, [extra.model_copy(update={"item_id": "item-0001"})])
+        other.finish_experiment(experiment_id, "completed")
+    finally:
+        other.close()
+    assert store.get_experiment(experiment_id).counts.succeeded == len(outcomes) + 2
+    assert {s.scorer_id: s.count for s in store.score_summaries(experiment_id)}["late"] == 2
+    store.delete_experiment(experiment_id)
+    assert experiment_id not in store._settled and store.score_summaries(experiment_id) == []
