@@ -8,11 +8,8 @@ refreshes as it goes."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass
 
-import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from core.experiment_records import (
@@ -24,70 +21,20 @@ from core.experiment_records import (
 )
 from core.service.views import (
     LabelAgreement,
-    item_frame,
-    judge_usage_frame,
     label_agreement,
     label_columns,
-    score_histograms,
-    usage_totals,
 )
 from pages.ui.services import service
-from pages.ui.text import chart_text
 
 LABEL_SAMPLE = 1_000
 """Items read to find a dataset's label columns."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class ExperimentView:
-    """An experiment's detail and the tables the pages show, each built once."""
+    """A whole experiment, loaded once per change (the Compare page pairs every item)."""
 
     detail: ExperimentDetail
-    _agreements: dict[str, LabelAgreement] = field(default_factory=dict, repr=False)
-
-    @cached_property
-    def items(self) -> pd.DataFrame:
-        """One row per item, one score column per scorer."""
-        return item_frame(self.detail)
-
-    @cached_property
-    def usage(self) -> pd.DataFrame:
-        """One row per judge execution, failed runs included."""
-        return judge_usage_frame([*self.detail.results, *self.detail.failures])
-
-    @cached_property
-    def chart_usage(self) -> pd.DataFrame:
-        """`usage` with its scorer, step and model names entity-escaped, for the plotly charts
-        (plotly reads a few tags in labels; a scorer id can come from an imported file)."""
-        usage = self.usage
-        return usage.assign(
-            scorer_id=usage["scorer_id"].map(chart_text),
-            step=usage["step"].map(chart_text),
-            model=usage["model"].map(lambda model: None if pd.isna(model) else chart_text(model)),
-        )
-
-    def score_chart(self) -> go.Figure:
-        """The score histograms, titled with entity-escaped scorer ids."""
-        scorer_ids = self.detail.info.scorer_ids
-        labels = {scorer_id: chart_text(scorer_id) for scorer_id in scorer_ids}
-        return score_histograms(self.items.rename(columns=labels), list(labels.values()))
-
-    @cached_property
-    def usage_totals(self) -> dict[str, float]:
-        """Sums over `usage`."""
-        return usage_totals(self.usage)
-
-    @cached_property
-    def label_columns(self) -> list[str]:
-        """The metadata columns whose every non-empty value is a label."""
-        return label_columns(self.detail.items)
-
-    def agreement(self, column: str) -> LabelAgreement:
-        """Each scorer's agreement with the labels in `column`, computed once per column (the
-        bootstrap takes a moment on large experiments)."""
-        if column not in self._agreements:
-            self._agreements[column] = label_agreement(self.detail, column)
-        return self._agreements[column]
 
 
 @st.cache_resource(max_entries=4, show_spinner="Loading results…")
