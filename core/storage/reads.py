@@ -235,6 +235,7 @@ class _Scope:
 
     experiment_id: str
     dataset_id: str
+    item_count: int
     scorer_ids: tuple[str, ...]
     dialect: str
 
@@ -243,6 +244,7 @@ def result_page(
     connection: Connection,
     experiment_id: str,
     dataset_id: str,
+    item_count: int,
     scorer_ids: Sequence[str],
     query: ResultQuery,
     item_ids: Collection[str] | None = None,
@@ -251,7 +253,9 @@ def result_page(
     caller resolves it into `item_ids`, the only items then considered), with their stored
     scores and judge tokens. A page past the last gives the last one."""
     check_query(query)
-    scope = _Scope(experiment_id, dataset_id, tuple(scorer_ids), connection.dialect.name)
+    scope = _Scope(
+        experiment_id, dataset_id, item_count, tuple(scorer_ids), connection.dialect.name
+    )
     if item_ids is not None and len(item_ids) > _ID_CHUNK:
         total, positions, page = _page_by_chunks(connection, scope, query, item_ids)
         at_least = False
@@ -262,12 +266,39 @@ def result_page(
         at_least = capped and total == _count_limit(query)
         total = total - 1 if at_least else total
         page = _clamped(query, total)
+        if _few_in_range(scope, query, item_ids, total, page):
+            source = _from_results(scope, query)
         ordered = _ordered(source, query).limit(query.page_size)
         ordered = ordered.offset((page - 1) * query.page_size)
         positions = [row.position for row in connection.execute(ordered)]
     rows = _item_rows(connection, experiment_id, dataset_id, positions)
     return ResultPage(
         rows=rows, total=total, total_at_least=at_least, page=page, page_size=query.page_size
+    )
+
+
+def _few_in_range(
+    scope: _Scope, query: ResultQuery, item_ids: Collection[str] | None, total: int, page: int
+) -> bool:
+    """Whether a page in dataset order under a score range is cheaper read from the matching
+    results (sorted) than by testing items in order until the page is full: when the range
+    keeps few items, that test would run on most of the dataset."""
+    if query.sort != "position" or query.score_range is None:
+        return False
+    if query.search.strip() or item_ids is not None:
+        return False
+    tested = page * query.page_size * scope.item_count / max(total, 1)  # items tested, roughly
+    return tested > 4 * total
+
+
+def _from_results(scope: _Scope, query: ResultQuery) -> Any:
+    """SELECT the positions of the items in range, driven from the results' index range."""
+    matching = _in_range(scope, query).subquery()
+    return (
+        select(_items.c.position)
+        .join(matching, matching.c.item_id == _items.c.item_id)
+        .where(_items.c.dataset_id == scope.dataset_id)
+        .distinct()
     )
 
 
@@ -291,9 +322,9 @@ def _row_source(scope: _Scope, query: ResultQuery, item_ids: Collection[str] | N
         ]
         if query.score_range is not None and range_on_sort:  # the same rows of the index
             joined += [sort.c.score >= query.score_range[0], sort.c.score <= query.score_range[1]]
-        source = select(_items.c.position, sort.c.score.label("sort_score")).join(
-            sort, and_(*joined)
-        )
+        source = select(
+            _items.c.position, sort.c.score.label("sort_score"), sort.c.id.label("sort_id")
+        ).join(sort, and_(*joined))
     else:
         source = select(_items.c.position)
     source = source.where(_items.c.dataset_id == scope.dataset_id)
@@ -396,9 +427,12 @@ def _matches(needle: str, dialect: str) -> Any:
 def _ordered(source: Any, query: ResultQuery) -> Any:
     if query.sort == "position":
         return source.order_by(_items.c.position)
-    score = source.selected_columns.sort_score
-    key = score.desc() if query.sort == "score_desc" else score.asc()
-    return source.order_by(key, _items.c.position)
+    # Ties in the order the results were written (`id`): the covering index's own order, so a
+    # page walks it and stops, where ties in dataset order would sort every tied item first.
+    score, written = source.selected_columns.sort_score, source.selected_columns.sort_id
+    if query.sort == "score_desc":
+        return source.order_by(score.desc(), written.desc())
+    return source.order_by(score.asc(), written.asc())
 
 
 def _page_by_chunks(
@@ -415,7 +449,7 @@ def _page_by_chunks(
         found.sort()
     else:
         sign = -1.0 if query.sort == "score_desc" else 1.0
-        found.sort(key=lambda row: (sign * row[1], row[0]))
+        found.sort(key=lambda row: (sign * row[1], sign * row[2]))
     page = _clamped(query, len(found))
     first = (page - 1) * query.page_size
     return len(found), [row[0] for row in found[first : first + query.page_size]], page

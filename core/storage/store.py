@@ -483,10 +483,10 @@ class Store:
         to consider as `item_ids`). Raises NotFoundError for an unknown experiment and
         ValueError naming a bad field of `query`; a page past the last gives the last."""
         reads.check_query(query)
-        dataset_id, scorer_ids = self._dataset_of(experiment_id)
+        dataset_id, items, scorer_ids = self._dataset_of(experiment_id)
         with self.engine.connect() as connection:
             return reads.result_page(
-                connection, experiment_id, dataset_id, scorer_ids, query, item_ids
+                connection, experiment_id, dataset_id, items, scorer_ids, query, item_ids
             )
 
     def dataset_item(self, dataset_id: str, item_id: str) -> DatasetItem:
@@ -499,15 +499,17 @@ class Store:
             raise NotFoundError(f"No item {item_id!r} in dataset {dataset_id!r}")
         return found[0]
 
-    def _dataset_of(self, experiment_id: str) -> tuple[str, list[str]]:
-        """(dataset id, scorer ids) of an experiment; raises NotFoundError."""
+    def _dataset_of(self, experiment_id: str) -> tuple[str, int, list[str]]:
+        """(dataset id, its item count, scorer ids) of an experiment; raises NotFoundError."""
         table = ExperimentRow.__table__
-        query = select(table.c.dataset_id, table.c.scorer_ids).where(table.c.id == experiment_id)
+        query = select(table.c.dataset_id, table.c.total_items, table.c.scorer_ids).where(
+            table.c.id == experiment_id
+        )
         with self.engine.connect() as connection:
             found = connection.execute(query).first()
         if found is None:
             raise NotFoundError(f"No experiment with id {experiment_id!r}")
-        return found.dataset_id, list(found.scorer_ids or [])
+        return found.dataset_id, found.total_items, list(found.scorer_ids or [])
 
     # ---- plumbing ----
 

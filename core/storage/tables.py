@@ -114,6 +114,7 @@ AGGREGATE_COLUMNS = (
     "experiment_id",
     "scorer_id",
     "score",
+    "id",
     "judge_calls",
     "judge_attempts",
     "duration_ms",

@@ -230,7 +230,9 @@ def expected_ids(
             value = scores.get((item.id, query.sort_scorer or ""))
             if value is None:
                 continue  # sorted by a score: the items with one
-            key = (-value if query.sort == "score_desc" else value, position)
+            # Ties in the order the results were written (here: item order), reversed when
+            # the highest come first.
+            key = (-value, -position) if query.sort == "score_desc" else (value, position)
         rows.append((key, item.id))
     return [item_id for _, item_id in sorted(rows)]
 
@@ -250,6 +252,7 @@ QUERIES = [
     ResultQuery(page_size=7, page=3),
     ResultQuery(score_range=(0.2, 0.5), page_size=10, page=2),
     ResultQuery(scorer_ids=["beta"], score_range=(0.3, 0.3)),  # an exact score only
+    ResultQuery(scorer_ids=["beta"], score_range=(0.3, 0.3), page=2, page_size=3),  # few
     ResultQuery(scorer_ids=["alpha", "wide"], score_range=(0.9, 1.0), search="paris"),
     ResultQuery(search="PARIS"),  # case-insensitive
     ResultQuery(search="50%_off"),  # LIKE's wildcards are plain text

@@ -1,13 +1,13 @@
 """Indexes for reading an experiment of a million results without loading it
 (docs/storage.md, Reading a large experiment).
 
-`ix_scorer_results_aggregates` on (experiment_id, scorer_id, score, then every column the
-per-scorer sums read) replaces `ix_scorer_results_experiment_scorer` (its first two columns):
+`ix_scorer_results_aggregates` on (experiment_id, scorer_id, score, id, then every column
+the per-scorer sums read) replaces `ix_scorer_results_experiment_scorer` (its first two columns):
 
 - the per-scorer summaries, judge usage totals and counts are answered from the index alone,
   never from the table's rows and their result JSON;
 - the score histograms, the score-range filter and the sort by a scorer's score walk it in
-  score order.
+  score order (ties in the order the results were written: `id`).
 
 The item table's other lookups use the unique keys already there: (dataset_id, item_id) of
 `dataset_items` and (experiment_id, item_id, scorer_id) of `scorer_results`.
@@ -26,6 +26,7 @@ _COLUMNS = [
     "experiment_id",
     "scorer_id",
     "score",
+    "id",
     "judge_calls",
     "judge_attempts",
     "duration_ms",
