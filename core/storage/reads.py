@@ -261,6 +261,10 @@ def result_page(
         at_least = False
     else:
         source = _row_source(scope, query, item_ids)
+        if _search_in_few(connection, scope, query, item_ids):
+            source = _from_results(scope, query).where(
+                _matches(query.search.strip(), scope.dialect)
+            )
         total = int(connection.execute(_count(scope, query, source, item_ids)).scalar_one())
         capped = bool(query.search.strip() or item_ids is not None)
         at_least = capped and total == _count_limit(query)
@@ -289,6 +293,21 @@ def _few_in_range(
         return False
     tested = page * query.page_size * scope.item_count / max(total, 1)  # items tested, roughly
     return tested > 4 * total
+
+
+def _search_in_few(
+    connection: Connection, scope: _Scope, query: ResultQuery, item_ids: Collection[str] | None
+) -> bool:
+    """Whether a text search under a score range should read only the items in range (found
+    from the results' index, counted first: cheap) rather than every item's text: when the
+    range keeps under a quarter of the dataset, in dataset order."""
+    if query.sort != "position" or query.score_range is None or item_ids is not None:
+        return False
+    if not query.search.strip():
+        return False
+    matching = _in_range(scope, query).limit(scope.item_count // 4 + 1).subquery()
+    kept = connection.execute(select(func.count()).select_from(matching)).scalar_one()
+    return int(kept) <= scope.item_count // 4
 
 
 def _from_results(scope: _Scope, query: ResultQuery) -> Any:
