@@ -8,26 +8,35 @@ dataset, the scorers and the judge goes through pages/ui/text.py."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 import streamlit as st
 
-from core.experiment_records import ExperimentDetail, ExperimentInfo, ScorerOutcome
+from core.experiment_records import (
+    ExperimentDetail,
+    ExperimentInfo,
+    ResultPage,
+    ResultQuery,
+    ScorerOutcome,
+)
 from core.service import RESUMABLE, ExperimentConfigError, NotFoundError
 from core.service.views import (
     LabelAgreement,
     agreement_frame,
-    filter_items,
+    binned_histograms,
     item_outcomes,
+    page_frame,
     scored_label,
     step_views,
     suggested_label_column,
 )
 from pages.ui import fmt, nav
-from pages.ui.data import ExperimentView, experiment_view
+from pages.ui.data import Aggregates, agreement, experiment_aggregates, sampled_label_columns
 from pages.ui.downloads import render_downloads
 from pages.ui.judge_key import judge_key_input
 from pages.ui.services import service
-from pages.ui.text import md_short, md_text, show_text
+from pages.ui.text import chart_text, md_short, md_text, show_text
 from pages.ui.widgets import pick_experiment, running_experiments
 
 KEY = "experiment"
@@ -37,19 +46,27 @@ PARAMS = {
     "high": "max",
     "failed": "failed",
     "search": "q",
+    "sort": "sort",
+    "page": "page",
     "label": "label",
 }
 TEXT_PREVIEW = 160
+PAGE_SIZE = 50
+"""Items per page of the table (read from the database a page at a time)."""
+AUTO_AGREEMENT_ITEMS = 50_000
+"""Up to this many items the label agreement is computed as the page opens; above, on a
+button (it reads every item's scores)."""
+POSITION = "position"
 
 
 def _param(name: str, default: str = "") -> str:
     return st.query_params.get(PARAMS[name], default)
 
 
-def render_summary(info: ExperimentInfo, view: ExperimentView) -> None:
+def render_summary(info: ExperimentInfo, aggregates: Aggregates) -> None:
     """The summary cards, each scorer's mean with what it compared, and the experiment's
     status, dataset and judge (names shown escaped)."""
-    usage = view.usage_totals
+    costs = [u.est_cost_usd for u in aggregates.usage if u.est_cost_usd is not None]
     duration = (
         (info.finished_at - info.started_at).total_seconds()
         if info.started_at and info.finished_at
@@ -59,11 +76,11 @@ def render_summary(info: ExperimentInfo, view: ExperimentView) -> None:
     cards[0].metric("Items", f"{info.total_items:,}")
     cards[1].metric("Scorer runs", f"{info.counts.done:,} / {info.counts.total:,}")
     cards[2].metric("Failed runs", f"{info.counts.failed:,}")
-    cards[3].metric("Judge tokens", fmt.tokens(usage.get("total_tokens", 0)))
+    cards[3].metric("Judge tokens", fmt.tokens(info.counts.usage.total_tokens or 0))
     cards[4].metric(
         "Est. judge cost",
-        fmt.money(usage.get("est_cost_usd")),
-        help="An estimate from litellm's price table, not a bill.",
+        fmt.money(sum(costs) if costs else None),
+        help="An estimate from litellm's price table, not a bill (stored runs).",
     )
     cards[5].metric("Duration", fmt.duration(duration))
     means = st.columns(max(len(info.scorer_ids), 1))
@@ -120,9 +137,22 @@ def render_resume(info: ExperimentInfo) -> bool:
     return True
 
 
-def render_filters(scorer_ids: list[str]) -> dict:
-    """Filter widgets, initialised from the URL and written back to it; returns the keyword
-    arguments of `filter_items`."""
+def score_chart(info: ExperimentInfo, aggregates: Aggregates):
+    """The score histograms from the database's bins, titled with entity-escaped ids."""
+    titles = {s: chart_text(s) for s in info.scorer_ids}
+    return binned_histograms(aggregates.histograms, titles, info.scores)
+
+
+def _sort_label(value: str) -> str:
+    if value == POSITION:
+        return "dataset order"
+    direction, _, scorer_id = value.partition(":")
+    return f"{scorer_id}: {'lowest' if direction == 'asc' else 'highest'} score first"
+
+
+def render_filters(scorer_ids: list[str]) -> ResultQuery:
+    """Filter, sort and page widgets, initialised from the URL and written back to it; returns
+    the query of the table's page (the page goes back to 1 when a filter changes)."""
     chosen_default = [s for s in _param("scorers").split(",") if s in scorer_ids]
     left, middle, right = st.columns([2, 2, 1])
     chosen = left.multiselect("Scorers", scorer_ids, default=chosen_default, key=f"{KEY}.scorers")
@@ -135,11 +165,29 @@ def render_filters(scorer_ids: list[str]) -> dict:
         key=f"{KEY}.range",
     )
     failed_only = right.checkbox("Failed only", value=_param("failed") == "1", key=f"{KEY}.failed")
-    search = st.text_input(
-        "Search input, output, ground truth and reasons",
+    search_box, sort_box, page_box = st.columns([3, 2, 1])
+    search = search_box.text_input(
+        "Search item id, input, output and ground truth",
         value=_param("search"),
         key=f"{KEY}.search",
     )
+    sorts = [POSITION, *(f"{d}:{s}" for s in scorer_ids for d in ("asc", "desc"))]
+    wanted_sort = _param("sort", POSITION)
+    sort = sort_box.selectbox(
+        "Sort",
+        sorts,
+        index=sorts.index(wanted_sort) if wanted_sort in sorts else 0,
+        format_func=_sort_label,
+        key=f"{KEY}.sort",
+        help="By a scorer's score: the items it gave a score, in score order.",
+    )
+    filters = (tuple(chosen), low, high, failed_only, search, sort)
+    if st.session_state.get(f"{KEY}.filters", filters) != filters:
+        st.session_state[f"{KEY}.page"] = 1  # another selection: its first page
+    st.session_state[f"{KEY}.filters"] = filters
+    if f"{KEY}.page" not in st.session_state:
+        st.session_state[f"{KEY}.page"] = _int(_param("page", "1"))
+    page = page_box.number_input("Page", min_value=1, step=1, key=f"{KEY}.page")
     st.query_params.update(
         {
             PARAMS["scorers"]: ",".join(chosen),
@@ -147,14 +195,28 @@ def render_filters(scorer_ids: list[str]) -> dict:
             PARAMS["high"]: f"{high:g}",
             PARAMS["failed"]: "1" if failed_only else "0",
             PARAMS["search"]: search,
+            PARAMS["sort"]: sort,
+            PARAMS["page"]: str(page),
         }
     )
-    return {
-        "scorer_ids": chosen or None,
-        "score_range": None if (low, high) == (0.0, 1.0) else (low, high),
-        "failed_only": failed_only,
-        "search": search,
-    }
+    direction, _, sort_scorer = sort.partition(":")
+    return ResultQuery(
+        scorer_ids=chosen,
+        score_range=None if (low, high) == (0.0, 1.0) else (low, high),
+        failed_only=failed_only,
+        search=search,
+        sort="position" if sort == POSITION else f"score_{direction}",
+        sort_scorer=sort_scorer or None,
+        page=int(page),
+        page_size=PAGE_SIZE,
+    )
+
+
+def _int(text: str) -> int:
+    try:
+        return max(1, int(text))
+    except ValueError:
+        return 1
 
 
 def pick_label_column(columns: list[str]) -> str | None:
@@ -186,10 +248,11 @@ def pick_label_column(columns: list[str]) -> str | None:
     return chosen
 
 
-def render_label_agreement(view: ExperimentView) -> LabelAgreement | None:
-    """The "Agreement with labels" panel; returns the agreement shown, if any."""
+def render_label_agreement(info: ExperimentInfo) -> LabelAgreement | None:
+    """The "Agreement with labels" panel; returns the agreement shown, if any. It reads every
+    item's scores: for a large experiment, only when asked."""
     st.subheader("Agreement with labels")
-    columns = view.label_columns
+    columns = sampled_label_columns(info)
     if not columns:
         st.caption(
             "No metadata column of this dataset holds labels (true/false, yes/no, 0/1 or "
@@ -199,15 +262,22 @@ def render_label_agreement(view: ExperimentView) -> LabelAgreement | None:
     column = pick_label_column(columns)
     if column is None:
         return None
-    with st.spinner("Computing AUC intervals…"):
-        agreement = view.agreement(column)
+    if info.total_items > AUTO_AGREEMENT_ITEMS and not st.toggle(
+        f"Compute the agreement over {info.total_items:,} items", key=f"{KEY}.agree"
+    ):
+        return None
+    try:
+        found = agreement(info, column)
+    except ValueError as error:  # a value past the sampled items that is not a label
+        st.warning(f"Column {md_text(column)} cannot be read as labels: {md_text(error)}")
+        return None
     # Column names come from the file: st.text shows them as they are, never as markdown.
     st.text(
-        f"Labels from column {column}: {agreement.labelled_items:,} items labelled, "
-        f"{agreement.unlabelled_items:,} without a label (left out)."
+        f"Labels from column {column}: {found.labelled_items:,} items labelled, "
+        f"{found.unlabelled_items:,} without a label (left out)."
     )
     st.dataframe(
-        agreement_frame(agreement, view.detail.info.comparisons),
+        agreement_frame(found, info.comparisons),
         hide_index=True,
         column_config={
             name: st.column_config.NumberColumn(name, format="%.3f")
@@ -215,23 +285,25 @@ def render_label_agreement(view: ExperimentView) -> LabelAgreement | None:
         },
     )
     # The reason is the table's last column, often off screen: say it where it is seen too.
-    for entry in agreement.scorers:
+    for entry in found.scorers:
         if not entry.defined:
             st.text(f"{entry.scorer_id}: not defined: {entry.reason}")
     st.caption(
         "ROC AUC of each scorer's scores against the labels (0.5 is chance; below it the "
-        f"scorer ranks wrong answers higher), with a {agreement.confidence_level:.0%} "
-        f"percentile bootstrap interval ({agreement.resamples:,} resamples, seed "
-        f"{agreement.seed}); Spearman against the labels as given; at the score threshold "
+        f"scorer ranks wrong answers higher), with a {found.confidence_level:.0%} "
+        f"percentile bootstrap interval ({found.resamples:,} resamples, seed "
+        f"{found.seed}); Spearman against the labels as given; at the score threshold "
         "maximising Youden's J, Cohen's kappa and the confusion matrix (a score ≥ threshold "
         "counts as positive). Runs that failed or were not scorable are left out of n."
     )
-    return agreement
+    return found
 
 
-def render_table(frame: pd.DataFrame, info: ExperimentInfo) -> None:
-    """The item table (a dataframe: its cells and headers read no Markdown)."""
-    shown = frame.drop(columns=["search_text"]).copy()
+def render_table(page: ResultPage, info: ExperimentInfo) -> pd.DataFrame:
+    """The page of the item table (a dataframe: its cells and headers read no Markdown);
+    returns it."""
+    frame = page_frame(page, info.scorer_ids)
+    shown = frame.copy()
     for column in ("input", "output", "ground_truth"):
         shown[column] = shown[column].str.slice(0, TEXT_PREVIEW)
     st.dataframe(
@@ -246,6 +318,7 @@ def render_table(frame: pd.DataFrame, info: ExperimentInfo) -> None:
             "judge_tokens": st.column_config.NumberColumn("judge tokens", format="%d"),
         },
     )
+    return frame
 
 
 def render_outcome(outcome: ScorerOutcome) -> None:
@@ -292,19 +365,20 @@ def render_execution(execution: dict) -> None:
         show_text("Raw output", execution["rawOutput"])
 
 
-def render_drilldown(detail: ExperimentDetail, filtered: pd.DataFrame) -> None:
-    """One item (picked among the filtered ones, kept in the URL as `item`): its input, output
-    and ground truth, and a tab per scorer."""
+def render_drilldown(info: ExperimentInfo, frame: pd.DataFrame) -> None:
+    """One item (picked among the page's, kept in the URL as `item`): its input, output and
+    ground truth, and a tab per scorer; only that item's results are read."""
     st.subheader("Item drill-down")
-    ids = filtered["item_id"].tolist()
+    ids = frame["item_id"].tolist()
     if not ids:
         st.info("No item matches the filters.")
         return
     wanted = st.query_params.get("item")
     index = ids.index(wanted) if wanted in ids else 0
-    item_id = st.selectbox("Item", ids[:2000], index=min(index, 1999), key=f"{KEY}.item")
+    item_id = st.selectbox("Item", ids, index=index, key=f"{KEY}.item")
     st.query_params["item"] = item_id
-    item = next(i for i in detail.items if i.id == item_id)
+    detail = service().item_detail(info.id, item_id)
+    item = detail.items[0]
     columns = st.columns(3)
     for column, title, value in zip(
         columns,
@@ -320,7 +394,7 @@ def render_drilldown(detail: ExperimentDetail, filtered: pd.DataFrame) -> None:
     if not outcomes:
         st.info("No scorer result for this item yet.")
         return
-    labels = [md_short(scored_label(detail.info, scorer_id)) for scorer_id in outcomes]
+    labels = [md_short(scored_label(info, scorer_id)) for scorer_id in outcomes]
     for tab, outcome in zip(st.tabs(labels), outcomes.values(), strict=True):
         with tab:
             render_outcome(outcome)
@@ -334,30 +408,34 @@ def main() -> None:
     info = pick_experiment(shared, f"{KEY}.picked")
     if info is None:
         return
-    view = experiment_view(info)
-    detail, frame = view.detail, view.items
-    render_summary(info, view)
+    aggregates = experiment_aggregates(info)
+    render_summary(info, aggregates)
     if render_resume(info):
         st.rerun()  # the progress panel takes over
     downloads = st.container()  # filled last: the files include the chosen label agreement
-    if frame.empty:
+    load: Callable[[], ExperimentDetail] = lambda: shared.load_experiment(info.id)  # noqa: E731
+    if info.total_items == 0:
         with downloads:
-            render_downloads(detail)
+            render_downloads(load, name=info.name)
         st.info("No result yet.")
         return
-    st.plotly_chart(view.score_chart(), width="stretch")
-    agreement = render_label_agreement(view)
+    st.plotly_chart(score_chart(info, aggregates), width="stretch")
+    found = render_label_agreement(info)
     with downloads:
-        render_downloads(detail, agreement)
-    filters = render_filters(info.scorer_ids)
-    filtered = filter_items(frame, **filters)
-    st.caption(f"{len(filtered):,} of {len(frame):,} items")
-    render_table(filtered, info)
-    render_drilldown(detail, filtered)
-    if detail.failures:
+        render_downloads(load, found, name=info.name)
+    query = render_filters(info.scorer_ids)
+    page = shared.result_page(info.id, query)
+    more = "+" if page.total_at_least else ""
+    st.caption(
+        f"{page.total:,}{more} of {info.total_items:,} items · page {page.page:,} of "
+        f"{page.pages:,}{more}"
+    )
+    frame = render_table(page, info)
+    render_drilldown(info, frame)
+    if info.counts.failed:
         st.page_link(
             nav.FAILURES,
-            label=f"{len(detail.failures):,} failed runs",
+            label=f"{info.counts.failed:,} failed runs",
             icon=":material/error:",
             query_params={nav.EXPERIMENT_PARAM: info.id},
         )

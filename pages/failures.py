@@ -2,7 +2,8 @@
 failed step, completed steps, recovered score/reason and failed judge execution; a "Re-run
 failed" button runs them again.
 
-These live in the service's memory only: they are never written to the score storage.
+These live in the service's memory only: they are never written to the score storage. The page
+reads them and the stored count of failed runs, never the experiment's stored results.
 
 A module of functions: app.py's router runs the file as `__main__`, which calls `main()`;
 imported (`pages.failures`), it draws nothing. Ids, steps, errors and reasons go through
@@ -16,7 +17,6 @@ from core.experiment_records import ExperimentInfo, ScorerOutcome
 from core.service import ExperimentConfigError, NotFoundError
 from core.service.views import failure_groups
 from pages.ui import fmt
-from pages.ui.data import experiment_view
 from pages.ui.judge_key import judge_key_input
 from pages.ui.services import service
 from pages.ui.text import md_short, md_text, show_text
@@ -109,11 +109,13 @@ def main() -> None:
     info = pick_experiment(shared, f"{KEY}.picked")
     if info is None:
         return
-    failures = experiment_view(info).detail.failures
+    # The failures held in memory and the stored count only: never the stored results.
+    counts = shared.failure_counts(info.id)
+    failures = shared.failures(info.id) if counts.in_memory else []
     if not failures:
-        if info.counts.failed and not experiment_view(info).detail.failures_in_memory:
+        if counts.total and not counts.details_in_memory:
             st.warning(
-                f"{info.counts.failed:,} runs of this experiment failed, but their details are "
+                f"{counts.total:,} runs of this experiment failed, but their details are "
                 "gone: they were kept in memory by a dashboard process that has since stopped."
             )
         else:

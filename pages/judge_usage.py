@@ -3,65 +3,90 @@ attempts, answers from the judge cache (apart), durations, and the estimated cos
 sums.
 
 A module of functions: app.py's router runs the file as `__main__`, which calls `main()`;
-imported (`pages.judge_usage`), it draws nothing. The charts get entity-escaped scorer, step and
-model names (pages/ui/text.py `chart_text`)."""
+imported (`pages.judge_usage`), it draws nothing. The totals per scorer are summed by the
+database (never by loading the experiment); only a sample of executions is read one by one.
+The charts get entity-escaped scorer, step and model names (pages/ui/text.py `chart_text`)."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
+from core.experiment_records import ExperimentInfo
 from core.service.views import (
+    ALL_STEPS,
     calls_and_attempts,
     cost_by_scorer,
     duration_distribution,
+    judge_usage_frame,
     tokens_by_model,
     tokens_by_scorer_step,
+    usage_summary_frame,
+    usage_summary_totals,
 )
 from pages.ui import fmt
-from pages.ui.data import ExperimentView, experiment_view
+from pages.ui.data import experiment_aggregates
 from pages.ui.services import service
+from pages.ui.text import chart_text
 from pages.ui.widgets import pick_experiment, running_experiments
 
 KEY = "judge_usage"
+SAMPLE = 500
+"""Stored results whose judge executions are listed one by one (and their durations drawn)."""
 
 
-def render_totals(totals: dict[str, float]) -> None:
-    """Nine cards: executions, failures, calls, answers from the judge cache, attempts, tokens
-    by kind, estimated cost."""
+def render_totals(info: ExperimentInfo, totals: dict[str, float]) -> None:
+    """Nine cards: runs with judge calls, failed runs, calls, answers from the judge cache,
+    attempts, tokens by kind (over every finished run: the experiment's counts), estimated
+    cost."""
+    counts, usage = info.counts, info.counts.usage
     first, second = st.columns(5), st.columns(4)
-    first[0].metric("Judge executions", f"{int(totals.get('executions', 0)):,}")
-    first[1].metric("Failed executions", f"{int(totals.get('failed', 0)):,}")
-    first[2].metric("Model calls", f"{int(totals.get('model_calls', 0)):,}")
+    first[0].metric("Scorer runs calling the judge", f"{int(totals.get('runs', 0)):,}")
+    first[1].metric("Failed runs", f"{counts.failed:,}")
+    first[2].metric("Model calls", f"{counts.judge_calls:,}")
     first[3].metric(
         "From the judge cache",
-        f"{int(totals.get('cached', 0)):,}",
-        help="Executions answered from the judge cache: no request sent, nothing spent; "
+        f"{counts.cached_calls:,}",
+        help="Judge executions answered from the judge cache: no request sent, nothing spent; "
         "not counted in model calls or attempts.",
     )
-    first[4].metric("Attempts", f"{int(totals.get('attempts', 0)):,}")
-    second[0].metric("Input tokens", fmt.tokens(totals.get("input_tokens")))
-    second[1].metric("Output tokens", fmt.tokens(totals.get("output_tokens")))
-    second[2].metric("Reasoning tokens", fmt.tokens(totals.get("reasoning_tokens")))
+    first[4].metric("Attempts", f"{counts.judge_attempts:,}")
+    second[0].metric("Input tokens", fmt.tokens(usage.input_tokens or 0))
+    second[1].metric("Output tokens", fmt.tokens(usage.output_tokens or 0))
+    second[2].metric("Reasoning tokens", fmt.tokens(usage.reasoning_tokens or 0))
     second[3].metric(
         "Estimated cost",
         fmt.money(totals.get("est_cost_usd")),
         help="An estimate from litellm's price table, not a bill.",
     )
     st.caption(
-        "All totals are sums over every judge execution, failed ones included; answers from "
-        "the judge cache are counted apart and cost nothing."
+        "All totals are sums over every finished run, failed ones included; the stored runs "
+        "are summed by the database, per scorer; answers from the judge cache are counted "
+        "apart and cost nothing."
     )
 
 
-def render_charts(view: ExperimentView) -> None:
-    """Tokens by scorer × step and by model, calls and attempts, durations, cost."""
-    usage = view.chart_usage
+def _escaped(usage: pd.DataFrame) -> pd.DataFrame:
+    """Scorer, step and model names entity-escaped for the plotly charts (plotly reads a few
+    tags in labels; a scorer id can come from an imported file)."""
+    return usage.assign(
+        scorer_id=usage["scorer_id"].map(chart_text),
+        step=usage["step"].map(chart_text),
+        model=usage["model"].map(lambda model: None if pd.isna(model) else chart_text(model)),
+    )
+
+
+def render_charts(summary: pd.DataFrame, sample: pd.DataFrame) -> None:
+    """Tokens by scorer and by model, calls and attempts, cost (summed by the database over
+    every stored run, step `all steps`; failed runs held in memory step by step), and the
+    durations of a sample of executions."""
+    summary, sample = _escaped(summary), _escaped(sample)
     left, right = st.columns(2)
-    left.plotly_chart(tokens_by_scorer_step(usage), width="stretch")
-    right.plotly_chart(tokens_by_model(usage), width="stretch")
-    left.plotly_chart(calls_and_attempts(usage), width="stretch")
-    right.plotly_chart(duration_distribution(usage), width="stretch")
-    st.plotly_chart(cost_by_scorer(usage), width="stretch")
+    left.plotly_chart(tokens_by_scorer_step(summary), width="stretch")
+    right.plotly_chart(tokens_by_model(summary), width="stretch")
+    left.plotly_chart(calls_and_attempts(summary), width="stretch")
+    right.plotly_chart(duration_distribution(sample), width="stretch")
+    st.plotly_chart(cost_by_scorer(summary), width="stretch")
 
 
 def main() -> None:
@@ -72,14 +97,22 @@ def main() -> None:
     info = pick_experiment(shared, f"{KEY}.picked")
     if info is None:
         return
-    view = experiment_view(info)
-    if view.usage.empty:
+    failures = shared.failures(info.id)
+    usages = experiment_aggregates(info).usage
+    summary = usage_summary_frame(usages, failures)
+    counts = info.counts
+    if summary.empty and not (counts.judge_calls or counts.judge_attempts or counts.cached_calls):
         st.info("This experiment made no judge call (its scorers are code-only).")
         return
-    render_totals(view.usage_totals)
-    render_charts(view)
-    with st.expander("Every judge execution"):
-        st.dataframe(view.usage, hide_index=True)
+    render_totals(info, usage_summary_totals(usages, failures))
+    sample = judge_usage_frame([*shared.sample_results(info.id, SAMPLE), *failures[:SAMPLE]])
+    render_charts(summary, sample)
+    st.caption(
+        f"Steps of the stored runs are summed as “{ALL_STEPS}”; the durations are those of "
+        f"the judge executions of the first {SAMPLE:,} stored runs and failed runs."
+    )
+    with st.expander(f"Judge executions of the first {SAMPLE:,} stored runs and failed runs"):
+        st.dataframe(sample, hide_index=True)
 
 
 if __name__ == "__main__":  # run by the router (app.py), not on import

@@ -56,6 +56,13 @@ from core.reporting.figures import (
     tokens_by_scorer_step,
 )
 from core.reporting.html import experiment_html
+from core.reporting.paged import (
+    ALL_STEPS,
+    binned_histograms,
+    page_frame,
+    usage_summary_frame,
+    usage_summary_totals,
+)
 from core.reporting.tables import (
     StepView,
     experiments_frame,
@@ -70,6 +77,7 @@ from core.reporting.tables import (
 )
 
 __all__ = [
+    "ALL_STEPS",
     "Comparison",
     "Confusion",
     "DiffSegment",
@@ -84,6 +92,7 @@ __all__ = [
     "StepView",
     "agreement_frame",
     "agreement_line",
+    "binned_histograms",
     "bootstrap_ci",
     "calls_and_attempts",
     "compare",
@@ -110,6 +119,7 @@ __all__ = [
     "masked_export",
     "mismatched_comparisons",
     "neutralise_cell",
+    "page_frame",
     "parse_label",
     "read_experiment_json",
     "result_rows",
@@ -122,6 +132,8 @@ __all__ = [
     "tokens_by_model",
     "tokens_by_scorer_step",
     "usage_side_by_side",
+    "usage_summary_frame",
+    "usage_summary_totals",
     "usage_totals",
     "word_diff",
 ]

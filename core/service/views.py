@@ -10,7 +10,9 @@ itself (and so cannot reach, say, `create_scorer` or the storage).
 From core.dashboard_access (the login gate, docs/deploy.md): DOCS, AllowList, is_loopback,
 login_problems, login_wanted, unprotected_address_message. From core.reporting: the tables of
 one experiment (experiments_frame, item_frame, filter_items, item_outcomes, step_views,
-scored_label, failure_groups, judge_usage_frame, usage_totals), its figures, the agreement with
+scored_label, failure_groups, judge_usage_frame, usage_totals), the shaping of a large
+experiment's aggregates and pages (page_frame, binned_histograms, usage_summary_frame,
+usage_summary_totals, ALL_STEPS), its figures, the agreement with
 a label column, the paired comparison (compare_experiments, item_changes, item_pair,
 diff_html, ...), and the files it is shared as (experiment_html, experiment_json_text,
 results_csv).
@@ -27,10 +29,12 @@ from core.dashboard_access import (
     unprotected_address_message,
 )
 from core.reporting import (
+    ALL_STEPS,
     Comparison,
     LabelAgreement,
     StepView,
     agreement_frame,
+    binned_histograms,
     calls_and_attempts,
     compare_experiments,
     comparison_words,
@@ -50,6 +54,7 @@ from core.reporting import (
     label_agreement,
     label_columns,
     mismatched_comparisons,
+    page_frame,
     results_csv,
     score_histograms,
     scored_label,
@@ -59,16 +64,20 @@ from core.reporting import (
     tokens_by_model,
     tokens_by_scorer_step,
     usage_side_by_side,
+    usage_summary_frame,
+    usage_summary_totals,
     usage_totals,
 )
 
 __all__ = [
+    "ALL_STEPS",
     "DOCS",
     "AllowList",
     "Comparison",
     "LabelAgreement",
     "StepView",
     "agreement_frame",
+    "binned_histograms",
     "calls_and_attempts",
     "compare_experiments",
     "comparison_words",
@@ -91,6 +100,7 @@ __all__ = [
     "login_problems",
     "login_wanted",
     "mismatched_comparisons",
+    "page_frame",
     "results_csv",
     "score_histograms",
     "scored_label",
@@ -101,5 +111,7 @@ __all__ = [
     "tokens_by_scorer_step",
     "unprotected_address_message",
     "usage_side_by_side",
+    "usage_summary_frame",
+    "usage_summary_totals",
     "usage_totals",
 ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -38,11 +38,17 @@ from core.experiment_records import (
     DatasetItem,
     ExperimentInfo,
     ExperimentStatus,
+    ResultPage,
+    ResultQuery,
     RunCounts,
+    ScoreHistogram,
     ScorerOutcome,
     ScorerSpec,
+    ScorerUsage,
+    ScoreSummary,
 )
 from core.run_results import JudgeUsage
+from core.storage import reads
 from core.storage._engines import make_engine, normalise_url
 from core.storage.schema import SchemaError, upgrade_schema
 from core.storage.tables import DatasetItemRow, DatasetRow, ExperimentRow, ScoreRow
@@ -117,6 +123,8 @@ class Store:
         self.url = normalise_url(database_url or default_database_url())
         self.engine = make_engine(self.url)
         self.stale_after_s = stale_after_s
+        self._settled: dict[str, tuple[tuple[Any, ...], list[reads.ScorerTotals]]] = {}
+        """Per-scorer totals of finished experiments, by id, with the row state they hold for."""
         try:
             upgrade_schema(self.engine)  # migrations; safe with other processes opening it too
         except (SQLAlchemyError, SchemaError) as error:
@@ -425,20 +433,19 @@ class Store:
             .join(datasets, datasets.c.id == experiments.c.dataset_id, isouter=True)
             .order_by(experiments.c.created_at.desc())
         )
-        stored = _stored_totals()
         if experiment_id is not None:
             query = query.where(experiments.c.id == experiment_id)
-            stored = stored.where(col(ScoreRow.experiment_id) == experiment_id)
-        stored = stored.group_by(ScoreRow.experiment_id, ScoreRow.scorer_id)
         with self.engine.connect() as connection:
             rows = connection.execute(query).all()
-            scores: dict[str, dict[str, float]] = {}
-            successes: dict[str, RunCounts] = {}
-            for row in connection.execute(stored):
-                if row.mean is not None:
-                    scores.setdefault(row.experiment_id, {})[row.scorer_id] = float(row.mean)
-                before = successes.get(row.experiment_id, RunCounts())
-                successes[row.experiment_id] = before + _stored_counts(row._mapping)
+            totals = self._totals(connection, [r._mapping for r in rows])
+        scores: dict[str, dict[str, float]] = {}
+        successes: dict[str, RunCounts] = {}
+        for found in totals.values():
+            for scorer in found:
+                if scorer.mean is not None:
+                    scores.setdefault(scorer.experiment_id, {})[scorer.scorer_id] = scorer.mean
+                before = successes.get(scorer.experiment_id, RunCounts())
+                successes[scorer.experiment_id] = before + _stored_counts(scorer)
         stale_before = _now() - timedelta(seconds=self.stale_after_s)
         return [
             _experiment_info(
@@ -449,6 +456,7 @@ class Store:
 
     def delete_experiment(self, experiment_id: str) -> None:
         """Remove an experiment and its results."""
+        self._settled.pop(experiment_id, None)
         with self._transaction("delete the experiment") as connection:
             connection.execute(delete(ScoreRow).where(col(ScoreRow.experiment_id) == experiment_id))
             connection.execute(delete(ExperimentRow).where(col(ExperimentRow.id) == experiment_id))
@@ -481,6 +489,7 @@ class Store:
             rows.sort(key=lambda row: (row["item_id"], row["scorer_id"]))
         written = 0
         statement = self._insert_results()
+        self._settled.pop(experiment_id, None)
         with self._transaction("store the scorer results") as connection:
             for batch in _batches(rows):
                 counted = connection.execute(statement, batch).rowcount
@@ -518,11 +527,13 @@ class Store:
         scorer_id: str | None = None,
         with_result: bool = True,
         item_ids: Sequence[str] | None = None,
+        limit: int | None = None,
     ) -> list[ScorerOutcome]:
         """The stored (successful) outcomes of an experiment, in the order they were written.
 
         `with_result=False` leaves out the full result JSON (a light table for large runs);
-        `item_ids` keeps those of these items only (a page of a large experiment).
+        `item_ids` keeps those of these items only (a page of a large experiment); `limit`
+        the first that many.
         """
         table = ScoreRow.__table__
         columns = [c for c in table.c if with_result or c.name != "result"]
@@ -531,8 +542,11 @@ class Store:
             query = query.where(table.c.scorer_id == scorer_id)
         if item_ids is not None:
             query = query.where(table.c.item_id.in_(list(item_ids)))
+        query = query.order_by(table.c.id)
+        if limit is not None:
+            query = query.limit(limit)
         with self.engine.connect() as connection:
-            rows = connection.execute(query.order_by(table.c.id)).all()
+            rows = connection.execute(query).all()
         return [_outcome(r._mapping) for r in rows]
 
     def result_count(self, experiment_id: str) -> int:
@@ -540,6 +554,94 @@ class Store:
         query = select(func.count()).where(col(ScoreRow.experiment_id) == experiment_id)
         with self.engine.connect() as connection:
             return int(connection.execute(query).scalar_one())
+
+    # ---- a large experiment read without loading it (core/storage/reads.py) ----
+
+    def score_summaries(self, experiment_id: str) -> list[ScoreSummary]:
+        """Per scorer: stored runs, numeric scores, mean, min and max (SQL GROUP BY)."""
+        return [totals.summary() for totals in self._experiment_totals(experiment_id)[1]]
+
+    def score_histograms(
+        self, experiment_id: str, bins: int = reads.HISTOGRAM_BINS
+    ) -> list[ScoreHistogram]:
+        """Per scorer with a numeric score: its scores counted in `bins` equal bins over 0..1
+        (widened to the lowest and highest score) by the database."""
+        if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
+            raise ValueError(f"score_histograms needs 1 bin or more, got {bins!r}")
+        summaries = [totals.summary() for totals in self._experiment_totals(experiment_id)[1]]
+        with self.engine.connect() as connection:
+            return reads.score_histograms(connection, experiment_id, summaries, bins)
+
+    def judge_usage(self, experiment_id: str) -> list[ScorerUsage]:
+        """Per scorer: its stored runs that called the judge, their judge calls, attempts,
+        tokens and duration (SQL GROUP BY); the estimated cost is left for the service to
+        fill."""
+        model, found = self._experiment_totals(experiment_id)
+        return [totals.scorer_usage(model) for totals in found]
+
+    def _experiment_totals(self, experiment_id: str) -> tuple[str | None, list[reads.ScorerTotals]]:
+        """(the judge model, the per-scorer totals) of an experiment (none for an unknown)."""
+        table = ExperimentRow.__table__
+        with self.engine.connect() as connection:
+            row = connection.execute(select(table).where(table.c.id == experiment_id)).first()
+            if row is None:
+                return None, []
+            return row.judge_model, self._totals(connection, [row._mapping])[experiment_id]
+
+    def _totals(self, connection: Any, rows: Sequence[Any]) -> dict[str, list[reads.ScorerTotals]]:
+        """The per-scorer totals of each experiment row: one pass over the covering index per
+        experiment, kept for a finished one until its row changes (a million results take a
+        noticeable fraction of a second to sum, and a page asks on every rerun)."""
+        found: dict[str, list[reads.ScorerTotals]] = {}
+        for row in rows:
+            key = _settled_key(row)
+            kept = self._settled.get(row["id"])
+            if key is not None and kept is not None and kept[0] == key:
+                found[row["id"]] = kept[1]
+                continue
+            found[row["id"]] = reads.scorer_totals(connection, row["id"])
+            if key is not None:
+                self._settled[row["id"]] = (key, found[row["id"]])
+        return found
+
+    def result_page(
+        self,
+        experiment_id: str,
+        query: ResultQuery,
+        item_ids: Collection[str] | None = None,
+    ) -> ResultPage:
+        """A page of the experiment's item table, filtered, sorted and counted by the database
+        (`query.failed_only` aside: failures are not stored, so the caller passes the items
+        to consider as `item_ids`). Raises NotFoundError for an unknown experiment and
+        ValueError naming a bad field of `query`; a page past the last gives the last."""
+        reads.check_query(query)
+        dataset_id, items, scorer_ids = self._dataset_of(experiment_id)
+        with self.engine.connect() as connection:
+            return reads.result_page(
+                connection, experiment_id, dataset_id, items, scorer_ids, query, item_ids
+            )
+
+    def dataset_item(self, dataset_id: str, item_id: str) -> DatasetItem:
+        """One item of a dataset by its id; raises NotFoundError."""
+        table = DatasetItemRow.__table__
+        query = _items_query(dataset_id, 0, 1).where(table.c.item_id == item_id)
+        with self.engine.connect() as connection:
+            found = _items(connection.execute(query))
+        if not found:
+            raise NotFoundError(f"No item {item_id!r} in dataset {dataset_id!r}")
+        return found[0]
+
+    def _dataset_of(self, experiment_id: str) -> tuple[str, int, list[str]]:
+        """(dataset id, its item count, scorer ids) of an experiment; raises NotFoundError."""
+        table = ExperimentRow.__table__
+        query = select(table.c.dataset_id, table.c.total_items, table.c.scorer_ids).where(
+            table.c.id == experiment_id
+        )
+        with self.engine.connect() as connection:
+            found = connection.execute(query).first()
+        if found is None:
+            raise NotFoundError(f"No experiment with id {experiment_id!r}")
+        return found.dataset_id, found.total_items, list(found.scorer_ids or [])
 
     # ---- plumbing ----
 
@@ -642,29 +744,22 @@ def _experiment_info(
 # come from the row.
 
 
-def _stored_totals() -> Any:
-    """Per experiment and scorer: the mean score, the stored results and their judge totals."""
-    table = ScoreRow.__table__
-    return select(
-        table.c.experiment_id,
-        table.c.scorer_id,
-        func.avg(table.c.score).label("mean"),
-        func.count().label("succeeded"),
-        func.sum(table.c.judge_calls).label("judge_calls"),
-        func.sum(table.c.judge_attempts).label("judge_attempts"),
-        func.sum(table.c.cached_calls).label("cached_calls"),
-        *(func.sum(table.c[k]).label(k) for k in _USAGE_COLUMNS),
-    )
-
-
-def _stored_counts(row: _RowFields) -> RunCounts:
+def _stored_counts(totals: reads.ScorerTotals) -> RunCounts:
     return RunCounts(
-        succeeded=row["succeeded"],
-        usage=JudgeUsage(**{k: _int_or_none(row[k]) for k in _USAGE_COLUMNS}),
-        judge_calls=int(row["judge_calls"] or 0),
-        judge_attempts=int(row["judge_attempts"] or 0),
-        cached_calls=int(row["cached_calls"] or 0),
+        succeeded=totals.count,
+        usage=totals.usage,
+        judge_calls=totals.judge_calls,
+        judge_attempts=totals.judge_attempts,
+        cached_calls=totals.cached_calls,
     )
+
+
+def _settled_key(row: _RowFields) -> tuple[Any, ...] | None:
+    """What identifies the stored results of a finished experiment (None while it may still
+    get results): its status, end and counters, which any later write to it changes."""
+    if row["status"] in _LIVE_STATUSES:
+        return None
+    return (row["status"], row["finished_at"], row["done_runs"], row["succeeded_runs"])
 
 
 def _counts(row: _RowFields, successes: RunCounts) -> RunCounts:
@@ -694,11 +789,6 @@ def _counts_values(counts: RunCounts, failed: RunCounts | None) -> dict[str, Any
     values.update({k: getattr(counts.usage, k) for k in _USAGE_COLUMNS})
     values.update({f"failed_{k}": getattr(failed.usage, k) for k in _USAGE_COLUMNS})
     return values
-
-
-def _int_or_none(value: Any) -> int | None:
-    # SUM of integers is a Decimal on PostgreSQL (NUMERIC), NULL when every value is NULL.
-    return None if value is None else int(value)
 
 
 def _score_row(experiment_id: str, outcome: ScorerOutcome) -> dict[str, Any]:

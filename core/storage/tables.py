@@ -133,6 +133,25 @@ class ExperimentRow(SQLModel, table=True):
     heartbeat is old is reported as interrupted (its process died)."""
 
 
+AGGREGATE_COLUMNS = (
+    "experiment_id",
+    "scorer_id",
+    "score",
+    "id",
+    "judge_calls",
+    "judge_attempts",
+    "cached_calls",
+    "duration_ms",
+    "input_tokens",
+    "output_tokens",
+    "total_tokens",
+    "reasoning_tokens",
+    "cached_input_tokens",
+    "cache_creation_input_tokens",
+)
+"""The columns of `ix_scorer_results_aggregates`, in its order."""
+
+
 class ScoreRow(SQLModel, table=True):
     """A successful scorer run: score, reason, and the full Mastra-format result (step results,
     prompts, judge executions). Failed runs are never stored here."""
@@ -141,7 +160,10 @@ class ScoreRow(SQLModel, table=True):
     __table__: ClassVar[Table]  # set by SQLModel for table=True; its stubs omit it
     __table_args__ = (
         UniqueConstraint("experiment_id", "item_id", "scorer_id"),
-        Index("ix_scorer_results_experiment_scorer", "experiment_id", "scorer_id"),
+        # Revision 0005: the per-scorer aggregates read this index alone (it holds every
+        # column they sum), never the rows with their result JSON; the score filter, the
+        # histograms and the sort by score walk it in score order.
+        Index("ix_scorer_results_aggregates", *AGGREGATE_COLUMNS),
     )
 
     id: int | None = Field(default=None, primary_key=True)

@@ -2,12 +2,14 @@
 Mastra-format JSON (which the Compare page can import back) and the spreadsheet-safe CSV.
 
 Each file is built by `core.reporting` only when its button is clicked (Streamlit runs the
-callable then), so showing the page never pays for a 10,000-item report.
+callable then), from the experiment loaded then, so showing the page never pays for loading
+a large experiment or building its report.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -29,14 +31,21 @@ def file_stem(name: str) -> str:
     return stem or "experiment"
 
 
-def render_downloads(detail: ExperimentDetail, agreement: LabelAgreement | None = None) -> None:
+def render_downloads(
+    load: Callable[[], ExperimentDetail],
+    agreement: LabelAgreement | None = None,
+    *,
+    name: str = "experiment",
+) -> None:
     """Three download buttons: HTML report, JSON, CSV; the HTML and the JSON include the
-    scorers' agreement with a label column when `agreement` is given."""
-    stem = file_stem(detail.info.name)
+    scorers' agreement with a label column when `agreement` is given. The experiment is
+    loaded (`load()`) only when a button is clicked, never to show the page; `name` names the
+    files."""
+    stem = file_stem(name)
     html, json_file, csv_file = st.columns(3)
     html.download_button(
         "HTML report",
-        data=lambda: experiment_html(detail, agreement=agreement),
+        data=lambda: experiment_html(load(), agreement=agreement),
         file_name=f"{stem}.html",
         mime="text/html",
         icon=":material/description:",
@@ -47,7 +56,7 @@ def render_downloads(detail: ExperimentDetail, agreement: LabelAgreement | None 
     )
     json_file.download_button(
         "JSON (Mastra format)",
-        data=lambda: experiment_json_text(detail, agreement=agreement),
+        data=lambda: experiment_json_text(load(), agreement=agreement),
         file_name=f"{stem}.json",
         mime="application/json",
         icon=":material/data_object:",
@@ -57,7 +66,7 @@ def render_downloads(detail: ExperimentDetail, agreement: LabelAgreement | None 
     )
     csv_file.download_button(
         "CSV",
-        data=lambda: results_csv(detail),
+        data=lambda: results_csv(load()),
         file_name=f"{stem}.csv",
         mime="text/csv",
         icon=":material/table_view:",

@@ -105,9 +105,9 @@ def test_the_downloads_get_the_agreement_shown(
     given: list[Any] = []
     real = pages.ui.downloads.render_downloads
 
-    def spy(detail: Any, agreement: Any = None) -> None:
+    def spy(load: Any, agreement: Any = None, **named: Any) -> None:
         given.append(agreement)
-        real(detail, agreement)
+        real(load, agreement, **named)
 
     monkeypatch.setattr(pages.ui.downloads, "render_downloads", spy)
     show(app, labelled)

@@ -115,10 +115,15 @@ def test_failures_page_groups_and_says_memory_only(app: AppTest, experiment_id: 
 def test_judge_usage_page_sums(app: AppTest, experiment_id: str) -> None:
     show(app, "pages/judge_usage.py", experiment_id)
     metrics = {m.label: m.value for m in app.metric}
-    # 2 items × 3 judge steps succeeded, plus the failed preprocess of q2.
-    assert metrics["Judge executions"] == "7"
-    assert metrics["Failed executions"] == "1"
+    # answer-relevancy succeeded on 2 items (keyword coverage calls no judge); q2 failed.
+    assert metrics["Scorer runs calling the judge"] == "2"
+    assert metrics["Failed runs"] == "1"
+    counts = core.service.get_service().get_experiment(experiment_id).counts
+    assert metrics["Model calls"] == f"{counts.judge_calls:,}" and counts.judge_calls >= 7
     assert len(app.get("plotly_chart")) == 5
+    # The sample of executions: 2 items × 3 judge steps succeeded, plus q2's failed preprocess.
+    executions = app.dataframe[0].value
+    assert len(executions) == 7 and (executions["status"] == "failed").sum() == 1
 
 
 def test_the_picker_follows_the_user_and_the_links(app: AppTest, experiment_id: str) -> None:

@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import core.service
-from core.experiment_records import ScorerCatalogEntry
+from core.experiment_records import ResultQuery, ScorerCatalogEntry
 
 PAYLOAD_COLUMN = "[x](http://example.com) :red[warning] $x^2$"
 
@@ -171,36 +171,56 @@ def run_filters(**params: str) -> AppTest:
 
 def test_the_filters_start_open_and_say_so_in_the_url() -> None:
     app = run_filters()
-    assert app.session_state["filters"] == {
-        "scorer_ids": None,
-        "score_range": None,
-        "failed_only": False,
-        "search": "",
-    }
+    query = app.session_state["filters"]
+    assert query == ResultQuery(page=1, page_size=50)
+    assert query.scorer_ids == [] and query.score_range is None and not query.failed_only
     assert url(app, "min") == "0" and url(app, "max") == "1" and url(app, "failed") == "0"
+    assert url(app, "sort") == "position" and url(app, "page") == "1"
 
 
 def test_the_filters_come_from_a_link() -> None:
-    app = run_filters(scorer="overlap,unknown", min="0.25", max="0.5", failed="1", q="paris")
-    assert app.session_state["filters"] == {
-        "scorer_ids": ["overlap"],  # an unknown scorer in the link is dropped
-        "score_range": (0.25, 0.5),
-        "failed_only": True,
-        "search": "paris",
-    }
+    app = run_filters(
+        scorer="overlap,unknown",
+        min="0.25",
+        max="0.5",
+        failed="1",
+        q="paris",
+        sort="desc:tone",
+        page="3",
+    )
+    query = app.session_state["filters"]
+    assert query.scorer_ids == ["overlap"]  # an unknown scorer in the link is dropped
+    assert query.score_range == (0.25, 0.5)
+    assert query.failed_only and query.search == "paris"
+    assert (query.sort, query.sort_scorer, query.page) == ("score_desc", "tone", 3)
 
 
-def test_changed_filters_go_to_the_url() -> None:
-    app = run_filters()
+def test_a_bad_page_or_sort_in_a_link_falls_back() -> None:
+    app = run_filters(sort="sideways:tone", page="-2")
+    query = app.session_state["filters"]
+    assert (query.sort, query.sort_scorer, query.page) == ("position", None, 1)
+    app = run_filters(page="many")
+    assert app.session_state["filters"].page == 1
+
+
+def test_changed_filters_go_to_the_url_and_back_to_the_first_page() -> None:
+    app = run_filters(page="4")
+    assert app.session_state["filters"].page == 4
     app.multiselect(key="experiment.scorers").set_value(["tone"])
     app.slider(key="experiment.range").set_range(0.1, 0.9)
     app.text_input(key="experiment.search").input("capital")
+    app.selectbox(key="experiment.sort").set_value("asc:overlap")
     app.run()
-    filters = app.session_state["filters"]
-    assert filters["scorer_ids"] == ["tone"] and filters["search"] == "capital"
-    assert filters["score_range"] == pytest.approx((0.1, 0.9))
+    query = app.session_state["filters"]
+    assert query.scorer_ids == ["tone"] and query.search == "capital"
+    assert query.score_range == pytest.approx((0.1, 0.9))
+    assert (query.sort, query.sort_scorer, query.page) == ("score_asc", "overlap", 1)
     assert url(app, "scorer") == "tone" and url(app, "q") == "capital"
     assert (url(app, "min"), url(app, "max")) == ("0.1", "0.9")
+    assert url(app, "sort") == "asc:overlap" and url(app, "page") == "1"
+    app.number_input(key="experiment.page").set_value(2)
+    app.run()
+    assert app.session_state["filters"].page == 2 and url(app, "page") == "2"
 
 
 # ---- pages/datasets.py: the mapping form ----

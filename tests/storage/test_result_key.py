@@ -156,7 +156,11 @@ def without_the_key(url: str) -> None:
         command.downgrade(alembic_config(connection), "0002")
     keyless = sqlalchemy.MetaData()
     reflected = sqlalchemy.Table("scorer_results", sqlalchemy.MetaData(), autoload_with=engine)
-    sqlalchemy.Table("scorer_results", keyless, *[c._copy() for c in reflected.columns])
+    rebuilt = sqlalchemy.Table("scorer_results", keyless, *[c._copy() for c in reflected.columns])
+    for index in reflected.indexes:  # the plain indexes of 0002 stay; no unique one
+        if not index.unique:
+            columns = [rebuilt.c[column.name] for column in index.columns]
+            sqlalchemy.Index(index.name, *columns)
     with engine.begin() as connection:
         connection.exec_driver_sql("DROP TABLE scorer_results")
         keyless.create_all(connection)

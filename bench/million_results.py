@@ -1,0 +1,280 @@
+"""A million results: an experiment of 1,000,000 items x 1 code scorer run end to end on SQLite,
+and the result pages read at that size (docs/storage.md, Reading a large experiment).
+
+    python bench/million_results.py [--items 1000000] [--scorer keyword-coverage-scorer]
+                                    [--skip-run] [--direct] [--database-url URL]
+
+1. **Bare runs/s**: the code scorer's `run_sync` over 20,000 distinct pairs in this process.
+2. **End to end** (in a subprocess of its own, for its peak RSS, `VmHWM`): the CSV of `--items`
+   rows imported with `Service.import_dataset`, then the experiment run by the Service (engine,
+   result writer, SQLite) until every result is stored. Targets: the run proper (start to every
+   result stored) at >= 80% of the bare runs/s; peak RSS under 2 GiB.
+3. **Pages** (AppTest, in this process): the experiment detail, Failures and Judge usage pages,
+   each on its first render (its cached aggregates dropped first) and on a change: a score
+   filter, a text search, the last page, the sort by score on the detail page, a rerun on the
+   others. Target: each under 1 s at 1,000,000 results on SQLite.
+
+`--skip-run` times the pages only, their results written directly through the store (one code
+scorer's outcomes, scores spread over 0..1): faster than a run when only the pages are wanted.
+`--direct` does the same after the end-to-end run (not on its database). `--database-url` puts
+the page bench's results in another database (e.g. PostgreSQL from `.ci/postgres.sh`); the
+end-to-end run is always SQLite. `--database-url URL --experiment ID` times the pages of an
+experiment already there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from core.experiment_records import (  # noqa: E402
+    ColumnMapping,
+    DatasetItem,
+    ScorerOutcome,
+    ScorerSpec,
+)
+from core.service import Service  # noqa: E402
+from core.storage import Store  # noqa: E402
+
+GIB = 1024**3
+WORDS = ("python", "paris", "protocol", "database", "river", "planet", "engine", "music")
+BARE_PAIRS = 20_000
+
+_RUNNER = """
+import os, sys, time
+from core.experiment_records import ExperimentConfig, ScorerSpec
+from core.service import Service
+
+def peak_kb():
+    with open("/proc/self/status") as status:
+        return int(next(line.split()[1] for line in status if line.startswith("VmHWM")))
+
+database, csv_path, scorer = sys.argv[1:4]
+service = Service(database)
+started = time.perf_counter()
+dataset = service.import_dataset("million.csv", open(csv_path, "rb").read())
+imported = time.perf_counter() - started
+started = time.perf_counter()
+experiment_id = service.start_experiment(
+    ExperimentConfig(name="million", dataset_id=dataset.id,
+                     scorers=[ScorerSpec(scorer_id=scorer)], concurrency=8)
+)
+final = service.wait(experiment_id)
+ran = time.perf_counter() - started
+stored = service.store.result_count(experiment_id)
+print(dataset.item_count, imported, ran, stored, final.status, peak_kb(), experiment_id)
+"""
+
+
+def row(n: int) -> tuple[str, str, str]:
+    rng = random.Random(n)
+    words = " ".join(rng.choice(WORDS) for _ in range(8))
+    return (f"q{n}", f"Tell me about {words} ({n})?", f"An answer on {words} number {n}.")
+
+
+def write_csv(path: Path, items: int) -> None:
+    with path.open("w") as out:
+        out.write("id,question,answer\n")
+        for n in range(items):
+            out.write(",".join(row(n)) + "\n")
+
+
+def bare_runs_per_s(scorer_id: str) -> float:
+    service = Service("sqlite://")
+    scorer = service.build_scorer(ScorerSpec(scorer_id=scorer_id), None)
+    pairs = [row(n) for n in range(BARE_PAIRS)]
+    for _, question, answer in pairs[:2000]:  # warm-up
+        scorer.run_sync(input=question, output=answer)
+    started = time.perf_counter()
+    for _, question, answer in pairs:
+        scorer.run_sync(input=question, output=answer)
+    return len(pairs) / (time.perf_counter() - started)
+
+
+def end_to_end(folder: Path, items: int, scorer_id: str) -> tuple[str, str]:
+    csv_path = folder / "million.csv"
+    write_csv(csv_path, items)
+    database = f"sqlite:///{folder / 'million.db'}"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    started = time.perf_counter()
+    output: Any = subprocess.run(
+        [sys.executable, "-c", _RUNNER, database, str(csv_path), scorer_id],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    if output.returncode:
+        raise SystemExit(f"the end-to-end run failed:\n{output.stderr[-3000:]}")
+    output = output.stdout.split()
+    total = time.perf_counter() - started
+    count, imported, ran, stored, status, peak_kb, experiment_id = output
+    bare = bare_runs_per_s(scorer_id)
+    runs = int(stored) / float(ran)
+    print(f"end to end on SQLite: {int(count):,} items x 1 code scorer ({scorer_id})")
+    print(f"  CSV {csv_path.stat().st_size / 2**20:,.1f} MiB; whole subprocess {total:,.1f} s")
+    print(f"  import        {float(imported):8.1f} s")
+    print(f"  run (stored)  {float(ran):8.1f} s   {runs:9,.0f} runs/s   status {status}")
+    print(f"  bare run_sync                 {bare:9,.0f} runs/s")
+    verdict = "ok" if runs >= 0.8 * bare else "MISSED"
+    print(f"  run / bare    {runs / bare:8.0%}   (target >= 80%: {verdict})")
+    peak = int(peak_kb) * 1024
+    verdict = "ok" if peak < 2 * GIB else "MISSED"
+    print(f"  peak RSS      {peak / 2**20:8,.0f} MiB (target < 2048 MiB: {verdict})")
+    return database, experiment_id
+
+
+def write_directly(database: str, items: int) -> str:
+    """A dataset of `items` and an experiment with one scorer's results, through the store."""
+    store = Store(database)
+    started = time.perf_counter()
+    dataset = store.save_dataset(
+        name="million",
+        file_name="million.csv",
+        format="csv",
+        fingerprint="b" * 64,
+        columns=["id", "question", "answer"],
+        mapping=ColumnMapping(id="id", input="question", output="answer"),
+        items=_item_chunks(items),
+    )
+    experiment = store.create_experiment(
+        name="million (written directly)",
+        dataset_id=dataset.id,
+        scorers=[ScorerSpec(scorer_id="keyword-coverage-scorer")],
+        scorer_ids=["keyword-coverage-scorer"],
+        judge_model=None,
+        api_base=None,
+        judge_settings={},
+        concurrency=8,
+    )
+    for chunk in _outcome_chunks(items):
+        store.add_results(experiment.id, chunk)
+    store.finish_experiment(experiment.id, "completed")
+    print(f"written through the store: {items:,} results in {time.perf_counter() - started:.1f} s")
+    store.close()
+    return experiment.id
+
+
+def _item_chunks(items: int) -> Iterator[list[DatasetItem]]:
+    for start in range(0, items, 50_000):
+        yield [
+            DatasetItem.model_construct(id=i, input=q, output=a, ground_truth=None, metadata={})
+            for i, q, a in map(row, range(start, min(items, start + 50_000)))
+        ]
+
+
+def _outcome_chunks(items: int) -> Iterator[list[ScorerOutcome]]:
+    rng = random.Random(3)
+    for start in range(0, items, 50_000):
+        yield [
+            ScorerOutcome(
+                item_id=f"q{n}",
+                scorer_id="keyword-coverage-scorer",
+                status="success",
+                score=rng.random(),
+                reason=None,
+                result={"score": 0.5, "runId": str(n)},
+                duration_ms=0,
+            )
+            for n in range(start, min(items, start + 50_000))
+        ]
+
+
+def time_pages(database: str, experiment_id: str) -> None:
+    os.environ["SCORELAB_DATABASE_URL"] = database
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    import core.service
+    import pages.ui.data
+
+    core.service._service = None
+    st.cache_resource.clear()
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
+    app.run()
+    app.query_params["experiment"] = experiment_id
+    kind = database.split(":")[0]
+    print(
+        f"pages at {Service(database).get_experiment(experiment_id).total_items:,} results "
+        f"({kind}; AppTest, each run's wall time; target < 1 s)"
+    )
+
+    def timed(label: str, action) -> None:
+        started = time.perf_counter()
+        action()
+        app.run()
+        seconds = time.perf_counter() - started
+        assert not app.exception, app.exception
+        print(f"  {label:<44}{seconds:7.2f} s  {'ok' if seconds < 1 else 'MISSED'}")
+
+    def first(page: str):
+        def go() -> None:
+            # The page's first render computes its aggregates: none kept from an earlier one.
+            pages.ui.data._aggregates.clear()
+            core.service.get_service().store._settled.clear()
+            app.switch_page(page)
+
+        return go
+
+    timed("experiment detail: first render", first("pages/experiment.py"))
+    timed(
+        "  filter: score 0.25..0.5", lambda: app.slider(key="experiment.range").set_range(0.25, 0.5)
+    )
+    timed(
+        "  filter: + search 'paris river'",
+        lambda: app.text_input(key="experiment.search").input("paris river"),
+    )
+    timed("  filter: search only", lambda: app.slider(key="experiment.range").set_range(0.0, 1.0))
+    timed(
+        "  no filter, last page",
+        lambda: (
+            app.text_input(key="experiment.search").input(""),
+            app.number_input(key="experiment.page").set_value(10**6),
+        ),
+    )
+    timed(
+        "  sort: highest score first",
+        lambda: app.selectbox(key="experiment.sort").set_value("desc:keyword-coverage-scorer"),
+    )
+    timed("failures: first render", first("pages/failures.py"))
+    timed("  rerun", lambda: None)
+    timed("judge usage: first render", first("pages/judge_usage.py"))
+    timed("  rerun", lambda: None)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=1_000_000)
+    parser.add_argument("--scorer", default="keyword-coverage-scorer")
+    parser.add_argument("--skip-run", action="store_true")
+    parser.add_argument("--direct", action="store_true")
+    parser.add_argument("--database-url")
+    parser.add_argument("--experiment", help="time the pages of this experiment of --database-url")
+    arguments = parser.parse_args()
+    if arguments.experiment:
+        time_pages(arguments.database_url, arguments.experiment)
+        return
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        database, experiment_id = "", ""
+        if not arguments.skip_run:
+            database, experiment_id = end_to_end(folder, arguments.items, arguments.scorer)
+        if arguments.skip_run or arguments.direct or arguments.database_url:
+            database = arguments.database_url or f"sqlite:///{folder / 'direct.db'}"
+            experiment_id = write_directly(database, arguments.items)
+        time_pages(database, experiment_id)
+
+
+if __name__ == "__main__":
+    main()
