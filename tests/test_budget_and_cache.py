@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy
 
 from core import JudgeConfig, PromptStep, Scorer, create_scorer
 from core.experiment_records import ExperimentConfig, ScorerSpec
@@ -16,6 +17,7 @@ from core.judge import cache as judge_cache_module
 from core.judge.cache import CACHE_ENV
 from core.scorers import PREBUILT, PrebuiltScorer
 from core.service import ExperimentConfigError, Service
+from core.storage.tables import ExperimentRow
 from core.testing import FakeJudge, Reply
 
 PRICED_MODEL = "openai/gpt-4o-mini"
@@ -236,3 +238,50 @@ def test_a_cache_that_cannot_be_opened_refuses_the_experiment(
     assert service.list_experiments() == []
     run(service, config(dataset_id, priced_judge))  # the cache off is never opened
     assert priced_judge.call_count == 2
+
+
+# ---- a capped experiment resumed ----
+
+
+def test_a_capped_experiment_resumes_with_what_is_left_of_a_higher_cap(
+    service: Service, priced_judge: FakeJudge
+) -> None:
+    dataset_id = dataset(service, [f"answer {n}" for n in range(12)])
+    cost = call_cost()
+    experiment_id = run(service, config(dataset_id, priced_judge, max_cost=6.5 * cost))
+    stopped = service.get_experiment(experiment_id)
+    assert stopped.status == "budget_reached" and 0 < stopped.counts.succeeded < 12
+    sent_before = priced_judge.call_count
+
+    # A cap below what the stored runs spent leaves nothing to spend.
+    with pytest.raises(ExperimentConfigError, match="higher max_cost"):
+        service.resume_experiment(experiment_id, max_cost=2 * cost)
+    assert service.get_experiment(experiment_id).status == "budget_reached"  # untouched
+
+    # A cap for every item: the rest runs, and the whole spend stays under it.
+    service.resume_experiment(experiment_id, max_cost=24.5 * cost)
+    assert service.wait(experiment_id, timeout=60).finished
+    info = service.get_experiment(experiment_id)
+    assert info.status == "completed"
+    assert info.counts.succeeded == 12
+    new_calls = priced_judge.call_count - sent_before
+    assert new_calls == 2 * (12 - stopped.counts.succeeded)  # only the missing runs
+    # The cap bounds the spend of the stored runs (calls of runs the first cap cut short
+    # were paid but left no result: they are not counted; docs/core.md).
+    assert 2 * info.counts.succeeded * cost <= 24.5 * cost
+    assert info.counts.usage.input_tokens == 2 * 12 * PROMPT_TOKENS
+
+
+def test_a_resume_refuses_a_cap_on_a_model_without_a_price(
+    service: Service, priced_judge: FakeJudge
+) -> None:
+    dataset_id = dataset(service, ["a", "b"])
+    unpriced = config(dataset_id, priced_judge, judge_model="openai/fake-judge")
+    experiment_id = run(service, unpriced)
+    table = ExperimentRow.__table__
+    with service.store.engine.begin() as connection:  # as if it had been cancelled
+        connection.execute(
+            sqlalchemy.update(table).where(table.c.id == experiment_id).values(status="cancelled")
+        )
+    with pytest.raises(ExperimentConfigError, match="'openai/fake-judge'"):
+        service.resume_experiment(experiment_id, max_cost=1.0)
