@@ -31,6 +31,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from itertools import count
 from typing import Any
 
+from core.judge.estimate import shortest_answer
+
 __all__ = ["KEY_ECHO", "FakeJudge", "Fault", "Reply", "answer_from_schema", "example_for_schema"]
 
 KEY_ECHO = "{key}"
@@ -102,28 +104,9 @@ def _request_schema(request: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def example_for_schema(schema: dict[str, Any], root: dict[str, Any]) -> Any:
-    """A small value valid against `schema` (local `$ref`s resolved against `root`)."""
-    if "$ref" in schema:
-        target: Any = root
-        for part in schema["$ref"].lstrip("#/").split("/"):
-            target = target[part]
-        return example_for_schema(target, root)
-    for combiner in ("anyOf", "oneOf", "allOf"):
-        if combiner in schema:
-            return example_for_schema(schema[combiner][0], root)
-    if "enum" in schema:
-        return schema["enum"][0]
-    if "const" in schema:
-        return schema["const"]
-    kind = schema.get("type", "object")
-    kind = kind[0] if isinstance(kind, list) else kind
-    if kind == "object":
-        properties = schema.get("properties", {})
-        return {name: example_for_schema(sub, root) for name, sub in properties.items()}
-    if kind == "array":
-        return [example_for_schema(schema.get("items", {}), root)]
-    samples = {"string": "yes", "number": 1, "integer": 1, "boolean": True, "null": None}
-    return samples.get(kind, "yes")
+    """A small value valid against `schema` (local `$ref`s resolved against `root`): the
+    shortest answer the cost estimate assumes (`core.judge.estimate.shortest_answer`)."""
+    return shortest_answer(schema, root)
 
 
 class FakeJudge:
