@@ -219,6 +219,7 @@ def test_a_dry_run_prints_the_estimate_and_sends_nothing(
     unpriced = judged_run(env, data, priced_judge, "--dry-run", "--max-cost", "0.5")
     assert unpriced.returncode == 0, unpriced.stderr
     assert "no price for openai/fake-judge" in unpriced.stdout
+    assert "cannot bound a model without a price: a run is refused" in unpriced.stdout
     assert priced_judge.call_count == 0
     assert experiments(env) == []  # nothing started
 

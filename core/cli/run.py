@@ -25,7 +25,8 @@ from core.experiment_records import ExperimentConfig
 
 if TYPE_CHECKING:
     from core.cli._options import Commands
-    from core.experiment_records import CostEstimate, DatasetInfo
+    from core.experiment_records import CostEstimate, DatasetInfo, ScorerSpec
+    from core.service import Service
 
 __all__ = ["register"]
 
@@ -162,24 +163,9 @@ def _run(arguments: argparse.Namespace) -> int:
     release_unused_memory()  # the parsed file is gone: the runs need not stack on its memory
     if arguments.label_column is not None:
         check_label_column(arguments, dataset, service.dataset_items(dataset.id))
-    config = ExperimentConfig(
-        name=arguments.name,
-        dataset_id=dataset.id,
-        scorers=specs,
-        judge_model=arguments.judge_model,
-        api_base=arguments.api_base,
-        concurrency=arguments.concurrency,
-        judge_settings=settings,
-        cache=arguments.cache,
-        max_cost=arguments.max_cost,
-    )
+    config = _config(arguments, dataset.id, specs, settings)
     if arguments.dry_run:
-        try:
-            estimate = service.estimate_cost(config)
-        except ExperimentConfigError as error:
-            raise CliError(str(error)) from None
-        _print_estimate(estimate, dataset, arguments.max_cost)
-        return 0
+        return _dry_run(service, config, dataset)
     with Interrupts() as interrupts:
         try:
             if arguments.judge_model:
@@ -219,6 +205,37 @@ def _run(arguments: argparse.Namespace) -> int:
         )
 
 
+def _config(
+    arguments: argparse.Namespace,
+    dataset_id: str,
+    specs: list[ScorerSpec],
+    settings: dict[str, object],
+) -> ExperimentConfig:
+    return ExperimentConfig(
+        name=arguments.name,
+        dataset_id=dataset_id,
+        scorers=specs,
+        judge_model=arguments.judge_model,
+        api_base=arguments.api_base,
+        concurrency=arguments.concurrency,
+        judge_settings=settings,
+        cache=arguments.cache,
+        max_cost=arguments.max_cost,
+    )
+
+
+def _dry_run(service: Service, config: ExperimentConfig, dataset: DatasetInfo) -> int:
+    """--dry-run: the estimate, and nothing started."""
+    from core.service import ExperimentConfigError
+
+    try:
+        estimate = service.estimate_cost(config)
+    except ExperimentConfigError as error:
+        raise CliError(str(error)) from None
+    _print_estimate(estimate, dataset, config.max_cost)
+    return 0
+
+
 def _print_estimate(estimate: CostEstimate, dataset: DatasetInfo, cap: float | None) -> None:
     """The estimate on stdout, labelled as one; then what was (not) done."""
     model = printable(estimate.judge_model or "no judge model")
@@ -242,6 +259,10 @@ def _print_estimate(estimate: CostEstimate, dataset: DatasetInfo, cap: float | N
     if cap is not None and estimate.cost_usd_high is not None:
         within = "within it" if estimate.cost_usd_high <= cap else "above it: it may stop there"
         print(f"  spend cap:     ${cap:,.4f} (the high estimate is {within})")
+    elif cap is not None and estimate.judge_model and not estimate.priced:
+        print(
+            f"  spend cap:     ${cap:,.4f} cannot bound a model without a price: a run is refused"
+        )
     print(
         f"Nothing was run (--dry-run); the file is stored as dataset {dataset.id} "
         f"({printable(dataset.name)}), as a run stores it."
