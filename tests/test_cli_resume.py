@@ -153,3 +153,21 @@ def test_resume_refuses_an_unknown_id_and_bad_options(
         capped = scorelab(env, "resume", coded_id, "--max-cost", value)
         assert_one_line_error(capped, "argument --max-cost: expected an amount of USD above 0")
     assert judge_server.call_count == 0
+
+
+def test_help_lists_resume_and_its_options(capsys: pytest.CaptureFixture[str]) -> None:
+    from core.cli import main
+
+    assert main(["--help"]) == 0
+    assert "resume" in capsys.readouterr().out
+    assert main(["resume", "--help"]) == 0
+    shown = capsys.readouterr().out
+    for option in ("EXPERIMENT_ID", "--max-cost USD", "--api-key-stdin", "--json", "--threshold"):
+        assert option in shown
+    assert "judge keys" in shown  # the same epilog as `run`
+    assert main(["run", "--help"]) == 0
+    shown = capsys.readouterr().out
+    for option in ("--cache", "--max-cost USD", "--retry-failed N", "--dry-run"):
+        assert option in shown
+    assert main(["resume", "some-id", "--csv", "-"]) == 2
+    assert "prints its summary on stdout" in capsys.readouterr().err

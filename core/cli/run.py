@@ -130,8 +130,9 @@ def _add_spend_options(run: argparse.ArgumentParser) -> None:
         type=_values.retry_count,
         default=0,
         metavar="N",
-        help="once the run has ended, run its failed runs again, up to N rounds (fewer when "
-        "none is left); the summary and exit code count the final outcome",
+        help="once the run has ended (not cancelled or stopped by --max-cost), run its failed "
+        "runs again, up to N rounds (fewer when none is left); the summary and exit code "
+        "count the final outcome",
     )
     run.add_argument(
         "--dry-run",
