@@ -1,17 +1,21 @@
-"""The `scorelab` command: run an experiment on a file, find and export experiments, list the
-scorers, start the dashboard.
+"""The `scorelab` command: run an experiment on a file, resume one stopped part-way, find and
+export experiments, list the scorers, start the dashboard.
 
     scorelab run DATA --scorer ID [--scorer ID ...] [--judge-model MODEL] [--api-base URL]
                  [--api-key-env NAME | --api-key-stdin] [--concurrency N] [--name NAME]
+                 [--cache] [--max-cost USD] [--retry-failed N] [--dry-run]
                  [--json PATH] [--html PATH] [--csv PATH]
                  [--threshold ID=MIN ...] [--max-failure-rate SHARE]
                  [--label-column COLUMN] [--no-progress]
+    scorelab resume EXPERIMENT_ID [--max-cost USD] [--api-key-env NAME | --api-key-stdin]
+                 [--json PATH] [--html PATH] [--csv PATH] [--threshold ID=MIN ...]
+                 [--max-failure-rate SHARE] [--label-column COLUMN] [--no-progress]
     scorelab experiments [--json]
     scorelab export EXPERIMENT_ID [--json PATH] [--csv PATH] [--html PATH] [--no-progress]
     scorelab scorers [--json]
     scorelab serve [streamlit options]   (127.0.0.1 unless --server.address; see docs/deploy.md)
 
-One module per command (`run`, `experiments`, `export`, `scorers`, `serve`), each with its
+One module per command (`run`, `resume`, `experiments`, `export`, `scorers`, `serve`), each with its
 `register(commands)`; `_parser.COMMANDS` lists them. The CLI reaches the core through
 `core.service` (and `core.service.terminal`) and the record modules only: an import-linter
 contract holds it to that.
@@ -20,8 +24,10 @@ Which key the judge gets is printed before the run starts ("Judge key: ..."; see
 `scorelab run --help` and docs/deploy.md, Judge keys).
 
 Exit codes: 0 done, 1 a threshold failed, more scorer runs failed than --max-failure-rate
-allows (none by default) or every run failed, 2 bad input or usage (one line on stderr, never a
-traceback; set SCORELAB_DEBUG=1 to see one), 130 interrupted by Ctrl-C (143 by SIGTERM).
+allows (none by default), every run failed, or the --max-cost cap stopped the run
+(`budget_reached`: its exports are written with the results it reached), 2 bad input or
+usage (one line on stderr, never a traceback; set SCORELAB_DEBUG=1 to see one), 130
+interrupted by Ctrl-C (143 by SIGTERM).
 Experiments go to the dashboard's database.
 
 Ctrl-C (or SIGTERM) while an experiment runs cancels it: no new run starts, the runs in flight

@@ -105,14 +105,19 @@ def _chosen(given: str | None, proposed: str | None) -> str | None:
 
 
 def check_label_column(
-    arguments: argparse.Namespace, dataset: DatasetInfo, items: list[DatasetItem]
+    arguments: argparse.Namespace,
+    dataset: DatasetInfo,
+    items: list[DatasetItem],
+    *,
+    source: str | None = None,
 ) -> None:
     """Refuse, before anything runs, a label column that is not in the file, plays another
-    role, or holds a value that is not a label."""
+    role, or holds a value that is not a label. `source` names where the items come from in
+    the messages (default: the file given, `arguments.data`)."""
     from core.service.terminal import LabelError, label_values
 
     column: str = arguments.label_column
-    where = f"{arguments.data}: --label-column {column!r}"
+    where = f"{source or arguments.data}: --label-column {column!r}"
     if column not in dataset.columns:
         raise CliError(f"{where}: no such column (columns: {', '.join(dataset.columns)})")
     mapping = dataset.mapping

@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING
 from core.cli._errors import CliError
 from core.cli._follow import Interrupts
 from core.cli._progress import bars_wanted
-from core.cli._summary import agreement, gate, print_agreement, print_summary
+from core.cli._summary import (
+    agreement,
+    gate,
+    print_agreement,
+    print_budget_reached,
+    print_summary,
+)
 from core.cli.outputs import STDOUT, Export, csv_export, html_export, json_export, write_export
 from core.experiment_records import ExperimentDetail, ExperimentInfo, ExperimentProgress
 
@@ -21,7 +27,11 @@ if TYPE_CHECKING:
     from core.service import Service
     from core.service.terminal import LabelAgreement, ThresholdResult
 
-__all__ = ["check_output_paths", "finish"]
+__all__ = ["ENDED", "check_output_paths", "finish"]
+
+ENDED = ("completed", "failed", "budget_reached")
+"""The statuses of a run that went as far as it could: every run attempted, or every run its
+spend cap allowed. Its exports are written (a capped one's hold the results it reached)."""
 
 
 def check_output_paths(arguments: argparse.Namespace) -> None:
@@ -41,10 +51,13 @@ def finish(
     progress: ExperimentProgress,
     thresholds: list[tuple[str, float]],
     interrupts: Interrupts,
+    *,
+    cap: float | None = None,
 ) -> int:
-    """The exports (of an experiment that ran to its end only), the summary, the exit code.
-    The summary needs no result: the database gives the means and counts. `arguments` holds
-    the options of `add_report_options` and `add_progress_option`."""
+    """The exports (of an experiment that ran to its end only, or to its spend cap), the
+    summary, the exit code. The summary needs no result: the database gives the means and
+    counts. `arguments` holds the options of `add_report_options` and `add_progress_option`;
+    `cap`: the spend cap the run had (USD), if any."""
     info = service.get_experiment(experiment_id)
     failures = service.failures(experiment_id)
     verdict = gate(info, failures, thresholds, arguments.max_failure_rate)
@@ -52,7 +65,7 @@ def finish(
     if arguments.html is not None or arguments.label_column is not None:
         detail = service.load_experiment(experiment_id)  # these two need every result at once
     agreed = agreement(detail, arguments.label_column)
-    ran_to_the_end = progress.status in ("completed", "failed") and not interrupts.count
+    ran_to_the_end = progress.status in ENDED and not interrupts.count
     unwritten = _write_outputs(
         arguments,
         service,
@@ -63,6 +76,8 @@ def finish(
         stop=lambda: not ran_to_the_end or bool(interrupts.count),
     )
     print_summary(info, failures, verdict)
+    if progress.status == "budget_reached":
+        print_budget_reached(info, cap)
     if agreed is not None:
         print_agreement(agreed)
     if unwritten:
@@ -90,7 +105,7 @@ def _exit_code(progress: ExperimentProgress, interrupts: Interrupts, *, passed: 
         return 128 + interrupts.signal_number
     if progress.status == "cancelled":  # by another hand than ours: not a finished run
         return 130
-    if progress.status == "failed":  # every run failed: nothing was measured
+    if progress.status in ("failed", "budget_reached"):  # nothing, or not all, was measured
         return 1
     return 0 if passed else 1
 

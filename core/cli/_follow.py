@@ -11,13 +11,16 @@ from collections.abc import Callable
 from types import FrameType
 from typing import TYPE_CHECKING
 
+from core.cli._errors import CliError
 from core.cli._progress import Bar
 from core.experiment_records import ExperimentProgress
 
 if TYPE_CHECKING:
+    from pydantic import SecretStr
+
     from core.service import Service
 
-__all__ = ["Interrupts", "follow_to_the_end"]
+__all__ = ["Interrupts", "follow_to_the_end", "retry_failures"]
 
 _Handler = Callable[[int, FrameType | None], object] | int | signal.Handlers | None
 """A signal's handler, as `signal.signal` takes and returns it."""
@@ -75,6 +78,42 @@ def follow_to_the_end(
         with contextlib.suppress(TimeoutError):
             service.wait(experiment_id, timeout=30)
         raise
+
+
+def retry_failures(
+    service: Service,
+    experiment_id: str,
+    progress: ExperimentProgress,
+    interrupts: Interrupts,
+    *,
+    times: int,
+    api_key: SecretStr | None,
+    show: bool,
+) -> ExperimentProgress:
+    """Run the experiment's failed runs (held in this process's memory) again, up to `times`
+    rounds, each followed like the run; stops early once none is left, or when the run did
+    not reach its end (cancelled, capped, broken: its failures stay as they are). Returns the
+    progress at the end of the last round."""
+    from core.service import ExperimentConfigError
+
+    for round_number in range(1, times + 1):
+        if progress.status not in ("completed", "failed") or interrupts.count:
+            break
+        left = len(service.failures(experiment_id))
+        if not left:
+            break
+        print(
+            f"scorelab: re-running {left} failed run{'' if left == 1 else 's'} "
+            f"(--retry-failed, round {round_number} of {times})...",
+            file=sys.stderr,
+            flush=True,
+        )
+        try:
+            service.retry_failed(experiment_id, api_key=api_key)
+        except ExperimentConfigError as error:
+            raise CliError(str(error)) from None
+        progress = follow_to_the_end(service, experiment_id, interrupts, show=show)
+    return progress
 
 
 def _follow(

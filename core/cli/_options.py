@@ -8,9 +8,16 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
-from core.cli._values import share
+from core.cli._values import max_cost, share
 
-__all__ = ["Commands", "HelpFormatter", "add_progress_option", "add_report_options"]
+__all__ = [
+    "Commands",
+    "HelpFormatter",
+    "add_judge_key_options",
+    "add_max_cost_option",
+    "add_progress_option",
+    "add_report_options",
+]
 
 if TYPE_CHECKING:  # typeshed's name for what `add_subparsers` returns (not subscriptable)
     Commands: TypeAlias = argparse._SubParsersAction[argparse.ArgumentParser]
@@ -38,6 +45,28 @@ def add_progress_option(command: argparse.ArgumentParser) -> None:
         action="store_true",
         help="no progress bar on stderr (there is none when stderr is not a terminal)",
     )
+
+
+def add_judge_key_options(command: argparse.ArgumentParser) -> None:
+    """`--api-key-env NAME` / `--api-key-stdin`: a key typed for this run of the judge, for a
+    command that runs one (`core.cli._values.typed_key` reads it)."""
+    typed_key = command.add_mutually_exclusive_group()
+    typed_key.add_argument(
+        "--api-key-env",
+        metavar="NAME",
+        help="the judge's key for this run, read from the environment variable NAME "
+        "(never stored, never on the command line)",
+    )
+    typed_key.add_argument(
+        "--api-key-stdin",
+        action="store_true",
+        help="the judge's key for this run, read from the first line of standard input",
+    )
+
+
+def add_max_cost_option(command: argparse.ArgumentParser, help: str) -> None:
+    """`--max-cost USD`, a spend cap on the judge (`ExperimentConfig.max_cost`)."""
+    command.add_argument("--max-cost", type=max_cost, metavar="USD", help=help)
 
 
 def add_report_options(command: argparse.ArgumentParser) -> None:

@@ -21,6 +21,7 @@ __all__ = [
     "check_threshold_ids",
     "gate",
     "print_agreement",
+    "print_budget_reached",
     "print_summary",
 ]
 
@@ -103,11 +104,14 @@ def print_summary(info: ExperimentInfo, failures: list[ScorerOutcome], gate: Gat
         note = f" ({failed} of {info.total_items} runs failed, not in the mean)" if failed else ""
         shown = "no score" if mean is None else f"{mean:.4f}"
         print(f"  {printable(scorer_id)}: {shown}{note}")
-    if counts.judge_calls:
+    if counts.judge_calls or counts.cached_calls:
         usage = counts.usage
+        cached = (
+            f" ({counts.cached_calls} more answered from the cache)" if counts.cached_calls else ""
+        )
         print(
             f"  judge: {counts.judge_calls} calls, {usage.input_tokens or 0} input and "
-            f"{usage.output_tokens or 0} output tokens"
+            f"{usage.output_tokens or 0} output tokens{cached}"
         )
     for result in gate.thresholds:
         _print_threshold(result)
@@ -122,6 +126,20 @@ def print_summary(info: ExperimentInfo, failures: list[ScorerOutcome], gate: Gat
         )
     if failures:
         _warn_failures(failures)
+
+
+def print_budget_reached(info: ExperimentInfo, cap: float | None) -> None:
+    """What a run stopped by its spend cap spent, what it left, and how to go on."""
+    from core.service.terminal import estimate_cost_usd
+
+    usage = info.counts.usage
+    spent = estimate_cost_usd(info.judge_model, usage.input_tokens or 0, usage.output_tokens or 0)
+    of_cap = "" if cap is None else f" of the ${cap:,.4f} cap"
+    print(
+        f"  STOPPED: the spend cap was reached: about ${spent or 0:,.4f} spent{of_cap} "
+        f"(litellm's prices), {info.counts.skipped} runs not started"
+    )
+    print(f"  resume them with a higher cap: scorelab resume {info.id} --max-cost HIGHER")
 
 
 def _print_threshold(result: ThresholdResult) -> None:

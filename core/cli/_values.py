@@ -15,7 +15,16 @@ from pydantic import SecretStr
 from core.cli._errors import CliError
 from core.experiment_records import ScorerSpec
 
-__all__ = ["concurrency", "judge_setting", "scorer_spec", "share", "threshold", "typed_key"]
+__all__ = [
+    "concurrency",
+    "judge_setting",
+    "max_cost",
+    "retry_count",
+    "scorer_spec",
+    "share",
+    "threshold",
+    "typed_key",
+]
 
 JsonValue = object
 """A value read from JSON text (the judge settings are checked by the service)."""
@@ -48,6 +57,33 @@ def concurrency(text: str) -> int:
         raise argparse.ArgumentTypeError(
             f"at most {MAX_CONCURRENCY} runs at once, got {value:,} (each run in flight holds "
             "memory, and a judge server is better served with fewer)"
+        )
+    return value
+
+
+def max_cost(text: str) -> float:
+    """A spend cap in USD, a finite number above 0 (`--max-cost`)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(
+            f"expected an amount of USD above 0, e.g. 2.50, got {text!r}"
+        )
+    return value
+
+
+def retry_count(text: str) -> int:
+    """How many times failed runs are run again, a whole number of at least 1
+    (`--retry-failed`)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number of times, at least 1, got {text!r}"
         )
     return value
 
@@ -96,14 +132,21 @@ def judge_setting(text: str) -> tuple[str, JsonValue]:
     return key.strip(), value
 
 
-def typed_key(*, key_env: str | None, key_stdin: bool, judge_model: str | None) -> SecretStr | None:
+def typed_key(
+    *,
+    key_env: str | None,
+    key_stdin: bool,
+    judge_model: str | None,
+    no_model: str = "a judge key needs --judge-model",
+) -> SecretStr | None:
     """The key given for this run (--api-key-env or --api-key-stdin), or None; it never
-    appears on the command line, and it is never stored."""
+    appears on the command line, and it is never stored. `no_model`: what to say when there is
+    no judge to give it to."""
     if key_env is None and not key_stdin:
         return None
     option = "--api-key-stdin" if key_stdin else f"--api-key-env {key_env}"
     if not judge_model:
-        raise CliError(f"{option}: a judge key needs --judge-model")
+        raise CliError(f"{option}: {no_model}")
     if key_stdin and sys.stdin.isatty():
         import getpass
 

@@ -11,7 +11,8 @@ core.reporting: the export files (experiment_json, results_csv, experiment_html,
 masked_export) and the agreement with a label column (label_values, label_agreement,
 agreement_line, LabelAgreement, LabelError). From core.dashboard_access: what `scorelab serve`
 checks before it starts (read_secrets, SecretsError, is_loopback, login_problems,
-unprotected_address_message).
+unprotected_address_message). From core.judge.pricing: estimate_cost_usd (what an
+experiment's judge tokens cost in litellm's price table, for the spend a capped run reports).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from core.experiments.thresholds import (
     check_threshold,
     failures_within,
 )
+from core.judge.pricing import estimate_cost_usd
 from core.reporting import (
     LabelAgreement,
     LabelError,
@@ -52,6 +54,7 @@ __all__ = [
     "ThresholdResult",
     "agreement_line",
     "check_threshold",
+    "estimate_cost_usd",
     "experiment_html",
     "experiment_json",
     "failures_within",

@@ -1,0 +1,108 @@
+"""`scorelab resume EXPERIMENT_ID`: run the missing (item, scorer) pairs of an experiment
+stopped part-way (`interrupted`, `cancelled`, `budget_reached`), follow it to its end like
+`scorelab run`, write the exports, print the summary; the exit code says whether it passed."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from core.cli import _values
+from core.cli._dataset_file import check_label_column
+from core.cli._errors import CliError
+from core.cli._finish import check_output_paths, finish
+from core.cli._follow import Interrupts, follow_to_the_end
+from core.cli._options import (
+    HelpFormatter,
+    add_judge_key_options,
+    add_max_cost_option,
+    add_progress_option,
+    add_report_options,
+)
+from core.cli._progress import bars_wanted
+from core.cli._summary import check_threshold_ids
+from core.cli.run import JUDGE_KEY_HELP
+
+if TYPE_CHECKING:
+    from core.cli._options import Commands
+    from core.experiment_records import ExperimentInfo
+    from core.service import Service
+
+__all__ = ["register"]
+
+DESCRIPTION = """\
+Run again, under the same id, the (item, scorer) pairs of an experiment stopped part-way that
+have no stored result (its failed runs included): an `interrupted` one (its process died), a
+`cancelled` one, or a `budget_reached` one (give a higher --max-cost). The scorers, their
+options and the judge's model, API base and settings are those the experiment stored; a key
+is never stored: give one again (--api-key-env / --api-key-stdin) or let the environment's
+apply. The stored results stay as they were; the exports and the summary cover the whole
+experiment."""
+
+
+def register(commands: Commands) -> None:
+    """Add `resume` and its options."""
+    resume = commands.add_parser(
+        "resume",
+        help="run the missing pairs of an interrupted, cancelled or capped experiment",
+        description=DESCRIPTION,
+        epilog=JUDGE_KEY_HELP,
+        formatter_class=HelpFormatter,
+    )
+    resume.add_argument(
+        "experiment_id", metavar="EXPERIMENT_ID", help="its id (see `scorelab experiments`)"
+    )
+    add_max_cost_option(
+        resume,
+        help="the experiment's whole judge spend cap in USD, what it spent before included "
+        "(default: the cap it was started with); a budget_reached one needs a higher one",
+    )
+    add_judge_key_options(resume)
+    add_report_options(resume)
+    add_progress_option(resume)
+    resume.set_defaults(handler=_resume)
+
+
+def _resume(arguments: argparse.Namespace) -> int:
+    from core.service import ExperimentConfigError, NotFoundError, Service
+
+    thresholds = [_values.threshold(text) for text in arguments.threshold]
+    check_output_paths(arguments)
+    show = bars_wanted(arguments.no_progress)
+    service = Service(arguments.database_url)
+    experiment_id: str = arguments.experiment_id
+    try:
+        info = service.get_experiment(experiment_id)
+    except NotFoundError:
+        raise CliError(
+            f"no experiment {experiment_id!r} in the database (ids: scorelab experiments)"
+        ) from None
+    check_threshold_ids(thresholds, info.scorer_ids)
+    if arguments.label_column is not None:
+        _check_labels(arguments, service, info)
+    typed_key = _values.typed_key(
+        key_env=arguments.api_key_env,
+        key_stdin=arguments.api_key_stdin,
+        judge_model=info.judge_model,
+        no_model=f"experiment {experiment_id} has no judge model, so no judge to give a key to",
+    )
+    with Interrupts() as interrupts:
+        try:
+            if info.judge_model:
+                key = service.judge_key(
+                    info.judge_model, info.api_base, typed=typed_key is not None
+                )
+                print(key.describe(), flush=True)
+            service.resume_experiment(experiment_id, api_key=typed_key, max_cost=arguments.max_cost)
+        except (ExperimentConfigError, NotFoundError) as error:
+            raise CliError(str(error)) from None
+        progress = follow_to_the_end(service, experiment_id, interrupts, show=show)
+        cap = info.max_cost if arguments.max_cost is None else arguments.max_cost
+        return finish(arguments, service, experiment_id, progress, thresholds, interrupts, cap=cap)
+
+
+def _check_labels(arguments: argparse.Namespace, service: Service, info: ExperimentInfo) -> None:
+    dataset = service.get_dataset(info.dataset_id)
+    check_label_column(
+        arguments, dataset, service.dataset_items(dataset.id), source=f"experiment {info.id}"
+    )
