@@ -218,7 +218,11 @@ def test_compare_two_imported_experiments(page: Any, compared: str) -> None:
     assert re.search(r"baseline=[0-9a-f]+", page.url) and re.search(r"candidates=", page.url)
     item = in_view(page, page.get_by_role("combobox", name="Item (largest change first)"))
     item.fill("c")  # the option list is virtual: filter it
-    rerun(page, page.get_by_role("option", name="c", exact=True).click)
+    option = page.get_by_role("option", name="c", exact=True)
+    if option.get_attribute("aria-selected") == "true":  # chosen already: no rerun comes
+        page.keyboard.press("Escape")
+    else:
+        rerun(page, option.click)
     # The markup in the output is shown as text.
     page.locator(".word-diff ins", has_text="<b>dog</b>.").first.wait_for()
     assert page.locator(".word-diff b").count() == 0
