@@ -27,7 +27,7 @@ from core.experiment_records import (
 )
 from core.reporting import experiment_html, experiment_json_text
 
-from ._streamlit import TIMEOUT, in_view, open_page, rerun, watch_runs
+from ._streamlit import TIMEOUT, open_page, rerun, watch_runs
 
 HOSTILE = (
     "<img src=x onerror=alert(1)></script><script>alert(2)</script> <b>bold</b> "
@@ -208,7 +208,9 @@ def compared(dashboard_url: str, browser: Any, tmp_path_factory: pytest.TempPath
 
 
 def test_compare_two_imported_experiments(page: Any, compared: str) -> None:
-    open_page(page, compared)
+    # Item c through the page's link (`?item=`): the item picker's option list redraws itself
+    # while it is typed in, and a click on it was lost now and then in CI.
+    open_page(page, f"{compared}{'&' if '?' in compared else '?'}item=c")
     page.get_by_role("heading", name="Compare experiments").wait_for()
     title = re.compile(r"Candidate export \(imported\) vs Baseline export")
     page.get_by_role("heading", name=title).wait_for(timeout=TIMEOUT)
@@ -216,13 +218,6 @@ def test_compare_two_imported_experiments(page: Any, compared: str) -> None:
     counts = "3 items paired by id · 1 only in the baseline · 1 only in the candidate"
     page.get_by_text(counts).wait_for()
     assert re.search(r"baseline=[0-9a-f]+", page.url) and re.search(r"candidates=", page.url)
-    item = in_view(page, page.get_by_role("combobox", name="Item (largest change first)"))
-    item.fill("c")  # the option list is virtual: filter it
-    option = page.get_by_role("option", name="c", exact=True)
-    if option.get_attribute("aria-selected") == "true":  # chosen already: no rerun comes
-        page.keyboard.press("Escape")
-    else:
-        rerun(page, option.click)
     # The markup in the output is shown as text.
     page.locator(".word-diff ins", has_text="<b>dog</b>.").first.wait_for()
     assert page.locator(".word-diff b").count() == 0
