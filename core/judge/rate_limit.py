@@ -1,0 +1,311 @@
+"""The judge rate limit: requests and tokens per minute per judge model, for every caller of a
+process (or, through a Ray actor holding a `local_limiter`, of a whole cluster).
+
+The judge call path (`core.judge.call`) asks the installed `Limiter` before every provider
+request, retries included (`acquire`), tells it what the request really used (`settle`), and
+reports a 429 (`slow_down`) so that every caller of that model waits, not only the one that saw
+it. No limiter installed (`install_limiter(None)`, the default) means no limit.
+
+The local limiter counts on the `limits` library's moving window (a log of the hits of the last
+window, so no window of that length ever admits more than the limit, unlike a fixed window or a
+leaky bucket, which admit up to twice the limit across a boundary). Its synchronous in-memory
+storage is thread-safe, so one limiter serves experiments running on several event loops of a
+process. docs/core.md, "Judge rate limits", says what a user sees.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from pydantic import Field
+
+from core.record_base import Record
+
+__all__ = [
+    "DEFAULT_WINDOW_S",
+    "PROVIDER_DEFAULTS",
+    "Limiter",
+    "LocalLimiter",
+    "RateLimit",
+    "current_limiter",
+    "default_rate_limit",
+    "install_limiter",
+    "local_limiter",
+    "rate_limited",
+]
+
+DEFAULT_WINDOW_S = 60
+"""The window the limits are counted over: a minute (the providers' RPM and TPM)."""
+_TOKEN_ENTRIES = 10_000
+"""At most this many entries hold a tokens-per-minute window: the library keeps one entry per
+unit hit, so a large limit is counted in units of several tokens (each request rounded up)."""
+_MIN_WAIT_S = 0.005
+"""The shortest sleep between two tries of a full window (the reset time is exact to the µs)."""
+
+
+class RateLimit(Record):
+    """How many requests and tokens a judge model may receive per minute."""
+
+    requests_per_minute: int | None = Field(default=None, gt=0, strict=True)
+    """Requests per minute (a whole number above 0); None: requests are not limited."""
+    tokens_per_minute: int | None = Field(default=None, gt=0, strict=True)
+    """Tokens per minute, prompt and answer together (a whole number above 0); None: tokens are
+    not limited. A request is counted at its estimated prompt tokens before it is sent, and
+    corrected by the usage the provider reported once it returns."""
+
+    def is_unlimited(self) -> bool:
+        """True when neither requests nor tokens are limited."""
+        return self.requests_per_minute is None and self.tokens_per_minute is None
+
+
+PROVIDER_DEFAULTS: dict[str, RateLimit] = {
+    "openai": RateLimit(requests_per_minute=500, tokens_per_minute=30_000),
+    "azure": RateLimit(requests_per_minute=300, tokens_per_minute=30_000),
+    "anthropic": RateLimit(requests_per_minute=50, tokens_per_minute=20_000),
+    "gemini": RateLimit(requests_per_minute=150, tokens_per_minute=1_000_000),
+    "vertex_ai": RateLimit(requests_per_minute=150, tokens_per_minute=1_000_000),
+    "mistral": RateLimit(requests_per_minute=60, tokens_per_minute=500_000),
+    "groq": RateLimit(requests_per_minute=30, tokens_per_minute=6_000),
+}
+"""Conservative defaults per provider (as litellm routes the model): about the lowest paid tier
+of each provider's strictest common model, so that a new account is not answered 429 over and
+over. Raise them (`ExperimentConfig.rate_limit`, `scorelab run --rpm/--tpm`) to your account's
+limits. A model served elsewhere (a local or OpenAI-compatible server at an `api_base` that is
+not the provider's own) has no default: it is not limited unless the user says so."""
+
+
+@runtime_checkable
+class Limiter(Protocol):
+    """What the judge call path asks before and after each provider request."""
+
+    async def acquire(self, model: str, tokens: int) -> None:
+        """Wait until one request of about `tokens` tokens (estimated before the call) may go
+        to `model`."""
+
+    async def settle(self, model: str, estimated: int, used: int) -> None:
+        """After the call: correct the token count by what the provider reported."""
+
+    async def slow_down(self, model: str, seconds: float) -> None:
+        """A 429 (with its Retry-After or the backoff) was seen: every caller of `model`
+        waits."""
+
+
+_installed: Limiter | None = None
+_install_lock = threading.Lock()
+
+
+def install_limiter(limiter: Limiter | None) -> None:
+    """Make `limiter` the one every judge call of this process asks (None: no limit)."""
+    global _installed
+    with _install_lock:
+        _installed = limiter
+
+
+def current_limiter() -> Limiter | None:
+    """The limiter judge calls of this process ask, if any."""
+    return _installed
+
+
+@dataclass(slots=True)
+class _ModelWindows:
+    """The `limits` items of one model and its token units."""
+
+    requests: object | None
+    tokens: object | None
+    token_unit: int
+
+
+class LocalLimiter:
+    """An in-process `Limiter` over the `limits` library's moving window (thread-safe; usable
+    from any event loop).
+
+    `limits` maps a judge model (the litellm model string of the experiment) to its limit; a
+    model not in it is not limited, but a 429 still pauses its callers. `clock` and `sleep`
+    drive the pauses (tests inject fake ones); the windows themselves run on `time.time`.
+    """
+
+    def __init__(
+        self,
+        limits: Mapping[str, RateLimit],
+        *,
+        window_seconds: int = DEFAULT_WINDOW_S,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        from limits.storage import MemoryStorage  # imported here: `import core` stays light
+        from limits.strategies import MovingWindowRateLimiter
+
+        if isinstance(window_seconds, bool) or not isinstance(window_seconds, int):
+            raise TypeError(f"window_seconds must be a whole number, not {window_seconds!r}")
+        if window_seconds <= 0:
+            raise ValueError(f"window_seconds must be above 0, not {window_seconds}")
+        self.window_seconds = window_seconds
+        self._clock = clock
+        self._sleep = sleep
+        self._lock = threading.Lock()
+        self._strategy = MovingWindowRateLimiter(MemoryStorage())
+        self._limits: dict[str, RateLimit] = {}
+        self._windows: dict[str, _ModelWindows] = {}
+        self._debt: dict[str, int] = {}
+        self._paused_until: dict[str, float] = {}
+        for model, limit in limits.items():
+            self.set_limit(model, limit)
+
+    @property
+    def limits(self) -> dict[str, RateLimit]:
+        """The limit of each limited model (a copy)."""
+        with self._lock:
+            return dict(self._limits)
+
+    def set_limit(self, model: str, limit: RateLimit | None) -> None:
+        """Limit `model` to `limit` from now on (None or an unlimited one: no limit). What was
+        counted in the current window under an earlier limit of the same size is kept."""
+        from limits import RateLimitItemPerSecond
+
+        with self._lock:
+            if limit is None or limit.is_unlimited():
+                self._limits.pop(model, None)
+                self._windows.pop(model, None)
+                return
+            self._limits[model] = limit
+            rpm, tpm = limit.requests_per_minute, limit.tokens_per_minute
+            unit = max(1, math.ceil(tpm / _TOKEN_ENTRIES)) if tpm else 1
+            self._windows[model] = _ModelWindows(
+                requests=None
+                if rpm is None
+                else RateLimitItemPerSecond(rpm, self.window_seconds, namespace="requests"),
+                tokens=None
+                if tpm is None
+                else RateLimitItemPerSecond(tpm // unit, self.window_seconds, namespace="tokens"),
+                token_unit=unit,
+            )
+
+    async def acquire(self, model: str, tokens: int) -> None:
+        """Wait for any pause of `model` to end, then for room in its windows for one request
+        and `tokens` tokens (plus what earlier requests used beyond their estimate). A request
+        estimated above the whole tokens-per-minute limit waits for an empty window."""
+        await self._wait_pause(model)
+        while True:
+            wait = self._try_hit(model, max(int(tokens), 0))
+            if wait is None:
+                return
+            await self._sleep(wait)
+            await self._wait_pause(model)
+
+    async def settle(self, model: str, estimated: int, used: int) -> None:
+        """Tokens used beyond the estimate are charged to the model's next request; tokens
+        estimated beyond use are taken off that charge (never below nothing: what a window
+        counted stays counted)."""
+        with self._lock:
+            balance = self._debt.get(model, 0) + int(used) - int(estimated)
+            self._debt[model] = max(balance, 0)
+
+    async def slow_down(self, model: str, seconds: float) -> None:
+        """Pause every caller of `model` for `seconds` from now (a longer pause already set
+        stays)."""
+        if not math.isfinite(seconds) or seconds <= 0:
+            return
+        with self._lock:
+            until = self._clock() + seconds
+            self._paused_until[model] = max(self._paused_until.get(model, until), until)
+
+    async def _wait_pause(self, model: str) -> None:
+        while True:
+            with self._lock:
+                left = self._paused_until.get(model, 0.0) - self._clock()
+            if left <= 0:
+                return
+            await self._sleep(left)
+
+    def _try_hit(self, model: str, tokens: int) -> float | None:
+        """Count one request of `tokens` if both windows have room (None); else the seconds
+        until the fuller one may have."""
+        with self._lock:
+            windows = self._windows.get(model)
+            if windows is None:
+                return None
+            tokens += self._debt.get(model, 0)
+            units = math.ceil(tokens / windows.token_unit)
+            hits = [(windows.requests, 1)] if windows.requests is not None else []
+            if windows.tokens is not None and units > 0:
+                hits.append((windows.tokens, min(units, windows.tokens.amount)))  # type: ignore[attr-defined]
+            waits = [self._wait_for(item, cost, model) for item, cost in hits]
+            if any(w is not None for w in waits):
+                return max(w for w in waits if w is not None)
+            for item, cost in hits:
+                self._strategy.hit(item, model, cost=cost)  # type: ignore[arg-type]
+            self._debt[model] = 0
+            return None
+
+    def _wait_for(self, item: object, cost: int, model: str) -> float | None:
+        if self._strategy.test(item, model, cost=cost):  # type: ignore[arg-type]
+            return None
+        reset, _remaining = self._strategy.get_window_stats(item, model)  # type: ignore[arg-type]
+        return max(reset - time.time(), _MIN_WAIT_S)
+
+
+def local_limiter(
+    limits: Mapping[str, RateLimit], *, window_seconds: int = DEFAULT_WINDOW_S
+) -> LocalLimiter:
+    """An in-process limiter holding `limits` (model -> limit), counted over windows of
+    `window_seconds` (a minute; tests use shorter ones, the limits then count per window)."""
+    return LocalLimiter(limits, window_seconds=window_seconds)
+
+
+_registered: dict[str, list[RateLimit]] = {}
+
+
+@contextmanager
+def rate_limited(model: str, limit: RateLimit | None) -> Iterator[None]:
+    """While the block runs, judge calls of `model` in this process respect `limit`: a
+    `LocalLimiter` is installed when none is, and `limit` is set on it (the strictest of the
+    limits of the experiments running on `model`). A limiter of another kind (a Ray proxy) is
+    left alone: it holds its own limits. None or an unlimited limit changes nothing."""
+    if limit is None or limit.is_unlimited():
+        yield
+        return
+    with _install_lock:
+        global _installed
+        if _installed is None:
+            _installed = LocalLimiter({})
+        limiter = _installed
+        if isinstance(limiter, LocalLimiter):
+            _registered.setdefault(model, []).append(limit)
+            limiter.set_limit(model, _strictest(_registered[model]))
+    try:
+        yield
+    finally:
+        if isinstance(limiter, LocalLimiter):
+            with _install_lock:
+                active = _registered.get(model, [])
+                if limit in active:
+                    active.remove(limit)
+                if not active:
+                    _registered.pop(model, None)
+                limiter.set_limit(model, _strictest(active) if active else None)
+
+
+def _strictest(limits: list[RateLimit]) -> RateLimit:
+    def lowest(values: list[int | None]) -> int | None:
+        given = [v for v in values if v is not None]
+        return min(given) if given else None
+
+    return RateLimit(
+        requests_per_minute=lowest([limit.requests_per_minute for limit in limits]),
+        tokens_per_minute=lowest([limit.tokens_per_minute for limit in limits]),
+    )
+
+
+def default_rate_limit(provider: str | None, *, own_endpoint: bool = True) -> RateLimit | None:
+    """The conservative default of `provider` (`PROVIDER_DEFAULTS`), or None: for an unknown
+    provider, or a model served at an API base that is not the provider's own endpoint."""
+    if not provider or not own_endpoint:
+        return None
+    return PROVIDER_DEFAULTS.get(provider)
