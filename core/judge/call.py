@@ -7,6 +7,7 @@ import inspect
 import json
 import logging
 import math
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -16,12 +17,13 @@ from pydantic import SecretStr
 from core._clock import elapsed_ms
 from core.errors import MastraError, error_code
 from core.judge import _litellm, retry
-from core.judge.budget import active_budget
+from core.judge.budget import active_budget, estimated_input_tokens
 from core.judge.cache import CachedAnswer, cache_key, judge_cache
 from core.judge.config import JudgeConfig
 from core.judge.endpoints import NO_KEY, provider_key_may_go
 from core.judge.estimate import active_recorder
 from core.judge.pricing import estimate_cost_usd
+from core.judge.rate_limit import Limiter, current_limiter
 from core.judge.prompt_step import PromptStep
 from core.judge.schema import JudgeOutputError, OutputSchema, parse_judge_json, score_schema
 from core.judge.secrets import SecretMasker, secret_masker
@@ -86,6 +88,13 @@ class _Attempts:
     """The error of every attempt that failed, in order."""
     cached_answers: int = 0
     """Calls answered from the judge cache (no request sent)."""
+    limiter_wait_s: float = 0.0
+    """Time spent waiting for the judge rate limit (`core.judge.rate_limit`), left out of the
+    step's duration: the limit is the experiment's own pacing, not the judge's latency."""
+
+    def duration_ms(self, started: float) -> int:
+        """Milliseconds since `started`, the time waited for the rate limit left out."""
+        return max(elapsed_ms(started) - round(self.limiter_wait_s * 1000), 0)
 
     @property
     def cached(self) -> bool | None:
@@ -184,7 +193,7 @@ async def run_prompt_step(
         attempt_count=0 if attempts.cached else max(attempts.attempt_count, 1),
         model_call_count=0 if attempts.cached else max(attempts.model_call_count, 1),
         attempt_errors=attempts.earlier_errors(masker),
-        duration_ms=elapsed_ms(started),
+        duration_ms=attempts.duration_ms(started),
         cached=attempts.cached,
         output=value,
         usage=attempts.usage,
@@ -279,9 +288,43 @@ def json_ready_usage(usage: JudgeUsage) -> dict[str, Any]:
 
 
 async def _request(arguments: dict[str, Any], attempts: _Attempts) -> Any:
-    """One request to the provider: one attempt. Under a spend cap (`core.judge.budget`), the
-    request is first reserved at its estimated cost, and refused (`BudgetReached`, before it
-    counts as an attempt) when that would pass the cap."""
+    """One request to the provider: one attempt. Under a judge rate limit
+    (`core.judge.rate_limit`), it first waits for its turn (at its estimated prompt tokens),
+    the tokens are settled with the reported usage after, and a 429 slows every caller of the
+    model down. Under a spend cap (`core.judge.budget`), the request is then reserved at its
+    estimated cost, and refused (`BudgetReached`, before it counts as an attempt) when that
+    would pass the cap."""
+    limiter = current_limiter()
+    if limiter is None:
+        return await _sent(arguments, attempts)
+    model = str(arguments.get("model") or "")
+    estimated = estimated_input_tokens(arguments)
+    waiting = time.perf_counter()
+    await limiter.acquire(model, estimated)
+    attempts.limiter_wait_s += time.perf_counter() - waiting
+    try:
+        response = await _sent(arguments, attempts)
+    except Exception as error:
+        await _report_error(limiter, model, error, attempts.attempt_count, estimated)
+        raise
+    usage = usage_from_litellm(getattr(response, "usage", None))
+    used = usage.total_tokens
+    await limiter.settle(model, estimated, estimated if used is None else used)
+    return response
+
+
+async def _report_error(
+    limiter: Limiter, model: str, error: Exception, attempt: int, estimated: int
+) -> None:
+    """A 429 pauses every caller of the model for the wait the server asked for (else the
+    backoff); an error answer used no tokens, though its estimate stays counted."""
+    if retry.status_of(error) == 429:
+        await limiter.slow_down(model, retry.pause_seconds(attempt, error))
+    await limiter.settle(model, estimated, 0)
+
+
+async def _sent(arguments: dict[str, Any], attempts: _Attempts) -> Any:
+    """The request itself, under the spend cap if there is one."""
     budget = active_budget()
     reserved = budget.reserve(arguments) if budget is not None else 0.0
     attempts.attempt_count += 1
@@ -413,7 +456,7 @@ def _failed_execution(
         attempt_count=attempts.attempt_count,
         model_call_count=attempts.model_call_count,
         attempt_errors=earlier,
-        duration_ms=elapsed_ms(started),
+        duration_ms=attempts.duration_ms(started),
         error=error,
         raw_output=None if attempts.raw_output is None else masker.text(attempts.raw_output),
         usage=None if attempts.usage.is_empty() else attempts.usage,

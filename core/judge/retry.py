@@ -31,9 +31,11 @@ __all__ = [
     "RETRY_AFTER_CAP_S",
     "backoff_seconds",
     "is_retryable",
+    "pause_seconds",
     "retry_after_seconds",
     "retry_budget",
     "sleep",
+    "status_of",
     "with_retries",
 ]
 
@@ -84,6 +86,11 @@ def is_retryable(error: BaseException) -> bool:
     from openai import APIConnectionError  # already imported by litellm when we get here
 
     return isinstance(error, APIConnectionError)  # timeouts are a subclass
+
+
+def status_of(error: BaseException) -> int | None:
+    """The HTTP status of an error, when it carries one."""
+    return _status(error)
 
 
 def _status(error: BaseException) -> int | None:
@@ -142,12 +149,17 @@ def _number(text: str | None) -> float | None:
 
 def backoff_seconds(retry: int, error: BaseException) -> float:
     """The wait before retry number `retry` (1 for the first) after `error`."""
+    return pause_seconds(retry, error) + random.uniform(0, JITTER_S)
+
+
+def pause_seconds(retry: int, error: BaseException) -> float:
+    """How long a 429 pauses every caller of the model (`core.judge.rate_limit`): the wait the
+    server asked for (capped), else the backoff of retry number `retry`; no jitter, the
+    callers' own waits have theirs."""
     asked = retry_after_seconds(error)
     if asked is not None:
-        base = min(asked, RETRY_AFTER_CAP_S)
-    else:
-        base = min(BACKOFF_INITIAL_S * 2 ** (retry - 1), BACKOFF_MAX_S)
-    return base + random.uniform(0, JITTER_S)
+        return min(asked, RETRY_AFTER_CAP_S)
+    return min(BACKOFF_INITIAL_S * 2 ** (max(retry, 1) - 1), BACKOFF_MAX_S)
 
 
 async def with_retries(

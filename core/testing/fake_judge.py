@@ -7,7 +7,7 @@ through the real litellm path (HTTP, parsing, usage, errors) with no network. St
     with FakeJudge() as judge:
         judge.script('{"score": 1}', Fault(status=500), Reply("not JSON", delay=0.5))
         ...   # each call takes the next scripted answer, then the default one
-        judge.stats()   # {"requests": 3, "byStatus": {"200": 2, "500": 1}}
+        judge.stats()   # {"requests": 3, "byStatus": {"200": 2, "500": 1}, "log": [...]}
         judge.authorizations   # the Authorization header of each request: which key came
 
 `KEY_ECHO` in a scripted answer's content or fault message is replaced by the key the request
@@ -122,6 +122,7 @@ class FakeJudge:
         the order of `requests`: which key reached this server."""
         self._script: deque[Answer] = deque()
         self._statuses: Counter[int] = Counter()
+        self._log: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._ids = count(1)
         self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(self))
@@ -140,13 +141,17 @@ class FakeJudge:
             return len(self.requests)
 
     def stats(self) -> dict[str, Any]:
-        """`{"requests": n, "byStatus": {"200": k, ...}}`: chat-completion requests received and
-        the HTTP status each was answered with (decided on arrival: a request the client gave up
-        on, e.g. after its timeout, counts with the status the server meant to send)."""
+        """`{"requests": n, "byStatus": {"200": k, ...}, "log": [...]}`: chat-completion requests
+        received and the HTTP status each was answered with (decided on arrival: a request the
+        client gave up on, e.g. after its timeout, counts with the status the server meant to
+        send); `log` has one `{"at": t, "status": s, "totalTokens": n}` per request in order of
+        arrival (`t`: `time.time()` on arrival; `n`: the tokens its answer reports, 0 for an
+        error), which is what a rate limit is measured on."""
         with self._lock:
             return {
                 "requests": len(self.requests),
                 "byStatus": {str(status): n for status, n in sorted(self._statuses.items())},
+                "log": [dict(entry) for entry in self._log],
             }
 
     def script(self, *answers: Answer) -> FakeJudge:
@@ -159,6 +164,7 @@ class FakeJudge:
         """Forget the script, the recorded requests and the stats."""
         with self._lock:
             self._script.clear()
+            self._log.clear()
             self.requests.clear()
             self.authorizations.clear()
             self._statuses.clear()
@@ -189,6 +195,7 @@ class FakeJudge:
     def _next_answer(
         self, request: dict[str, Any], authorization: str | None = None
     ) -> Reply | Fault:
+        arrived = time.time()
         with self._lock:
             self.requests.append(request)
             self.authorizations.append(authorization)
@@ -196,8 +203,10 @@ class FakeJudge:
         answer = scripted if scripted is not None else self.responder(request)
         if isinstance(answer, str):
             answer = Reply(answer)
+        status = answer.status if isinstance(answer, Fault) else 200
         with self._lock:
-            self._statuses[answer.status if isinstance(answer, Fault) else 200] += 1
+            self._statuses[status] += 1
+            self._log.append({"at": arrived, "status": status, "totalTokens": _tokens(answer)})
         return answer
 
     def _completion(self, reply: Reply) -> dict[str, Any]:
@@ -280,6 +289,15 @@ def _handler_for(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
             pass
 
     return Handler
+
+
+def _tokens(answer: Reply | Fault) -> int:
+    """The tokens an answer reports using (its total, else prompt plus completion)."""
+    if isinstance(answer, Fault):
+        return 0
+    if answer.total_tokens is not None:
+        return answer.total_tokens
+    return answer.prompt_tokens + answer.completion_tokens
 
 
 def _with_key(answer: Reply | Fault, authorization: str | None) -> Reply | Fault:

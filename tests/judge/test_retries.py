@@ -425,6 +425,13 @@ async def test_stats_are_served_over_http(
         with urllib.request.urlopen(url, timeout=5) as response:
             served = json.loads(response.read())
         assert served == judge_server.stats()
-        assert served == {"requests": 3, "byStatus": {"200": 1, "429": 1, "500": 1}}
+        assert {k: served[k] for k in ("requests", "byStatus")} == {
+            "requests": 3,
+            "byStatus": {"200": 1, "429": 1, "500": 1},
+        }
+        assert [entry["status"] for entry in served["log"]] == [500, 429, 200]
+        assert [entry["totalTokens"] for entry in served["log"]] == [0, 0, 30]
+        times = [entry["at"] for entry in served["log"]]
+        assert times == sorted(times)
     judge_server.reset()
-    assert judge_server.stats() == {"requests": 0, "byStatus": {}}
+    assert judge_server.stats() == {"requests": 0, "byStatus": {}, "log": []}
