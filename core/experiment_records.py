@@ -31,6 +31,7 @@ __all__ = [
     "ImportReport",
     "ItemRow",
     "ItemSort",
+    "RateLimit",
     "ResultPage",
     "ResultQuery",
     "RunCounts",
@@ -422,6 +423,32 @@ class ExperimentSummary(Record):
     """End (UTC)."""
 
 
+class RateLimit(Record):
+    """How many requests and tokens a judge model may receive per minute (the judge rate
+    limit, `core.judge.rate_limit`; docs/core.md, Judge rate limits)."""
+
+    requests_per_minute: int | None = Field(default=None, gt=0, strict=True)
+    """Requests per minute, a whole number above 0; None: not limited (in an experiment's
+    `rate_limit`: the provider's default)."""
+    tokens_per_minute: int | None = Field(default=None, gt=0, strict=True)
+    """Tokens per minute, prompt and answer together, a whole number above 0; None: not
+    limited (in an experiment's `rate_limit`: the provider's default). A request counts at its
+    estimated prompt tokens before it is sent, corrected by the usage reported after."""
+
+    def is_unlimited(self) -> bool:
+        """True when neither requests nor tokens are limited."""
+        return self.requests_per_minute is None and self.tokens_per_minute is None
+
+    def over(self, base: RateLimit | None) -> RateLimit:
+        """This limit with each unset figure taken from `base`."""
+        if base is None:
+            return self
+        return RateLimit(
+            requests_per_minute=self.requests_per_minute or base.requests_per_minute,
+            tokens_per_minute=self.tokens_per_minute or base.tokens_per_minute,
+        )
+
+
 class ExperimentConfig(Record):
     """What to run: which dataset, which scorers, which judge."""
 
@@ -450,6 +477,11 @@ class ExperimentConfig(Record):
     spend so far plus the calls in flight (each at its estimated cost) would pass it, and the
     experiment ends `budget_reached`. A judge model litellm has no price for cannot be capped:
     the experiment is refused. None: no cap."""
+    rate_limit: RateLimit | None = None
+    """Requests and tokens per minute the judge model may receive from this process while the
+    experiment runs (shared with every other experiment on the same model). A figure left
+    unset takes the provider's conservative default (`core.judge.rate_limit.PROVIDER_DEFAULTS`;
+    none for a model served at another API base); None: the defaults."""
 
 
 class CostEstimate(Record):

@@ -29,11 +29,13 @@ from core.experiment_records import (
     ExperimentInfo,
     ExperimentProgress,
     ExperimentStatus,
+    RateLimit,
     RunCounts,
     ScorerOutcome,
 )
 from core.experiments.engine import CancelToken, Skip, run_experiment
 from core.judge.budget import JudgeBudget
+from core.judge.rate_limit import rate_limited
 from core.judge.secrets import mask_secrets
 from core.run_results import JudgeUsage
 from core.scoring import Scorer
@@ -195,6 +197,7 @@ class ExperimentJob:
         self._elapsed_s = 0.0
         self._writer: ResultWriter | None = None
         self.budget: JudgeBudget | None = None
+        self.rate_limit: tuple[str, RateLimit] | None = None
         """The spend cap this experiment runs under, if any (its `spent_usd` is live)."""
 
     # ---- reading ----
@@ -271,12 +274,15 @@ class ExperimentJob:
         item_count: int | None = None,
         skip: Skip | None = None,
         budget: JudgeBudget | None = None,
+        rate_limit: tuple[str, RateLimit] | None = None,
     ) -> None:
         """Run the experiment in a background thread. `items` may be an iterable read as the
         runs start (e.g. the store's paged reader), with `item_count` saying how many; `skip`
         leaves pairs out (`run_experiment`), e.g. those a resumed experiment has stored;
-        `budget`: the judge spend cap its judge calls ask (`core.judge.budget`)."""
+        `budget`: the judge spend cap its judge calls ask (`core.judge.budget`); `rate_limit`:
+        (judge model, limit) its judge calls respect while it runs (`core.judge.rate_limit`)."""
         self.budget = budget
+        self.rate_limit = rate_limit
         self._launch(sink, items, scorers, concurrency, item_count, skip, None)
 
     def retry(
@@ -371,18 +377,20 @@ class ExperimentJob:
         try:
             sink.update_experiment_progress(self.experiment_id, *self.tally())
             self._publish("running")
-            summary = run_coroutine_sync(
-                run_experiment(
-                    items=items,
-                    scorers=scorers,
-                    concurrency=concurrency,
-                    item_count=item_count,
-                    on_outcome=self.record,
-                    cancel=self.cancel,
-                    skip=skip,
-                    budget=self.budget,
+            model, limit = self.rate_limit or ("", None)
+            with rate_limited(model, limit):
+                summary = run_coroutine_sync(
+                    run_experiment(
+                        items=items,
+                        scorers=scorers,
+                        concurrency=concurrency,
+                        item_count=item_count,
+                        on_outcome=self.record,
+                        cancel=self.cancel,
+                        skip=skip,
+                        budget=self.budget,
+                    )
                 )
-            )
             status = self._end_status(summary.status, retried_from)
         except BaseException as failure:  # the worker must always record how it ended
             error = failure

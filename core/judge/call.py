@@ -23,8 +23,8 @@ from core.judge.config import JudgeConfig
 from core.judge.endpoints import NO_KEY, provider_key_may_go
 from core.judge.estimate import active_recorder
 from core.judge.pricing import estimate_cost_usd
-from core.judge.rate_limit import Limiter, current_limiter
 from core.judge.prompt_step import PromptStep
+from core.judge.rate_limit import Limiter, current_limiter
 from core.judge.schema import JudgeOutputError, OutputSchema, parse_judge_json, score_schema
 from core.judge.secrets import SecretMasker, secret_masker
 from core.run_results import (

@@ -22,11 +22,14 @@ import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from pydantic import Field
+from core.experiment_records import RateLimit
+from core.judge import _litellm
+from core.judge.endpoints import is_provider_endpoint
 
-from core.record_base import Record
+if TYPE_CHECKING:
+    from limits import RateLimitItem
 
 __all__ = [
     "DEFAULT_WINDOW_S",
@@ -35,9 +38,11 @@ __all__ = [
     "LocalLimiter",
     "RateLimit",
     "current_limiter",
-    "default_rate_limit",
+    "experiment_rate_limit",
     "install_limiter",
+    "judge_rate_limit",
     "local_limiter",
+    "provider_default",
     "rate_limited",
 ]
 
@@ -48,21 +53,6 @@ _TOKEN_ENTRIES = 10_000
 unit hit, so a large limit is counted in units of several tokens (each request rounded up)."""
 _MIN_WAIT_S = 0.005
 """The shortest sleep between two tries of a full window (the reset time is exact to the µs)."""
-
-
-class RateLimit(Record):
-    """How many requests and tokens a judge model may receive per minute."""
-
-    requests_per_minute: int | None = Field(default=None, gt=0, strict=True)
-    """Requests per minute (a whole number above 0); None: requests are not limited."""
-    tokens_per_minute: int | None = Field(default=None, gt=0, strict=True)
-    """Tokens per minute, prompt and answer together (a whole number above 0); None: tokens are
-    not limited. A request is counted at its estimated prompt tokens before it is sent, and
-    corrected by the usage the provider reported once it returns."""
-
-    def is_unlimited(self) -> bool:
-        """True when neither requests nor tokens are limited."""
-        return self.requests_per_minute is None and self.tokens_per_minute is None
 
 
 PROVIDER_DEFAULTS: dict[str, RateLimit] = {
@@ -117,8 +107,8 @@ def current_limiter() -> Limiter | None:
 class _ModelWindows:
     """The `limits` items of one model and its token units."""
 
-    requests: object | None
-    tokens: object | None
+    requests: RateLimitItem | None
+    tokens: RateLimitItem | None
     token_unit: int
 
 
@@ -235,19 +225,19 @@ class LocalLimiter:
             units = math.ceil(tokens / windows.token_unit)
             hits = [(windows.requests, 1)] if windows.requests is not None else []
             if windows.tokens is not None and units > 0:
-                hits.append((windows.tokens, min(units, windows.tokens.amount)))  # type: ignore[attr-defined]
+                hits.append((windows.tokens, min(units, windows.tokens.amount)))
             waits = [self._wait_for(item, cost, model) for item, cost in hits]
             if any(w is not None for w in waits):
                 return max(w for w in waits if w is not None)
             for item, cost in hits:
-                self._strategy.hit(item, model, cost=cost)  # type: ignore[arg-type]
+                self._strategy.hit(item, model, cost=cost)
             self._debt[model] = 0
             return None
 
-    def _wait_for(self, item: object, cost: int, model: str) -> float | None:
-        if self._strategy.test(item, model, cost=cost):  # type: ignore[arg-type]
+    def _wait_for(self, item: RateLimitItem, cost: int, model: str) -> float | None:
+        if self._strategy.test(item, model, cost=cost):
             return None
-        reset, _remaining = self._strategy.get_window_stats(item, model)  # type: ignore[arg-type]
+        reset, _remaining = self._strategy.get_window_stats(item, model)
         return max(reset - time.time(), _MIN_WAIT_S)
 
 
@@ -303,9 +293,35 @@ def _strictest(limits: list[RateLimit]) -> RateLimit:
     )
 
 
-def default_rate_limit(provider: str | None, *, own_endpoint: bool = True) -> RateLimit | None:
-    """The conservative default of `provider` (`PROVIDER_DEFAULTS`), or None: for an unknown
-    provider, or a model served at an API base that is not the provider's own endpoint."""
-    if not provider or not own_endpoint:
+def provider_default(model: str, api_base: str | None = None) -> RateLimit | None:
+    """The conservative default for `model` (`PROVIDER_DEFAULTS`, by the provider litellm
+    routes it to), or None: an unroutable model, a provider without a default, or a model
+    served at an API base that is not the provider's own endpoint (a local server, a proxy)."""
+    try:
+        _model_id, provider = _litellm.resolve_model(model, api_base)
+    except Exception:  # unroutable: the judge call itself will say so
+        return None
+    if api_base and not is_provider_endpoint(model, provider, api_base):
         return None
     return PROVIDER_DEFAULTS.get(provider)
+
+
+def experiment_rate_limit(
+    model: str | None, api_base: str | None, given: RateLimit | None
+) -> RateLimit | None:
+    """The limit an experiment's judge model runs under: each figure of `given` (the
+    experiment's `rate_limit`) that is set, else the provider's default; None when nothing
+    limits it (no judge model, or neither figure from either)."""
+    if not model:
+        return None
+    default = provider_default(model, api_base)
+    limit = given.over(default) if given is not None else default
+    return None if limit is None or limit.is_unlimited() else limit
+
+
+def judge_rate_limit(
+    model: str | None, api_base: str | None, given: RateLimit | None
+) -> tuple[str, RateLimit] | None:
+    """(model, limit) for `rate_limited`, as an experiment's job takes it; None: no limit."""
+    limit = experiment_rate_limit(model, api_base, given)
+    return None if limit is None or not model else (model, limit)

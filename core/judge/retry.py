@@ -159,7 +159,8 @@ def pause_seconds(retry: int, error: BaseException) -> float:
     asked = retry_after_seconds(error)
     if asked is not None:
         return min(asked, RETRY_AFTER_CAP_S)
-    return min(BACKOFF_INITIAL_S * 2 ** (max(retry, 1) - 1), BACKOFF_MAX_S)
+    doublings: int = max(retry, 1) - 1
+    return min(BACKOFF_INITIAL_S * float(2**doublings), BACKOFF_MAX_S)
 
 
 async def with_retries(

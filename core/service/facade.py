@@ -64,6 +64,7 @@ from core.judge.credentials import (
 )
 from core.judge.estimate import cost_estimate
 from core.judge.pricing import estimate_cost_usd, unit_prices
+from core.judge.rate_limit import judge_rate_limit
 from core.judge.secrets import remember_secret, secret_masker
 from core.run_results import ScorerRunResult
 from core.scorers import PREBUILT, PrebuiltScorer
@@ -286,6 +287,7 @@ class Service:
             config.concurrency,
             item_count=info.total_items,
             budget=budget,
+            rate_limit=judge_rate_limit(config.judge_model, api_base, config.rate_limit),
         )
         return info.id
 
@@ -337,7 +339,14 @@ class Service:
         )
         job = self._jobs.add(ExperimentJob(info.id, info.counts))
         job.start(
-            self.store, stored.items(), scorers, info.concurrency, count, skip=stored, budget=budget
+            self.store,
+            stored.items(),
+            scorers,
+            info.concurrency,
+            count,
+            skip=stored,
+            budget=budget,
+            rate_limit=judge_rate_limit(info.judge_model, info.api_base, None),  # not stored
         )
         return info.id
 
