@@ -1,6 +1,7 @@
 """New experiment: dataset, scorers with options, judge model, the judge cache, a spend cap,
-concurrency, the judge calls it will make and their estimated cost; start. The run happens in
-the service's background worker; this page (and every other) only shows its progress.
+the judge rate limit, concurrency, the judge calls it will make and their estimated cost;
+start. The run happens in the service's background worker; this page (and every other) only
+shows its progress.
 
 A module of functions: app.py's router runs the file as `__main__`, which calls `main()`;
 imported (`pages.new_experiment`), it draws nothing. Dataset names are option labels (plain
@@ -15,6 +16,7 @@ from core.experiment_records import (
     CostEstimate,
     DatasetInfo,
     ExperimentConfig,
+    RateLimit,
     ScorerCatalogEntry,
     ScorerSpec,
 )
@@ -149,6 +151,34 @@ def cost_controls() -> tuple[bool, float | None]:
     return cache, (float(cap) if cap > 0 else None)
 
 
+def rate_limit_controls() -> RateLimit | None:
+    """The judge rate limit: requests and tokens per minute (0: the provider's default)."""
+    rpm_column, tpm_column = st.columns(2)
+    rpm = rpm_column.number_input(
+        "Judge requests per minute (0 = default)",
+        min_value=0,
+        value=0,
+        step=10,
+        key=f"{KEY}.rpm",
+        help="At most this many judge requests per minute (retries included) from this "
+        "server to the judge model, shared with other experiments on it. 0: the provider's "
+        "conservative default (openai 500, anthropic 50, ...; none for a model at another "
+        "API base). A 429 from the provider pauses every call to the model.",
+    )
+    tpm = tpm_column.number_input(
+        "Judge tokens per minute (0 = default)",
+        min_value=0,
+        value=0,
+        step=1000,
+        key=f"{KEY}.tpm",
+        help="At most this many tokens (prompt and answer) per minute to the judge model. "
+        "0: the provider's conservative default (openai 30,000, anthropic 20,000, ...).",
+    )
+    if not rpm and not tpm:
+        return None
+    return RateLimit(requests_per_minute=int(rpm) or None, tokens_per_minute=int(tpm) or None)
+
+
 @st.cache_data(max_entries=32, ttl=600, show_spinner="Estimating the judge cost…")
 def _estimate(config_json: str) -> CostEstimate:
     return service().estimate_cost(ExperimentConfig.model_validate_json(config_json))
@@ -231,10 +261,11 @@ def main() -> None:
     problems.extend(shared.data_problems(dataset, specs))
     model = api_base = typed_key = None
     settings: dict = {}
-    cache, max_cost = False, None
+    cache, max_cost, rate_limit = False, None, None
     if needs_judge:
         model, api_base, settings, typed_key = judge_settings()
         cache, max_cost = cost_controls()
+        rate_limit = rate_limit_controls()
         if not model:
             problems.append("The chosen LLM-judge scorers need a judge model.")
     concurrency = st.slider("Concurrency (scorer runs at once)", 1, 64, 8, key=f"{KEY}.concurrency")
@@ -258,6 +289,7 @@ def main() -> None:
         judge_settings=settings,
         cache=cache,
         max_cost=max_cost,
+        rate_limit=rate_limit,
     )
     if specs and model and not problems:
         render_estimate(config)

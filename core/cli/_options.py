@@ -8,7 +8,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
-from core.cli._values import max_cost, share
+from core.cli._values import max_cost, per_minute, share
 
 __all__ = [
     "Commands",
@@ -16,6 +16,7 @@ __all__ = [
     "add_judge_key_options",
     "add_max_cost_option",
     "add_progress_option",
+    "add_rate_limit_options",
     "add_report_options",
 ]
 
@@ -67,6 +68,26 @@ def add_judge_key_options(command: argparse.ArgumentParser) -> None:
 def add_max_cost_option(command: argparse.ArgumentParser, help: str) -> None:
     """`--max-cost USD`, a spend cap on the judge (`ExperimentConfig.max_cost`)."""
     command.add_argument("--max-cost", type=max_cost, metavar="USD", help=help)
+
+
+def add_rate_limit_options(command: argparse.ArgumentParser) -> None:
+    """`--rpm N` / `--tpm N`: the judge rate limit of the run (`ExperimentConfig.rate_limit`)."""
+    command.add_argument(
+        "--rpm",
+        type=per_minute,
+        metavar="N",
+        help="at most N judge requests per minute to the judge model from this process, "
+        "retries included (default: the provider's conservative default, e.g. 500 for "
+        "openai, 50 for anthropic; none for a model at another --api-base)",
+    )
+    command.add_argument(
+        "--tpm",
+        type=per_minute,
+        metavar="N",
+        help="at most N judge tokens (prompt and answer) per minute to the judge model "
+        "(default: the provider's, e.g. 30000 for openai; none for a model at another "
+        "--api-base); a 429 from the provider pauses every judge call of the model",
+    )
 
 
 def add_report_options(command: argparse.ArgumentParser) -> None:

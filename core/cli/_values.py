@@ -13,12 +13,14 @@ import sys
 from pydantic import SecretStr
 
 from core.cli._errors import CliError
-from core.experiment_records import ScorerSpec
+from core.experiment_records import RateLimit, ScorerSpec
 
 __all__ = [
     "concurrency",
     "judge_setting",
     "max_cost",
+    "per_minute",
+    "rate_limit",
     "retry_count",
     "scorer_spec",
     "share",
@@ -72,6 +74,29 @@ def max_cost(text: str) -> float:
             f"expected an amount of USD above 0, e.g. 2.50, got {text!r}"
         )
     return value
+
+
+def per_minute(text: str) -> int:
+    """A judge rate, a whole number above 0 per minute (`--rpm`, `--tpm`)."""
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number per minute above 0, e.g. 500, got {text!r}"
+        ) from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number per minute above 0, e.g. 500, got {text!r}"
+        )
+    return value
+
+
+def rate_limit(rpm: int | None, tpm: int | None) -> RateLimit | None:
+    """The experiment's judge rate limit from `--rpm` and `--tpm` (None: the provider's
+    defaults; a figure not given keeps its default)."""
+    if rpm is None and tpm is None:
+        return None
+    return RateLimit(requests_per_minute=rpm, tokens_per_minute=tpm)
 
 
 def retry_count(text: str) -> int:

@@ -16,6 +16,7 @@ from core.cli._options import (
     add_judge_key_options,
     add_max_cost_option,
     add_progress_option,
+    add_rate_limit_options,
     add_report_options,
 )
 from core.cli._progress import bars_wanted
@@ -73,6 +74,7 @@ def register(commands: Commands) -> None:
     )
     run.add_argument("--name", help="experiment name")
     _add_spend_options(run)
+    add_rate_limit_options(run)
     add_report_options(run)
     add_progress_option(run)
     run.set_defaults(handler=_run)
@@ -222,6 +224,7 @@ def _config(
         judge_settings=settings,
         cache=arguments.cache,
         max_cost=arguments.max_cost,
+        rate_limit=_values.rate_limit(arguments.rpm, arguments.tpm),
     )
 
 
