@@ -17,14 +17,14 @@ from pydantic import SecretStr
 from core._clock import elapsed_ms
 from core.errors import MastraError, error_code
 from core.judge import _litellm, retry
-from core.judge.budget import active_budget, estimated_input_tokens
+from core.judge.budget import active_budget
 from core.judge.cache import CachedAnswer, cache_key, judge_cache
 from core.judge.config import JudgeConfig
 from core.judge.endpoints import NO_KEY, provider_key_may_go
 from core.judge.estimate import active_recorder
 from core.judge.pricing import estimate_cost_usd
 from core.judge.prompt_step import PromptStep
-from core.judge.rate_limit import Limiter, current_limiter
+from core.judge.rate_limit import Limiter, current_limiter, request_tokens
 from core.judge.schema import JudgeOutputError, OutputSchema, parse_judge_json, score_schema
 from core.judge.secrets import SecretMasker, secret_masker
 from core.run_results import (
@@ -289,7 +289,7 @@ def json_ready_usage(usage: JudgeUsage) -> dict[str, Any]:
 
 async def _request(arguments: dict[str, Any], attempts: _Attempts) -> Any:
     """One request to the provider: one attempt. Under a judge rate limit
-    (`core.judge.rate_limit`), it first waits for its turn (at its estimated prompt tokens),
+    (`core.judge.rate_limit`), it first waits for its turn (at its estimated tokens),
     the tokens are settled with the reported usage after, and a 429 slows every caller of the
     model down. Under a spend cap (`core.judge.budget`), the request is then reserved at its
     estimated cost, and refused (`BudgetReached`, before it counts as an attempt) when that
@@ -298,7 +298,7 @@ async def _request(arguments: dict[str, Any], attempts: _Attempts) -> Any:
     if limiter is None:
         return await _sent(arguments, attempts)
     model = str(arguments.get("model") or "")
-    estimated = estimated_input_tokens(arguments)
+    estimated = request_tokens(arguments)
     waiting = time.perf_counter()
     await limiter.acquire(model, estimated)
     attempts.limiter_wait_s += time.perf_counter() - waiting

@@ -22,10 +22,12 @@ import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from functools import cache
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from core.experiment_records import RateLimit
 from core.judge import _litellm
+from core.judge.budget import DEFAULT_OUTPUT_TOKENS, estimated_input_tokens
 from core.judge.endpoints import is_provider_endpoint
 
 if TYPE_CHECKING:
@@ -44,6 +46,7 @@ __all__ = [
     "local_limiter",
     "provider_default",
     "rate_limited",
+    "request_tokens",
 ]
 
 DEFAULT_WINDOW_S = 60
@@ -51,6 +54,12 @@ DEFAULT_WINDOW_S = 60
 _TOKEN_ENTRIES = 10_000
 """At most this many entries hold a tokens-per-minute window: the library keeps one entry per
 unit hit, so a large limit is counted in units of several tokens (each request rounded up)."""
+MAX_MARGIN_S = 1.0
+"""The arrival margin: a turn is given for a window this much longer than the limit's (at most
+a quarter of it), because the provider counts a request when it arrives, and requests given
+their turn together reach it a few milliseconds apart (more on a busy machine or network):
+without it, a batch admitted on the dot of a window's end could land in one provider window
+with the end of the batch before."""
 _MIN_WAIT_S = 0.005
 """The shortest sleep between two tries of a full window (the reset time is exact to the µs)."""
 
@@ -125,18 +134,24 @@ class LocalLimiter:
         self,
         limits: Mapping[str, RateLimit],
         *,
-        window_seconds: int = DEFAULT_WINDOW_S,
+        window_seconds: int | None = None,
+        margin_seconds: float | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         from limits.storage import MemoryStorage  # imported here: `import core` stays light
         from limits.strategies import MovingWindowRateLimiter
 
+        if window_seconds is None:
+            window_seconds = DEFAULT_WINDOW_S  # read now: tests shorten it for a whole service
         if isinstance(window_seconds, bool) or not isinstance(window_seconds, int):
             raise TypeError(f"window_seconds must be a whole number, not {window_seconds!r}")
         if window_seconds <= 0:
             raise ValueError(f"window_seconds must be above 0, not {window_seconds}")
         self.window_seconds = window_seconds
+        self.margin_seconds = (
+            min(MAX_MARGIN_S, window_seconds / 4) if margin_seconds is None else margin_seconds
+        )
         self._clock = clock
         self._sleep = sleep
         self._lock = threading.Lock()
@@ -157,8 +172,6 @@ class LocalLimiter:
     def set_limit(self, model: str, limit: RateLimit | None) -> None:
         """Limit `model` to `limit` from now on (None or an unlimited one: no limit). What was
         counted in the current window under an earlier limit of the same size is kept."""
-        from limits import RateLimitItemPerSecond
-
         with self._lock:
             if limit is None or limit.is_unlimited():
                 self._limits.pop(model, None)
@@ -167,13 +180,11 @@ class LocalLimiter:
             self._limits[model] = limit
             rpm, tpm = limit.requests_per_minute, limit.tokens_per_minute
             unit = max(1, math.ceil(tpm / _TOKEN_ENTRIES)) if tpm else 1
+            seconds = self.window_seconds + self.margin_seconds
+            window = _window_class()
             self._windows[model] = _ModelWindows(
-                requests=None
-                if rpm is None
-                else RateLimitItemPerSecond(rpm, self.window_seconds, namespace="requests"),
-                tokens=None
-                if tpm is None
-                else RateLimitItemPerSecond(tpm // unit, self.window_seconds, namespace="tokens"),
+                requests=None if rpm is None else window(rpm, seconds, "requests"),
+                tokens=None if tpm is None else window(tpm // unit, seconds, "tokens"),
                 token_unit=unit,
             )
 
@@ -241,15 +252,41 @@ class LocalLimiter:
         return max(reset - time.time(), _MIN_WAIT_S)
 
 
+@cache
+def _window_class() -> Callable[[int, float, str], RateLimitItem]:
+    """A `limits` item whose window is any number of seconds (the library's are whole ones;
+    its in-memory moving window computes with float timestamps)."""
+    from limits import RateLimitItemPerSecond
+
+    class Window(RateLimitItemPerSecond):
+        __slots__ = ("seconds",)
+
+        def __init__(self, amount: int, seconds: float, namespace: str) -> None:
+            super().__init__(amount, 1, namespace)
+            self.seconds = seconds
+
+        def get_expiry(self) -> int:
+            return self.seconds  # type: ignore[return-value]  # a float works, see above
+
+    return Window
+
+
 def local_limiter(
-    limits: Mapping[str, RateLimit], *, window_seconds: int = DEFAULT_WINDOW_S
+    limits: Mapping[str, RateLimit],
+    *,
+    window_seconds: int | None = None,
+    margin_seconds: float | None = None,
 ) -> LocalLimiter:
     """An in-process limiter holding `limits` (model -> limit), counted over windows of
-    `window_seconds` (a minute; tests use shorter ones, the limits then count per window)."""
-    return LocalLimiter(limits, window_seconds=window_seconds)
+    `window_seconds` (default `DEFAULT_WINDOW_S`, a minute; tests use shorter ones, the limits
+    then count per window) plus the arrival margin (default: a quarter of the window, at most
+    `MAX_MARGIN_S`)."""
+    return LocalLimiter(limits, window_seconds=window_seconds, margin_seconds=margin_seconds)
 
 
 _registered: dict[str, list[RateLimit]] = {}
+_owned: LocalLimiter | None = None
+"""The limiter `rate_limited` installed, uninstalled when its last experiment ends."""
 
 
 @contextmanager
@@ -261,10 +298,10 @@ def rate_limited(model: str, limit: RateLimit | None) -> Iterator[None]:
     if limit is None or limit.is_unlimited():
         yield
         return
+    global _installed, _owned
     with _install_lock:
-        global _installed
         if _installed is None:
-            _installed = LocalLimiter({})
+            _installed = _owned = LocalLimiter({})
         limiter = _installed
         if isinstance(limiter, LocalLimiter):
             _registered.setdefault(model, []).append(limit)
@@ -280,6 +317,8 @@ def rate_limited(model: str, limit: RateLimit | None) -> Iterator[None]:
                 if not active:
                     _registered.pop(model, None)
                 limiter.set_limit(model, _strictest(active) if active else None)
+                if not _registered and _installed is _owned:
+                    _installed = _owned = None
 
 
 def _strictest(limits: list[RateLimit]) -> RateLimit:
@@ -291,6 +330,20 @@ def _strictest(limits: list[RateLimit]) -> RateLimit:
         requests_per_minute=lowest([limit.requests_per_minute for limit in limits]),
         tokens_per_minute=lowest([limit.tokens_per_minute for limit in limits]),
     )
+
+
+def request_tokens(arguments: Mapping[str, Any]) -> int:
+    """The tokens a request is counted at before it is sent: its prompt (estimated from its
+    characters, erring high) plus the longest answer it may get (`max_tokens`, else
+    `DEFAULT_OUTPUT_TOKENS`). Erring high keeps the calls in flight, whose usage is not known
+    yet, inside the limit; what a request used beyond it is charged to the next one."""
+    answer = DEFAULT_OUTPUT_TOKENS
+    for name in ("max_tokens", "max_completion_tokens"):
+        value = arguments.get(name)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            answer = value
+            break
+    return estimated_input_tokens(arguments) + answer
 
 
 def provider_default(model: str, api_base: str | None = None) -> RateLimit | None:
