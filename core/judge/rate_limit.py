@@ -53,7 +53,9 @@ DEFAULT_WINDOW_S = 60
 """The window the limits are counted over: a minute (the providers' RPM and TPM)."""
 _TOKEN_ENTRIES = 10_000
 """At most this many entries hold a tokens-per-minute window: the library keeps one entry per
-unit hit, so a large limit is counted in units of several tokens (each request rounded up)."""
+unit hit, so a large limit is counted in units of several tokens (the part of a unit a request
+leaves is carried to the next one, so a window may pass the limit by at most one unit, a
+10,000th of it)."""
 MAX_MARGIN_S = 1.0
 """The arrival margin: a turn is given for a window this much longer than the limit's (at most
 a quarter of it), because the provider counts a request when it arrives, and requests given
@@ -232,17 +234,20 @@ class LocalLimiter:
             windows = self._windows.get(model)
             if windows is None:
                 return None
+            # What earlier requests used beyond their count, and the part of a unit they left.
             tokens += self._debt.get(model, 0)
-            units = math.ceil(tokens / windows.token_unit)
+            units, left = divmod(tokens, windows.token_unit)
             hits = [(windows.requests, 1)] if windows.requests is not None else []
             if windows.tokens is not None and units > 0:
-                hits.append((windows.tokens, min(units, windows.tokens.amount)))
+                if units > windows.tokens.amount:  # larger than the limit: an empty window
+                    units, left = windows.tokens.amount, 0
+                hits.append((windows.tokens, units))
             waits = [self._wait_for(item, cost, model) for item, cost in hits]
             if any(w is not None for w in waits):
                 return max(w for w in waits if w is not None)
             for item, cost in hits:
                 self._strategy.hit(item, model, cost=cost)
-            self._debt[model] = 0
+            self._debt[model] = left if windows.tokens is not None else 0
             return None
 
     def _wait_for(self, item: RateLimitItem, cost: int, model: str) -> float | None:

@@ -185,6 +185,18 @@ async def test_tokens_estimated_beyond_use_offset_what_is_owed_only() -> None:
     assert time.perf_counter() - started < WINDOW / 2
 
 
+async def test_a_large_token_limit_counts_in_units_without_rounding_each_request_up() -> None:
+    # 200,000 tokens a window are counted in 10,000 units of 20 tokens; requests of 55 tokens
+    # (2.75 units) carry their part of a unit to the next one instead of counting 3.
+    limiter = local_limiter({"m": RateLimit(tokens_per_minute=200_000)}, window_seconds=1)
+    started = time.perf_counter()
+    for _ in range(3_636):  # 3,636 x 55 = 199,980 tokens: all in the first window
+        await limiter.acquire("m", 55)
+    assert time.perf_counter() - started < WINDOW / 2
+    await limiter.acquire("m", 55)  # 200,035: over the limit, waits for the next window
+    assert time.perf_counter() - started >= WINDOW - 0.1
+
+
 async def test_a_request_larger_than_the_token_limit_waits_for_an_empty_window() -> None:
     limiter = local_limiter({"m": RateLimit(tokens_per_minute=100)}, window_seconds=1)
     await limiter.acquire("m", 1_000)  # alone in its window: admitted
