@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from limits import RateLimitItem
 
 __all__ = [
+    "DEFAULT_OUTPUT_TOKENS",
     "DEFAULT_WINDOW_S",
     "PROVIDER_DEFAULTS",
     "Limiter",

@@ -127,6 +127,16 @@ def test_a_model_at_another_api_base_or_unknown_has_no_default(judge_server: Fak
     assert experiment_rate_limit("openai/fake", judge_server.url, given) == given
 
 
+def test_a_request_counts_its_prompt_and_its_longest_answer() -> None:
+    messages = [{"role": "user", "content": "x" * 300}]
+    bare = rate_limit.request_tokens({"messages": messages})
+    capped = rate_limit.request_tokens({"messages": messages, "max_tokens": 40})
+    assert bare - capped == rate_limit.DEFAULT_OUTPUT_TOKENS - 40
+    assert capped > 300 // 3 + 40  # the prompt errs high (3 characters a token)
+    longer = rate_limit.request_tokens({"messages": [{"content": "x" * 600}], "max_tokens": 40})
+    assert longer - capped == 100
+
+
 # ---- the local limiter alone ---------------------------------------------------------------
 
 
