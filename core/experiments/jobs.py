@@ -18,10 +18,10 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from types import EllipsisType
-from typing import Protocol
+from typing import Any, Protocol
 
 from core._sync import run_coroutine_sync
 from core.experiment_records import (
@@ -29,6 +29,7 @@ from core.experiment_records import (
     ExperimentInfo,
     ExperimentProgress,
     ExperimentStatus,
+    ExperimentSummary,
     RunCounts,
     ScorerOutcome,
 )
@@ -43,6 +44,7 @@ __all__ = [
     "Jobs",
     "ResultSink",
     "ResultWriter",
+    "Runner",
     "StoredPairs",
     "stored_progress",
 ]
@@ -57,6 +59,12 @@ _FLUSH_EVERY_S = 0.5
 _HEARTBEAT_EVERY_S = 5.0
 """How often a running experiment's row is touched even when no run finishes (a slow judge):
 well within `core.storage.STALE_AFTER_S`, after which it would be reported as interrupted."""
+
+
+Runner = Callable[..., Coroutine[Any, Any, ExperimentSummary]]
+"""What runs an experiment's pairs, with `run_experiment`'s keyword arguments: the engine
+itself, or a backend that spreads the same engine over workers (core/experiments/ray_backend.py)
+and hands their outcomes to `on_outcome` in this process."""
 
 
 class ResultSink(Protocol):
@@ -194,6 +202,8 @@ class ExperimentJob:
         self._started: float | None = None
         self._elapsed_s = 0.0
         self._writer: ResultWriter | None = None
+        self.runner: Runner = run_experiment
+        """What runs the pairs (`start(..., runner=...)`; a retry uses the same)."""
         self.budget: JudgeBudget | None = None
         """The spend cap this experiment runs under, if any (its `spent_usd` is live)."""
 
@@ -271,12 +281,16 @@ class ExperimentJob:
         item_count: int | None = None,
         skip: Skip | None = None,
         budget: JudgeBudget | None = None,
+        runner: Runner | None = None,
     ) -> None:
         """Run the experiment in a background thread. `items` may be an iterable read as the
         runs start (e.g. the store's paged reader), with `item_count` saying how many; `skip`
         leaves pairs out (`run_experiment`), e.g. those a resumed experiment has stored;
-        `budget`: the judge spend cap its judge calls ask (`core.judge.budget`)."""
+        `budget`: the judge spend cap its judge calls ask (`core.judge.budget`); `runner`: what
+        runs the pairs (default: the engine, in this process)."""
         self.budget = budget
+        if runner is not None:
+            self.runner = runner
         self._launch(sink, items, scorers, concurrency, item_count, skip, None)
 
     def retry(
@@ -372,7 +386,7 @@ class ExperimentJob:
             sink.update_experiment_progress(self.experiment_id, *self.tally())
             self._publish("running")
             summary = run_coroutine_sync(
-                run_experiment(
+                self.runner(
                     items=items,
                     scorers=scorers,
                     concurrency=concurrency,
