@@ -30,6 +30,7 @@ import json
 import math
 import os
 import queue
+import socket
 import threading
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -52,7 +53,7 @@ from core.experiment_records import (
 from core.experiments.engine import CancelToken, OnOutcome, OnProgress, Skip, run_experiment
 from core.judge.budget import JudgeBudget
 from core.judge.config import JudgeConfig
-from core.judge.credentials import JudgeKey, judge_key
+from core.judge.credentials import JudgeKey, JudgeSetupError, judge_key
 from core.judge.secrets import remember_secret
 from core.scorers import PREBUILT, PrebuiltScorer
 from core.scorers.catalog import ScorerCatalog
@@ -161,7 +162,15 @@ class ScorerRecipe:
         if judge is not None and self.key is not None:
             if typed_key is not None:
                 remember_secret(typed_key)  # its echoes are masked in failures here too
-            judge = judge.model_copy(update={"api_key": self.key.api_key(typed_key)})
+            try:
+                key = self.key.api_key(typed_key)
+            except JudgeSetupError as error:
+                raise JudgeSetupError(
+                    f"On the Ray worker {socket.gethostname()} (pid {os.getpid()}): {error}. "
+                    "A key from the environment is read on each node: set it in the environment "
+                    "of `ray start` there (docs/scale.md, Judge keys)"
+                ) from None
+            judge = judge.model_copy(update={"api_key": key})
         catalog = ScorerCatalog(PREBUILT if self.catalog is None else self.catalog)
         return catalog.build_all(self.specs, judge)
 
