@@ -3,6 +3,7 @@ each, in a temporary directory; stopped (by the PIDs it started) at the end."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -99,10 +100,8 @@ def _stop(cluster: Cluster) -> None:
     pids = cluster.pids()
     for sig in (signal.SIGTERM, signal.SIGKILL):
         for pid in pids:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, sig)
-            except ProcessLookupError:
-                pass
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and any(_alive(pid) for pid in pids):
             time.sleep(0.2)

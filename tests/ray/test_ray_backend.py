@@ -5,6 +5,7 @@ the typed judge key never written by Ray; the judge rate limit shared by every w
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import pickle
 import signal
@@ -190,7 +191,8 @@ def test_the_judge_rate_limit_holds_across_the_workers_of_the_cluster(
             return asyncio.run(go())
 
         # One caller on each node (one CPU each): 30 requests against 12 per 2 s window.
-        times = sorted(sum(ray.get([caller.remote(actor, 15), caller.remote(actor, 15)]), []))
+        calls = ray.get([caller.remote(actor, 15), caller.remote(actor, 15)])
+        times = sorted(calls[0] + calls[1])
         ray.kill(actor)
     finally:
         ray.shutdown()
@@ -275,3 +277,23 @@ def test_a_spend_cap_is_refused_on_ray_before_anything_is_stored(
     with pytest.raises(ExperimentConfigError, match="kept by one process"):
         service.start_experiment(config, ray_address="local:1")
     assert service.list_experiments() == []
+
+
+def test_scorelab_run_takes_its_ray_address_and_refuses_a_bad_one(
+    tmp_path: Path, ray_cluster: Cluster
+) -> None:
+    from cli_helpers import environment, items_file, scorelab
+
+    env = {**environment(tmp_path), "RAY_AUTH_MODE": "disabled"}  # as the test cluster
+    data = items_file(tmp_path, ["hello there", "fine, thanks", "goodbye"])
+    out = tmp_path / "out.json"
+    address = ray_cluster.address
+    done = scorelab(env, "run", data, "--scorer", "tone-scorer", "--ray-address", address,
+                    "--json", out, "--no-progress")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    items = json.loads(out.read_text())["items"]
+    assert [type(item["results"]["tone-scorer"]["score"]) for item in items] == [float] * 3
+
+    bad = scorelab(env, "run", data, "--scorer", "tone-scorer", "--ray-address", "http://head")
+    assert bad.returncode != 0
+    assert "'http://head' is not a Ray address" in bad.stderr
