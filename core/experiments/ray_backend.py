@@ -375,8 +375,10 @@ def _chunk_task() -> Any:
 
 
 class _Connection:
-    """This process's connection to Ray, shared by the experiments running at once: made by
-    the first, dropped by the last (a `local:N` cluster stops with it). One target at a time."""
+    """This process's connection to Ray, shared by the experiments running at once. A cluster
+    connection stays open after a run: the cluster's workers belong to this driver's job, so
+    the next experiment finds them started, litellm imported (each run would pay that
+    otherwise). A `local:N` cluster stops with the last run using it. One target at a time."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -394,11 +396,13 @@ class _Connection:
                     f"({self._target.describe() if self._target else 'elsewhere'}); one target "
                     "at a time: wait for it to end, or use the same address"
                 )
-            if not self._users:
-                self._owned = not ray.is_initialized()
-                if self._owned:
-                    _init(ray, target)
-                self._target = target
+            if not self._users and target != self._target and self._owned:
+                ray.shutdown()  # connected elsewhere, and nothing runs there now
+                self._owned, self._target = False, None
+            if not ray.is_initialized():
+                _init(ray, target)
+                self._owned = True
+            self._target = target
             self._users += 1
 
     def release(self) -> None:
@@ -406,9 +410,10 @@ class _Connection:
 
         with self._lock:
             self._users -= 1
-            if not self._users and self._owned:
+            local = self._target is not None and self._target.address is None
+            if not self._users and self._owned and local:
                 ray.shutdown()
-                self._owned = False
+                self._owned, self._target = False, None
 
 
 _connection = _Connection()
