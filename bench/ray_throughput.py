@@ -217,7 +217,8 @@ def main() -> None:
                 # The workers import litellm once: not part of the measure.
                 run_once(service, warm_config, "warm-up", judge_pid, cluster.address, cluster)
                 name = f"Ray, {nodes} worker node{'s' * (nodes > 1)}"
-                measures.append(run_once(service, config, name, judge_pid, cluster.address, cluster))
+                measure = run_once(service, config, name, judge_pid, cluster.address, cluster)
+                measures.append(measure)
         finally:
             cluster.stop()
     report(measures, arguments)
@@ -265,6 +266,7 @@ def report(measures: list[Measure], arguments: argparse.Namespace) -> None:
             f"driver {driver_cap:,.0f}; reached {reached:,.0f} calls/s = {reached * 60:,.0f} "
             f"req/min, bound by {bound}"
         )
+
 
 if __name__ == "__main__":
     main()
