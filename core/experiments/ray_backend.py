@@ -27,13 +27,15 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
+import logging
 import math
 import os
 import queue
 import socket
+import sys
 import threading
 import zlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -65,12 +67,15 @@ __all__ = [
     "RayRunner",
     "RayTarget",
     "ScorerRecipe",
+    "disconnect",
     "inline_limit",
     "pack_outcomes",
     "ray_runner",
     "ray_target",
     "unpack_outcomes",
 ]
+
+logger = logging.getLogger(__name__)
 
 RAY_ADDRESS_ENV = "SCORELAB_RAY_ADDRESS"
 """Where experiments run when no address is given: `auto`, `ray://host:10001`, `host:port`
@@ -415,8 +420,25 @@ class _Connection:
                 ray.shutdown()
                 self._owned, self._target = False, None
 
+    def close(self) -> None:
+        import ray
+
+        with self._lock:
+            if self._users:
+                raise RuntimeError("An experiment still runs on Ray: cancel it first")
+            if self._owned:
+                ray.shutdown()
+            self._owned, self._target = False, None
+
 
 _connection = _Connection()
+
+
+def disconnect() -> None:
+    """Drop this process's connection to a Ray cluster, kept open between experiments (e.g.
+    before that cluster stops). Raises RuntimeError while an experiment runs on it."""
+    if "ray" in sys.modules:
+        _connection.close()
 
 
 def _init(ray: Any, target: RayTarget) -> None:
@@ -533,6 +555,11 @@ class RayRunner:
         slots = max(2, int(cpus) + 1)
         size = self.chunk_size or max(16, 4 * concurrency)
         running: dict[Any, _Chunk] = {}
+
+        def submit(chunk: _Chunk) -> None:
+            generator = task.remote(self.recipe, self.typed_key, chunk.units, concurrency, limiter)
+            running[generator] = chunk
+
         chunks = _chunks(items, scorer_ids, skip, size, tally)
         exhausted = False
         while True:
@@ -542,10 +569,7 @@ class RayRunner:
                 if chunk is None:
                     exhausted = True
                     break
-                generator = task.remote(
-                    self.recipe, self.typed_key, chunk.units, concurrency, limiter
-                )
-                running[generator] = chunk
+                submit(chunk)
             if not running:
                 return False
             if cancel is not None and cancel._abort.is_set():
@@ -554,7 +578,7 @@ class RayRunner:
                 return True
             ready, _ = ray.wait(list(running), num_returns=1, timeout=0.2)
             for generator in ready:
-                self._take(generator, running, tally, on_outcome)
+                self._take(generator, running, tally, on_outcome, submit)
 
     def _take(
         self,
@@ -562,21 +586,31 @@ class RayRunner:
         running: dict[Any, _Chunk],
         tally: _Tally,
         on_outcome: OnOutcome | None,
+        submit: Callable[[_Chunk], None],
     ) -> None:
-        """The next part of a chunk (or its end)."""
+        """The next part of a chunk; at its end, the pairs it never sent back go out again as
+        a chunk of their own. Ray retries a task whose worker died, but a retried generator's
+        parts at positions the driver already took are dropped by Ray, and the retry cuts its
+        parts differently (outcomes finish in another order): so the driver, which knows what
+        it received, asks for the rest itself."""
         import ray
 
         chunk = running[generator]
         try:
             reference = next(generator)
+            part: bytes = ray.get(reference)
         except StopIteration:
             del running[generator]
-            if chunk.pending:  # the task ended without those pairs: never expected
-                raise RuntimeError(
-                    f"A Ray chunk ended without {len(chunk.pending)} of its runs"
-                ) from None
+            if chunk.pending:
+                submit(chunk.rest())
             return
-        part: bytes = ray.get(reference)
+        except ray.exceptions.RayError as error:  # its retries spent: a chunk's last chance
+            del running[generator]
+            if chunk.attempts >= _MAX_RETRIES:
+                raise
+            logger.warning("A Ray chunk failed (%s): its missing runs go out again", error)
+            submit(chunk.rest())
+            return
         outcomes = unpack_outcomes(part)
         if any(o.status != "success" for o in outcomes):
             self._check_inline(part)
@@ -602,6 +636,24 @@ class RayRunner:
 class _Chunk:
     units: list[tuple[DatasetItem, tuple[str, ...]]]
     pending: set[tuple[str, str]]
+    """The pairs not received yet."""
+    attempts: int = 0
+    """How many times it went out again for pairs it did not send back."""
+
+    def rest(self) -> _Chunk:
+        """A chunk of the pairs not received; raises RuntimeError once it went out too often
+        (a pair that kills every worker it runs on, say)."""
+        if self.attempts >= _MAX_RETRIES:
+            raise RuntimeError(
+                f"{len(self.pending)} runs of a Ray chunk never came back after "
+                f"{self.attempts + 1} tries (their workers died?)"
+            )
+        units = [
+            (item, tuple(i for i in ids if (item.id, i) in self.pending))
+            for item, ids in self.units
+        ]
+        units = [(item, ids) for item, ids in units if ids]
+        return _Chunk(units, set(self.pending), self.attempts + 1)
 
 
 def _chunks(

@@ -71,6 +71,12 @@ def ray_cluster() -> Iterator[Cluster]:
         _wait_for_nodes(env, cluster.address, 2)
         yield cluster
     finally:
+        import ray
+
+        from core.experiments.ray_backend import disconnect
+
+        disconnect()  # before the cluster goes: a driver left connected would exit the tests
+        ray.shutdown()  # a test's own connection too
         _stop(cluster)
         shutil.rmtree(temp_dir, ignore_errors=True)
 

@@ -171,31 +171,29 @@ def test_the_judge_rate_limit_holds_across_the_workers_of_the_cluster(
     from core.experiments.ray_limiter import RayLimiterProxy, shared_limiter
 
     limit, window = 12, 2
-    ray.init(address=ray_cluster.address, namespace="scorelab", log_to_driver=False)
-    try:
-        actor = shared_limiter({"openai/limited": RateLimit(requests_per_minute=limit)}, window)
+    if not ray.is_initialized():  # an experiment's connection may be open still
+        ray.init(address=ray_cluster.address, namespace="scorelab", log_to_driver=False)
+    actor = shared_limiter({"openai/limited": RateLimit(requests_per_minute=limit)}, window)
 
-        @ray.remote(num_cpus=1)
-        def caller(actor: Any, calls: int) -> list[float]:
-            import asyncio
+    @ray.remote(num_cpus=1)
+    def caller(actor: Any, calls: int) -> list[float]:
+        import asyncio
 
-            proxy = RayLimiterProxy(actor)
+        proxy = RayLimiterProxy(actor)
 
-            async def go() -> list[float]:
-                times = []
-                for _ in range(calls):
-                    await proxy.acquire("openai/limited", 10)
-                    times.append(time.time())
-                return times
+        async def go() -> list[float]:
+            times = []
+            for _ in range(calls):
+                await proxy.acquire("openai/limited", 10)
+                times.append(time.time())
+            return times
 
-            return asyncio.run(go())
+        return asyncio.run(go())
 
-        # One caller on each node (one CPU each): 30 requests against 12 per 2 s window.
-        calls = ray.get([caller.remote(actor, 15), caller.remote(actor, 15)])
-        times = sorted(calls[0] + calls[1])
-        ray.kill(actor)
-    finally:
-        ray.shutdown()
+    # One caller on each node (one CPU each): 30 requests against 12 per 2 s window.
+    calls = ray.get([caller.remote(actor, 15), caller.remote(actor, 15)])
+    times = sorted(calls[0] + calls[1])
+    ray.kill(actor)
     assert len(times) == 30
     most = max(sum(1 for t in times if start <= t < start + window) for start in times)
     assert most <= limit + 1
@@ -297,3 +295,27 @@ def test_scorelab_run_takes_its_ray_address_and_refuses_a_bad_one(
     bad = scorelab(env, "run", data, "--scorer", "tone-scorer", "--ray-address", "http://head")
     assert bad.returncode != 0
     assert "'http://head' is not a Ray address" in bad.stderr
+
+
+def test_a_run_cancelled_on_ray_resumes_on_ray_to_the_in_process_results(
+    service: Service, judge_server: FakeJudge, ray_cluster: Cluster
+) -> None:
+    config = experiment(service, judge_server)
+    local_id = service.start_experiment(config, api_key=TYPED_KEY, ray_address="in-process")
+    assert service.wait(local_id, timeout=300).status == "completed"
+
+    ray_id = service.start_experiment(
+        config.model_copy(update={"name": "cancelled on ray"}),
+        api_key=TYPED_KEY,
+        ray_address=ray_cluster.address,
+    )
+    service.wait(ray_id, timeout=300, until=lambda p: p.counts.succeeded >= 4)
+    service.cancel(ray_id)
+    cancelled = service.wait(ray_id, timeout=300)
+    assert cancelled.status == "cancelled"
+    assert 0 < len(service.store.experiment_results(ray_id)) < ITEMS * len(SCORERS)
+
+    service.resume_experiment(ray_id, api_key=TYPED_KEY, ray_address=ray_cluster.address)
+    assert service.wait(ray_id, timeout=600).status == "completed"
+    assert stored(service, ray_id) == stored(service, local_id)
+    assert failed(service, ray_id) == failed(service, local_id)
