@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Cluster
+from conftest import Cluster, cluster_environment
 
 from core.experiment_records import ExperimentConfig, ScorerOutcome, ScorerSpec
 from core.experiments.ray_backend import (
@@ -319,3 +319,22 @@ def test_a_run_cancelled_on_ray_resumes_on_ray_to_the_in_process_results(
     assert service.wait(ray_id, timeout=600).status == "completed"
     assert stored(service, ray_id) == stored(service, local_id)
     assert failed(service, ray_id) == failed(service, local_id)
+
+
+def test_a_local_cluster_is_started_for_the_run_and_stopped_with_it(
+    service: Service, judge_server: FakeJudge, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ray
+
+    # Its workers inherit this environment: this checkout's code, as the cluster's nodes.
+    monkeypatch.setenv("PYTHONPATH", cluster_environment()["PYTHONPATH"])
+    config = experiment(service, judge_server)
+    local_id = service.start_experiment(config, api_key=TYPED_KEY, ray_address="in-process")
+    assert service.wait(local_id, timeout=300).status == "completed"
+    ray_id = service.start_experiment(
+        config.model_copy(update={"name": "local:2"}), api_key=TYPED_KEY, ray_address="local:2"
+    )
+    assert service.wait(ray_id, timeout=600).status == "completed"
+    assert stored(service, ray_id) == stored(service, local_id)
+    assert failed(service, ray_id) == failed(service, local_id)
+    assert not ray.is_initialized()  # the throw-away cluster went with the run
