@@ -56,6 +56,7 @@ from core.experiments.engine import CancelToken, OnOutcome, OnProgress, Skip, ru
 from core.judge.budget import JudgeBudget
 from core.judge.config import JudgeConfig
 from core.judge.credentials import JudgeKey, JudgeSetupError, judge_key
+from core.judge.rate_limit import RateLimit
 from core.judge.secrets import remember_secret
 from core.scorers import PREBUILT, PrebuiltScorer
 from core.scorers.catalog import ScorerCatalog
@@ -471,7 +472,7 @@ class RayRunner:
     typed_key: SecretStr | None = None
     chunk_size: int | None = None
     """Pairs per chunk; default: 4 × concurrency, at least 16."""
-    limits: Mapping[str, Any] | None = None
+    limits: Mapping[str, RateLimit] | None = None
     """Judge rate limits per model, shared by every worker (`core.experiments.ray_limiter`)."""
     part_sizes: list[int] = field(default_factory=list)
     """Bytes of each part received that held a failure (each checked under the inline limit)."""
@@ -723,11 +724,13 @@ def ray_runner(
     catalog: Mapping[str, PrebuiltScorer] | None = None,
     *,
     capped: bool = False,
+    limits: Mapping[str, RateLimit] | None = None,
 ) -> RayRunner | None:
     """The runner of an experiment on Ray (None: in this process), from `address` or
-    SCORELAB_RAY_ADDRESS. Raises ExperimentConfigError for a bad address, when Ray is not
-    installed (`pip install 'scorelab[ray]'`), or for a spend cap (`capped`), which one
-    process keeps."""
+    SCORELAB_RAY_ADDRESS; `limits`: the judge rate limits (model -> limit) the whole cluster
+    keeps together (`core.experiments.ray_limiter`). Raises ExperimentConfigError for a bad
+    address, when Ray is not installed (`pip install 'scorelab[ray]'`), or for a spend cap
+    (`capped`), which one process keeps."""
     target = ray_target(address)
     if target is None:
         return None
@@ -743,4 +746,5 @@ def ray_runner(
             f"Running on Ray ({target.describe()}) needs Ray installed: pip install 'scorelab[ray]'"
         ) from None
     recipe, typed = recipe_of(specs, judge, typed_key, catalog)
-    return RayRunner(target, recipe, typed)
+    wanted = {model: limit for model, limit in (limits or {}).items() if not limit.is_unlimited()}
+    return RayRunner(target, recipe, typed, limits=wanted or None)
