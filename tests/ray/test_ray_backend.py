@@ -338,3 +338,22 @@ def test_a_local_cluster_is_started_for_the_run_and_stopped_with_it(
     assert stored(service, ray_id) == stored(service, local_id)
     assert failed(service, ray_id) == failed(service, local_id)
     assert not ray.is_initialized()  # the throw-away cluster went with the run
+
+
+def test_a_cancel_with_abort_stops_the_chunks_in_flight(
+    service: Service, judge_server: FakeJudge, ray_cluster: Cluster
+) -> None:
+    config = experiment(service, judge_server)
+    ray_id = service.start_experiment(
+        config.model_copy(update={"name": "aborted on ray"}),
+        api_key=TYPED_KEY,
+        ray_address=ray_cluster.address,
+    )
+    service.wait(ray_id, timeout=300, until=lambda p: p.counts.succeeded >= 2)
+    service.cancel(ray_id, abort_in_flight=True)
+    progress = service.wait(ray_id, timeout=120)
+    assert progress.status == "cancelled"
+    kept = len(service.store.experiment_results(ray_id))
+    assert kept < ITEMS * len(SCORERS)
+    time.sleep(2)  # nothing arrives once it ended
+    assert len(service.store.experiment_results(ray_id)) == kept
