@@ -26,7 +26,7 @@ $(VENV)/.runtime: pyproject.toml uv.lock | $(UV)
 	touch $@
 
 $(VENV)/.installed: pyproject.toml uv.lock | $(UV)
-	$(UV) sync --frozen --inexact --no-progress --extra test --python $(PY)
+	$(UV) sync --frozen --inexact --no-progress --extra test --extra ray --python $(PY)
 	touch $@ $(VENV)/.runtime
 
 # After changing the dependencies in pyproject.toml: resolve them again into uv.lock.

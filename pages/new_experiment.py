@@ -217,11 +217,26 @@ def render_estimate(config: ExperimentConfig) -> None:
         )
 
 
-def start(config: ExperimentConfig, api_key: SecretStr | None = None) -> None:
+def ray_address() -> str | None:
+    """Where the scorers run: this process (empty), or a Ray cluster (docs/scale.md)."""
+    address = st.text_input(
+        "Run on a Ray cluster (optional)",
+        key=f"{KEY}.ray_address",
+        placeholder="empty: SCORELAB_RAY_ADDRESS, else this process",
+        help="auto, ray://host:10001, host:port (the head's GCS port) or local:N (N worker "
+        "processes started and stopped with the run). This process stays the driver: results "
+        "are stored and failures kept here. See docs/scale.md.",
+    )
+    return address.strip() or None
+
+
+def start(
+    config: ExperimentConfig, api_key: SecretStr | None = None, ray_at: str | None = None
+) -> None:
     """Start the experiment in the background (with the key typed for it, if any) and rerun
     (its progress shows on every page)."""
     try:
-        experiment_id = service().start_experiment(config, api_key=api_key)
+        experiment_id = service().start_experiment(config, api_key=api_key, ray_address=ray_at)
     except (ExperimentConfigError, NotFoundError) as error:
         st.error(md_text(error))
         return
@@ -270,6 +285,7 @@ def main() -> None:
             problems.append("The chosen LLM-judge scorers need a judge model.")
     concurrency = st.slider("Concurrency (scorer runs at once)", 1, 64, 8, key=f"{KEY}.concurrency")
     name = st.text_input("Name (optional)", key=f"{KEY}.name")
+    ray_at = ray_address()
     if specs:
         calls = shared.estimate_judge_calls(dataset.id, specs)
         runs = dataset.item_count * len(specs)
@@ -296,7 +312,7 @@ def main() -> None:
     for problem in problems:
         st.warning(md_text(problem))
     if st.button("Start experiment", type="primary", disabled=bool(problems)):
-        start(config, typed_key)
+        start(config, typed_key, ray_at)
 
 
 if __name__ == "__main__":  # run by the router (app.py), not on import

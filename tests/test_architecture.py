@@ -112,6 +112,7 @@ BREAKS = [
     ("Only core.judge talks to litellm", "core/__init__.py", "import litellm"),
     ("Only core.judge talks to litellm", "core/_sync.py", "import openai"),
     ("Only core.storage talks to the database", "core/reporting/tables.py", "import sqlalchemy"),
+    ("Only the Ray backend talks to Ray", "core/experiments/jobs.py", "import ray"),
     ("Layers of the core, top to bottom", "core/scoring/scorer.py", "import core.service"),
     ("Pages reach the core through core.service", "pages/home.py", "import core.storage"),
     ("The CLI reaches the core through core.service", "core/cli/run.py", "import core.reporting"),

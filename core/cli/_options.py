@@ -48,6 +48,17 @@ def add_progress_option(command: argparse.ArgumentParser) -> None:
     )
 
 
+def add_ray_option(command: argparse.ArgumentParser) -> None:
+    """`--ray-address`: run the experiment's scorers on a Ray cluster (docs/scale.md)."""
+    command.add_argument(
+        "--ray-address",
+        metavar="ADDRESS",
+        help="run the scorers on Ray: auto, ray://host:10001, host:port (the head's GCS "
+        "port) or local:N (N worker processes started and stopped with the run); default "
+        "SCORELAB_RAY_ADDRESS, else in this process; needs pip install 'scorelab[ray]'",
+    )
+
+
 def add_judge_key_options(command: argparse.ArgumentParser) -> None:
     """`--api-key-env NAME` / `--api-key-stdin`: a key typed for this run of the judge, for a
     command that runs one (`core.cli._values.typed_key` reads it)."""

@@ -17,6 +17,7 @@ from core.cli._options import (
     add_judge_key_options,
     add_max_cost_option,
     add_progress_option,
+    add_ray_option,
     add_report_options,
 )
 from core.cli._progress import bars_wanted
@@ -60,6 +61,7 @@ def register(commands: Commands) -> None:
     add_judge_key_options(resume)
     add_report_options(resume)
     add_progress_option(resume)
+    add_ray_option(resume)
     resume.set_defaults(handler=_resume)
 
 
@@ -93,7 +95,12 @@ def _resume(arguments: argparse.Namespace) -> int:
                     info.judge_model, info.api_base, typed=typed_key is not None
                 )
                 print(key.describe(), flush=True)
-            service.resume_experiment(experiment_id, api_key=typed_key, max_cost=arguments.max_cost)
+            service.resume_experiment(
+                experiment_id,
+                api_key=typed_key,
+                max_cost=arguments.max_cost,
+                ray_address=arguments.ray_address,
+            )
         except (ExperimentConfigError, NotFoundError) as error:
             raise CliError(str(error)) from None
         progress = follow_to_the_end(service, experiment_id, interrupts, show=show)

@@ -17,6 +17,7 @@ from core.cli._options import (
     add_max_cost_option,
     add_progress_option,
     add_rate_limit_options,
+    add_ray_option,
     add_report_options,
 )
 from core.cli._progress import bars_wanted
@@ -73,6 +74,7 @@ def register(commands: Commands) -> None:
         help="scorer runs at once, 1 to {max_concurrency} (default 8)",
     )
     run.add_argument("--name", help="experiment name")
+    add_ray_option(run)
     _add_spend_options(run)
     add_rate_limit_options(run)
     add_report_options(run)
@@ -176,7 +178,9 @@ def _run(arguments: argparse.Namespace) -> int:
                     arguments.judge_model, arguments.api_base, typed=typed_key is not None
                 )
                 print(key.describe(), flush=True)
-            experiment_id = service.start_experiment(config, api_key=typed_key)
+            experiment_id = service.start_experiment(
+                config, api_key=typed_key, ray_address=arguments.ray_address
+            )
         except ExperimentConfigError as error:
             raise CliError(str(error)) from None
         progress = follow_to_the_end(

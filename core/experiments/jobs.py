@@ -18,10 +18,10 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from types import EllipsisType
-from typing import Protocol
+from typing import Any, Protocol
 
 from core._sync import run_coroutine_sync
 from core.experiment_records import (
@@ -29,6 +29,7 @@ from core.experiment_records import (
     ExperimentInfo,
     ExperimentProgress,
     ExperimentStatus,
+    ExperimentSummary,
     RateLimit,
     RunCounts,
     ScorerOutcome,
@@ -45,6 +46,7 @@ __all__ = [
     "Jobs",
     "ResultSink",
     "ResultWriter",
+    "Runner",
     "StoredPairs",
     "stored_progress",
 ]
@@ -59,6 +61,12 @@ _FLUSH_EVERY_S = 0.5
 _HEARTBEAT_EVERY_S = 5.0
 """How often a running experiment's row is touched even when no run finishes (a slow judge):
 well within `core.storage.STALE_AFTER_S`, after which it would be reported as interrupted."""
+
+
+Runner = Callable[..., Coroutine[Any, Any, ExperimentSummary]]
+"""What runs an experiment's pairs, with `run_experiment`'s keyword arguments: the engine
+itself, or a backend that spreads the same engine over workers (core/experiments/ray_backend.py)
+and hands their outcomes to `on_outcome` in this process."""
 
 
 class ResultSink(Protocol):
@@ -196,9 +204,12 @@ class ExperimentJob:
         self._started: float | None = None
         self._elapsed_s = 0.0
         self._writer: ResultWriter | None = None
+        self.runner: Runner = run_experiment
+        """What runs the pairs (`start(..., runner=...)`; a retry uses the same)."""
         self.budget: JudgeBudget | None = None
-        self.rate_limit: tuple[str, RateLimit] | None = None
         """The spend cap this experiment runs under, if any (its `spent_usd` is live)."""
+        self.rate_limit: tuple[str, RateLimit] | None = None
+        """(judge model, limit) its judge calls respect while it runs, if any."""
 
     # ---- reading ----
 
@@ -275,14 +286,18 @@ class ExperimentJob:
         skip: Skip | None = None,
         budget: JudgeBudget | None = None,
         rate_limit: tuple[str, RateLimit] | None = None,
+        runner: Runner | None = None,
     ) -> None:
         """Run the experiment in a background thread. `items` may be an iterable read as the
         runs start (e.g. the store's paged reader), with `item_count` saying how many; `skip`
         leaves pairs out (`run_experiment`), e.g. those a resumed experiment has stored;
         `budget`: the judge spend cap its judge calls ask (`core.judge.budget`); `rate_limit`:
-        (judge model, limit) its judge calls respect while it runs (`core.judge.rate_limit`)."""
+        (judge model, limit) its judge calls respect while it runs (`core.judge.rate_limit`);
+        `runner`: what runs the pairs (default: the engine, in this process)."""
         self.budget = budget
         self.rate_limit = rate_limit
+        if runner is not None:
+            self.runner = runner
         self._launch(sink, items, scorers, concurrency, item_count, skip, None)
 
     def retry(
@@ -380,7 +395,7 @@ class ExperimentJob:
             model, limit = self.rate_limit or ("", None)
             with rate_limited(model, limit):
                 summary = run_coroutine_sync(
-                    run_experiment(
+                    self.runner(
                         items=items,
                         scorers=scorers,
                         concurrency=concurrency,

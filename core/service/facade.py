@@ -51,6 +51,7 @@ from core.experiments.datasets import ParsedUpload, read_upload
 from core.experiments.engine import MAX_CONCURRENCY
 from core.experiments.estimate import sample_judge_requests
 from core.experiments.jobs import ExperimentJob, Jobs, StoredPairs, stored_progress
+from core.experiments.ray_backend import ray_runner
 from core.judge import JudgeConfig
 from core.judge.budget import JudgeBudget
 from core.judge.cache import JudgeCacheError, judge_cache
@@ -232,11 +233,17 @@ class Service:
     # ---- experiments ----
 
     def start_experiment(
-        self, config: ExperimentConfig, *, api_key: SecretStr | str | None = None
+        self,
+        config: ExperimentConfig,
+        *,
+        api_key: SecretStr | str | None = None,
+        ray_address: str | None = None,
     ) -> str:
         """Start an experiment in a background worker; returns its id at once. `api_key`: a
         key typed for this experiment, held in this process's memory only (never stored,
-        exported or logged; see `judge_key` for who gets which key).
+        exported or logged; see `judge_key` for who gets which key). `ray_address`: run its
+        scorers on a Ray cluster (`auto`, `ray://host:10001`, `host:port`, `local:N`;
+        default SCORELAB_RAY_ADDRESS, else in this process: docs/scale.md).
 
         Raises ExperimentConfigError (or NotFoundError for an unknown dataset) before anything
         is stored when the configuration cannot work, including judge settings outside the
@@ -262,6 +269,16 @@ class Service:
         problems = self.catalog.data_problems(dataset, config.scorers)
         if problems:
             raise ExperimentConfigError(" ".join(problems))
+        rate_limit = judge_rate_limit(config.judge_model, api_base, config.rate_limit)
+        runner = ray_runner(
+            ray_address,
+            config.scorers,
+            judge,
+            api_key,
+            self.catalog,
+            capped=budget is not None,
+            limits=dict([rate_limit]) if rate_limit else None,
+        )
         # Read a page at a time as the runs start: a large dataset is never held whole.
         items = self.store.iter_dataset_items(dataset.id)
         name = (config.name or "").strip() or (
@@ -287,7 +304,8 @@ class Service:
             config.concurrency,
             item_count=info.total_items,
             budget=budget,
-            rate_limit=judge_rate_limit(config.judge_model, api_base, config.rate_limit),
+            rate_limit=rate_limit,
+            runner=runner,
         )
         return info.id
 
@@ -297,6 +315,7 @@ class Service:
         *,
         api_key: SecretStr | str | None = None,
         max_cost: float | None = None,
+        ray_address: str | None = None,
     ) -> str:
         """Run again, in a background worker, the (item, scorer) pairs of an `interrupted`,
         `cancelled` or `budget_reached` experiment that have no stored result (its failed
@@ -305,6 +324,7 @@ class Service:
         is a key typed for this run, as in `start_experiment`. `max_cost` (USD) caps the whole
         experiment's judge spend, what it spent before included (default: the cap it was
         started with); a `budget_reached` experiment is resumed with a higher one.
+        `ray_address`: as in `start_experiment` (a run on Ray resumes anywhere).
 
         The stored results stay as they are; the failed runs are counted anew. A pair stored
         meanwhile by another process (a resume racing the one it resumes) is kept once.
@@ -320,6 +340,18 @@ class Service:
             )
         scorers = self._rebuilt_scorers(info, api_key)
         budget = _resumed_budget(info, max_cost)
+        judge = _judge(info.judge_model, info.api_base, info.judge_settings, api_key, info.cache)
+        # The limit is not stored: a resumed experiment runs under the provider's default.
+        rate_limit = judge_rate_limit(info.judge_model, info.api_base, None)
+        runner = ray_runner(
+            ray_address,
+            info.scorers,
+            judge[0],
+            api_key,
+            self.catalog,
+            capped=budget is not None,
+            limits=dict([rate_limit]) if rate_limit else None,
+        )
         if info.cache:
             _open_judge_cache()
         if not self.store.reopen_experiment(experiment_id, RESUMABLE):
@@ -346,7 +378,8 @@ class Service:
             count,
             skip=stored,
             budget=budget,
-            rate_limit=judge_rate_limit(info.judge_model, info.api_base, None),  # not stored
+            rate_limit=rate_limit,
+            runner=runner,
         )
         return info.id
 

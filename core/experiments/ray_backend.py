@@ -1,0 +1,752 @@
+"""Experiments on a Ray cluster: the same engine, its runs spread over Ray workers.
+
+The process that starts the experiment (the dashboard or the CLI) is the driver: it reads the
+items, cuts the (item, scorer) pairs into chunks and submits one Ray task per chunk. A task
+rebuilds the scorers from their specs (`ScorerRecipe`) and runs the one engine
+(`core.experiments.engine.run_experiment`) on its chunk with the experiment's concurrency; its
+outcomes come back to the driver, which hands them to the `ExperimentJob` exactly as the
+in-process engine does (successes written by the `ResultWriter`, failures kept in the driver's
+memory). docs/scale.md says how to start a cluster and why a failure never reaches a disk:
+
+- every part a task sends back that holds a failure is packed under Ray's inline limit
+  (`inline_limit`), so Ray hands it straight to the driver's in-process memory store: it never
+  enters the object store (plasma), so it can never be spilled to disk; the driver checks the
+  size of every such part;
+- a `local:N` cluster is started with object spilling turned off as well.
+
+A worker that dies mid-chunk: Ray runs the task again elsewhere (`max_retries`); the driver
+takes each pair of a chunk once (the first outcome it receives), and the store skips a pair it
+already holds, so nothing is lost or stored twice.
+
+This is the only module that imports `ray` (lazily: the in-process default needs no Ray), an
+import-linter contract says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import logging
+import math
+import os
+import queue
+import socket
+import sys
+import threading
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import SecretStr
+
+from core._sync import run_coroutine_sync
+from core.errors import ExperimentConfigError
+from core.experiment_records import (
+    DatasetItem,
+    ExperimentStatus,
+    ExperimentSummary,
+    RunCounts,
+    ScorerOutcome,
+    ScorerSpec,
+)
+from core.experiments.engine import CancelToken, OnOutcome, OnProgress, Skip, run_experiment
+from core.judge.budget import JudgeBudget
+from core.judge.config import JudgeConfig
+from core.judge.credentials import JudgeKey, JudgeSetupError, judge_key
+from core.judge.rate_limit import RateLimit
+from core.judge.secrets import remember_secret
+from core.scorers import PREBUILT, PrebuiltScorer
+from core.scorers.catalog import ScorerCatalog
+from core.scoring import Scorer
+
+__all__ = [
+    "RAY_ADDRESS_ENV",
+    "ChunkResult",
+    "RayRunner",
+    "RayTarget",
+    "ScorerRecipe",
+    "disconnect",
+    "inline_limit",
+    "pack_outcomes",
+    "ray_runner",
+    "ray_target",
+    "unpack_outcomes",
+]
+
+logger = logging.getLogger(__name__)
+
+RAY_ADDRESS_ENV = "SCORELAB_RAY_ADDRESS"
+"""Where experiments run when no address is given: `auto`, `ray://host:10001`, `host:port`
+(a cluster's GCS address) or `local:N`; unset or `in-process`: in this process."""
+
+RAY_INLINE_DEFAULT = 100 * 1024
+"""Ray's default `max_direct_call_object_size`: a task's return below it goes straight to the
+caller's in-process memory store, never to the object store."""
+
+_INLINE_SHARE = 0.8
+"""Parts are packed to this share of Ray's inline limit (pickling adds a few bytes)."""
+
+_FLUSH_EVERY_S = 0.5
+"""How often a running chunk sends back what it finished (the driver's progress follows)."""
+
+_MAX_RETRIES = 3
+"""How many times Ray runs a chunk again whose worker died (not for errors: a scorer failure is
+an outcome, never an exception of the task)."""
+
+
+# ---- where to run ----
+
+
+@dataclass(frozen=True, slots=True)
+class RayTarget:
+    """A parsed Ray address."""
+
+    address: str | None
+    """What `ray.init(address=...)` gets; None for a throw-away local cluster."""
+    local_workers: int = 0
+    """`local:N`: the N worker processes of the local cluster started for the run."""
+
+    def describe(self) -> str:
+        """One line for the person starting the run."""
+        if self.address is None:
+            return f"Ray: a local cluster of {self.local_workers} worker process(es)"
+        return f"Ray: the cluster at {self.address}"
+
+
+def ray_target(address: str | None, environ: Mapping[str, str] | None = None) -> RayTarget | None:
+    """The Ray cluster an experiment runs on: `address` if given, else SCORELAB_RAY_ADDRESS;
+    None (or `in-process`) runs it in this process. Raises ExperimentConfigError naming a bad
+    address."""
+    environ = os.environ if environ is None else environ
+    where = "the Ray address" if address is not None else RAY_ADDRESS_ENV
+    text = (address if address is not None else environ.get(RAY_ADDRESS_ENV, "")).strip()
+    if not text or text == "in-process":
+        return None
+    if text.startswith("local:"):
+        count = text.removeprefix("local:")
+        if not count.isdigit() or not 1 <= int(count) <= 256:
+            raise ExperimentConfigError(
+                f"{where} {text!r}: local:N needs N, the worker processes, from 1 to 256"
+            )
+        return RayTarget(None, int(count))
+    if text == "auto" or text.startswith("ray://") or _is_host_port(text):
+        return RayTarget(text)
+    raise ExperimentConfigError(
+        f"{where} {text!r} is not a Ray address: use auto, ray://host:10001, host:port (the "
+        "head's GCS port), local:N or in-process"
+    )
+
+
+def _is_host_port(text: str) -> bool:
+    host, _, port = text.rpartition(":")
+    return bool(host) and port.isdigit() and "/" not in text
+
+
+# ---- what a worker rebuilds ----
+
+
+@dataclass(frozen=True, slots=True)
+class ScorerRecipe:
+    """What a worker needs to build the experiment's scorers: never a secret (the key is a
+    decision, `JudgeKey`, resolved in the worker; a typed key travels apart, see `RayRunner`)."""
+
+    specs: tuple[ScorerSpec, ...]
+    judge: JudgeConfig | None
+    """The judge without its key."""
+    key: JudgeKey | None
+    """Which key the judge gets (resolved where the call is made)."""
+    catalog: Mapping[str, PrebuiltScorer] | None = None
+    """None: the prebuilt catalog; else the driver's own (pickled by reference: the same
+    install on every node)."""
+
+    def build(self, typed_key: SecretStr | None) -> list[Scorer]:
+        """The scorers, with the judge's key resolved in this process."""
+        judge = self.judge
+        if judge is not None and self.key is not None:
+            if typed_key is not None:
+                remember_secret(typed_key)  # its echoes are masked in failures here too
+            try:
+                key = self.key.api_key(typed_key)
+            except JudgeSetupError as error:
+                raise JudgeSetupError(
+                    f"On the Ray worker {socket.gethostname()} (pid {os.getpid()}): {error}. "
+                    "A key from the environment is read on each node: set it in the environment "
+                    "of `ray start` there (docs/scale.md, Judge keys)"
+                ) from None
+            judge = judge.model_copy(update={"api_key": key})
+        catalog = ScorerCatalog(PREBUILT if self.catalog is None else self.catalog)
+        return catalog.build_all(self.specs, judge)
+
+
+def recipe_of(
+    specs: Sequence[ScorerSpec],
+    judge: JudgeConfig | None,
+    typed_key: SecretStr | str | None,
+    catalog: Mapping[str, PrebuiltScorer] | None = None,
+) -> tuple[ScorerRecipe, SecretStr | None]:
+    """The recipe of the scorers the driver built with `judge`, and the typed key (if one was
+    typed) that must travel with each task."""
+    typed = SecretStr(typed_key) if isinstance(typed_key, str) else typed_key
+    if typed is not None and not typed.get_secret_value().strip():
+        typed = None
+    key = None
+    if judge is not None and judge.model:
+        key = judge_key(judge.model, judge.api_base, typed=typed is not None)
+        judge = judge.model_copy(update={"api_key": None})
+    own = None if catalog is None or _is_prebuilt(catalog) else dict(catalog)
+    return ScorerRecipe(tuple(specs), judge, key, own), typed
+
+
+def _is_prebuilt(catalog: Mapping[str, PrebuiltScorer]) -> bool:
+    return dict(catalog.items()) == dict(PREBUILT.items())
+
+
+# ---- what a worker sends back ----
+
+
+def inline_limit() -> int:
+    """The most bytes a part may have: a share of Ray's inline limit (its documented default,
+    `max_direct_call_object_size`: a cluster must not be started with a lower one)."""
+    return int(RAY_INLINE_DEFAULT * _INLINE_SHARE)
+
+
+def pack_outcomes(outcomes: Sequence[ScorerOutcome], limit: int) -> list[bytes]:
+    """Outcomes as compressed parts. Failures and successes go in separate parts; a part with
+    a failure is at most `limit` bytes (a failure too large alone loses its snapshot, then the
+    tail of its texts); a success too large alone is a part of its own (it is stored anyway)."""
+    failures = [o for o in outcomes if o.status != "success"]
+    successes = [o for o in outcomes if o.status == "success"]
+    parts = _packed([_fitting(o, limit) for o in failures], limit)
+    return parts + _packed(successes, limit)
+
+
+def unpack_outcomes(part: bytes) -> list[ScorerOutcome]:
+    """The outcomes of a part made by `pack_outcomes`."""
+    return [ScorerOutcome.model_validate(entry) for entry in json.loads(zlib.decompress(part))]
+
+
+def _encoded(outcomes: Sequence[ScorerOutcome]) -> bytes:
+    text = "[" + ",".join(o.model_dump_json() for o in outcomes) + "]"
+    return zlib.compress(text.encode(), 6)
+
+
+def _packed(outcomes: Sequence[ScorerOutcome], limit: int) -> list[bytes]:
+    """Greedy parts under `limit`, split in halves where one is over it."""
+    if not outcomes:
+        return []
+    whole = _encoded(outcomes)
+    if len(whole) <= limit or len(outcomes) == 1:
+        return [whole]
+    half = len(outcomes) // 2
+    return _packed(outcomes[:half], limit) + _packed(outcomes[half:], limit)
+
+
+def _fitting(failure: ScorerOutcome, limit: int) -> ScorerOutcome:
+    """A failure small enough to travel inline: its snapshot first, then its texts cut."""
+    if len(_encoded([failure])) <= limit:
+        return failure
+    failure = failure.model_copy(update={"snapshot": None, "failed_execution": None})
+    keep = limit
+    while len(_encoded([failure])) > limit and keep > 16:
+        keep //= 2
+        failure = failure.model_copy(
+            update={
+                "error": _cut(failure.error, keep),
+                "recovered_reason": _cut(failure.recovered_reason, keep),
+            }
+        )
+    return failure
+
+
+def _cut(value: Any, keep: int) -> Any:
+    text = value if isinstance(value, str) else (None if value is None else str(value))
+    if text is None or len(text) <= keep:
+        return value
+    return text[:keep] + " [cut: too long to send back from the Ray worker]"
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkResult:
+    """What the driver received of one chunk."""
+
+    outcomes: list[ScorerOutcome]
+    sizes: list[int] = field(default_factory=list)
+
+
+# ---- the worker side ----
+
+_built: dict[tuple[Any, ...], list[Scorer]] = {}
+_built_lock = threading.Lock()
+
+
+def _scorers(recipe: ScorerRecipe, typed_key: SecretStr | None) -> list[Scorer]:
+    """The recipe's scorers, built once per worker process (a chunk after another reuses them)."""
+    key = (
+        tuple(spec.model_dump_json() for spec in recipe.specs),
+        None if recipe.judge is None else recipe.judge.model_dump_json(),
+        recipe.key,
+        None if recipe.catalog is None else tuple(sorted(recipe.catalog)),
+        None if typed_key is None else typed_key.get_secret_value(),
+    )
+    with _built_lock:
+        if len(_built) > 8:
+            _built.clear()
+        scorers = _built.get(key)
+        if scorers is None:
+            scorers = _built[key] = recipe.build(typed_key)
+        return scorers
+
+
+def run_chunk(
+    recipe: ScorerRecipe,
+    typed_key: SecretStr | None,
+    units: list[tuple[DatasetItem, tuple[str, ...]]],
+    concurrency: int,
+    limiter: Any = None,
+) -> Iterator[bytes]:
+    """The body of a chunk's Ray task (a generator: its parts stream back as they are made):
+    the engine over `units` (each an item and the scorer ids to run on it), outcomes packed
+    by `pack_outcomes` every `_FLUSH_EVERY_S`."""
+    if limiter is not None:
+        _install_proxy_limiter(limiter)
+    scorers = _scorers(recipe, typed_key)
+    wanted = {(item.id, scorer_id) for item, ids in units for scorer_id in ids}
+    finished: queue.SimpleQueue[ScorerOutcome] = queue.SimpleQueue()
+    engine_loop = _engine_loop()
+    future = asyncio.run_coroutine_threadsafe(
+        run_experiment(
+            items=[item for item, _ in units],
+            scorers=scorers,
+            concurrency=concurrency,
+            on_outcome=finished.put,
+            skip=lambda item, scorer_id: (item.id, scorer_id) not in wanted,
+        ),
+        engine_loop,
+    )
+    limit = inline_limit()
+    try:
+        while not future.done():
+            concurrent.futures.wait([future], timeout=_FLUSH_EVERY_S)
+            for part in pack_outcomes(_drained(finished), limit):
+                yield part  # not `yield from`: Ray's generator wrapper wants real yields
+        future.result()  # an engine error is the task's error
+        for part in pack_outcomes(_drained(finished), limit):
+            yield part
+    finally:
+        future.cancel()
+
+
+def _drained(finished: queue.SimpleQueue[ScorerOutcome]) -> list[ScorerOutcome]:
+    taken = []
+    while not finished.empty():
+        taken.append(finished.get())
+    return taken
+
+
+def _engine_loop() -> asyncio.AbstractEventLoop:
+    """The worker's one event loop (core._sync's): litellm's clients stay valid across chunks."""
+    loop: asyncio.AbstractEventLoop = run_coroutine_sync(_running_loop())
+    return loop
+
+
+async def _running_loop() -> asyncio.AbstractEventLoop:
+    return asyncio.get_running_loop()
+
+
+def _install_proxy_limiter(limiter: Any) -> None:
+    """Hook for the cluster-wide rate limit (see `core.experiments.ray_limiter`)."""
+    from core.experiments.ray_limiter import install_proxy
+
+    install_proxy(limiter)
+
+
+# ---- the driver side ----
+
+_remote_chunk: Any = None
+
+
+def _chunk_task() -> Any:
+    """`run_chunk` as a Ray task, made on first use (importing ray is left to this moment)."""
+    global _remote_chunk
+    if _remote_chunk is None:
+        import ray
+
+        _remote_chunk = ray.remote(num_cpus=1, max_retries=_MAX_RETRIES, retry_exceptions=False)(
+            run_chunk
+        ).options(name="scorelab_chunk")
+    return _remote_chunk
+
+
+class _Connection:
+    """This process's connection to Ray, shared by the experiments running at once. A cluster
+    connection stays open after a run: the cluster's workers belong to this driver's job, so
+    the next experiment finds them started, litellm imported (each run would pay that
+    otherwise). A `local:N` cluster stops with the last run using it. One target at a time."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._users = 0
+        self._target: RayTarget | None = None
+        self._owned = False
+
+    def acquire(self, target: RayTarget) -> None:
+        import ray
+
+        with self._lock:
+            if self._users and target != self._target:
+                raise ExperimentConfigError(
+                    f"This process is connected to Ray for another experiment "
+                    f"({self._target.describe() if self._target else 'elsewhere'}); one target "
+                    "at a time: wait for it to end, or use the same address"
+                )
+            if not self._users and target != self._target and self._owned:
+                ray.shutdown()  # connected elsewhere, and nothing runs there now
+                self._owned, self._target = False, None
+            if not ray.is_initialized():
+                _init(ray, target)
+                self._owned = True
+            self._target = target
+            self._users += 1
+
+    def release(self) -> None:
+        import ray
+
+        with self._lock:
+            self._users -= 1
+            local = self._target is not None and self._target.address is None
+            if not self._users and self._owned and local:
+                ray.shutdown()
+                self._owned, self._target = False, None
+
+    def close(self) -> None:
+        import ray
+
+        with self._lock:
+            if self._users:
+                raise RuntimeError("An experiment still runs on Ray: cancel it first")
+            if self._owned:
+                ray.shutdown()
+            self._owned, self._target = False, None
+
+
+_connection = _Connection()
+
+
+def disconnect() -> None:
+    """Drop this process's connection to a Ray cluster, kept open between experiments (e.g.
+    before that cluster stops). Raises RuntimeError while an experiment runs on it."""
+    if "ray" in sys.modules:
+        _connection.close()
+
+
+def _init(ray: Any, target: RayTarget) -> None:
+    settings: dict[str, Any] = {
+        "namespace": "scorelab",
+        "logging_level": "WARNING",
+        "log_to_driver": False,
+    }
+    if target.address is not None:
+        ray.init(address=target.address, **settings)
+        return
+    # A throw-away cluster: no dashboard, a small object store, and spilling off, so nothing
+    # (failures or anything else) is ever written to this machine's disk by Ray.
+    ray.init(
+        num_cpus=target.local_workers,
+        include_dashboard=False,
+        object_store_memory=128 * 1024 * 1024,
+        _system_config={"automatic_object_spilling_enabled": False},
+        **settings,
+    )
+
+
+@dataclass
+class RayRunner:
+    """Runs an experiment on Ray with `run_experiment`'s keyword arguments (the `runner` of an
+    `ExperimentJob`): the scorers given are the driver's, used for their ids only."""
+
+    target: RayTarget
+    recipe: ScorerRecipe
+    typed_key: SecretStr | None = None
+    chunk_size: int | None = None
+    """Pairs per chunk; default: 4 × concurrency, at least 16."""
+    limits: Mapping[str, RateLimit] | None = None
+    """Judge rate limits per model, shared by every worker (`core.experiments.ray_limiter`)."""
+    part_sizes: list[int] = field(default_factory=list)
+    """Bytes of each part received that held a failure (each checked under the inline limit)."""
+
+    async def __call__(
+        self,
+        *,
+        items: Iterable[DatasetItem],
+        scorers: Sequence[Scorer],
+        concurrency: int = 8,
+        item_count: int | None = None,
+        on_outcome: OnOutcome | None = None,
+        on_progress: OnProgress | None = None,
+        cancel: CancelToken | None = None,
+        skip: Skip | None = None,
+        budget: JudgeBudget | None = None,
+        **_: Any,
+    ) -> ExperimentSummary:
+        if budget is not None:
+            raise ExperimentConfigError(
+                "A spend cap (max_cost) is kept by one process: it cannot bound a run on Ray "
+                "yet; run in-process or without the cap"
+            )
+        return await asyncio.to_thread(
+            self._drive, items, [s.id for s in scorers], concurrency, item_count, on_outcome,
+            cancel, skip,
+        )  # fmt: skip
+
+    def _drive(
+        self,
+        items: Iterable[DatasetItem],
+        scorer_ids: list[str],
+        concurrency: int,
+        item_count: int | None,
+        on_outcome: OnOutcome | None,
+        cancel: CancelToken | None,
+        skip: Skip | None,
+    ) -> ExperimentSummary:
+        if item_count is None:
+            item_count = len(items)  # type: ignore[arg-type]
+        tally = _Tally(RunCounts(total=item_count * len(scorer_ids)))
+        started_at = datetime.now(UTC)
+        _connection.acquire(self.target)
+        try:
+            aborted = self._submit_all(
+                items, scorer_ids, concurrency, tally, on_outcome, cancel, skip
+            )
+        finally:
+            _connection.release()
+        counts = tally.counts
+        cancelled = aborted or (cancel is not None and cancel.cancelled and counts.skipped > 0)
+        return ExperimentSummary(
+            status=_status(counts, cancelled),
+            counts=counts,
+            scores=tally.means(),
+            started_at=started_at,
+            finished_at=datetime.now(UTC),
+        )
+
+    def _submit_all(
+        self,
+        items: Iterable[DatasetItem],
+        scorer_ids: list[str],
+        concurrency: int,
+        tally: _Tally,
+        on_outcome: OnOutcome | None,
+        cancel: CancelToken | None,
+        skip: Skip | None,
+    ) -> bool:
+        """Submit the chunks, at most a few more than the cluster's CPUs at once (the items
+        are read as they go), and take their parts as they come. True when aborted."""
+        import ray
+
+        task = _chunk_task()
+        limiter = None
+        if self.limits:
+            from core.experiments.ray_limiter import shared_limiter
+            from core.judge import rate_limit
+
+            # Read now, as the in-process limiter does: tests shorten the window.
+            limiter = shared_limiter(self.limits, rate_limit.DEFAULT_WINDOW_S)
+        cpus = ray.cluster_resources().get("CPU", 1)  # type: ignore[no-untyped-call]
+        slots = max(2, int(cpus) + 1)
+        size = self.chunk_size or max(16, 4 * concurrency)
+        running: dict[Any, _Chunk] = {}
+
+        def submit(chunk: _Chunk) -> None:
+            generator = task.remote(self.recipe, self.typed_key, chunk.units, concurrency, limiter)
+            running[generator] = chunk
+
+        chunks = _chunks(items, scorer_ids, skip, size, tally)
+        exhausted = False
+        while True:
+            stopping = cancel is not None and cancel.cancelled
+            while not exhausted and not stopping and len(running) < slots:
+                chunk = next(chunks, None)
+                if chunk is None:
+                    exhausted = True
+                    break
+                submit(chunk)
+            if not running:
+                return False
+            if cancel is not None and cancel._abort.is_set():
+                for generator in running:
+                    ray.cancel(generator)
+                return True
+            ready, _ = ray.wait(list(running), num_returns=1, timeout=0.2)
+            for generator in ready:
+                self._take(generator, running, tally, on_outcome, submit)
+
+    def _take(
+        self,
+        generator: Any,
+        running: dict[Any, _Chunk],
+        tally: _Tally,
+        on_outcome: OnOutcome | None,
+        submit: Callable[[_Chunk], None],
+    ) -> None:
+        """The next part of a chunk; at its end, the pairs it never sent back go out again as
+        a chunk of their own. Ray retries a task whose worker died, but a retried generator's
+        parts at positions the driver already took are dropped by Ray, and the retry cuts its
+        parts differently (outcomes finish in another order): so the driver, which knows what
+        it received, asks for the rest itself."""
+        import ray
+
+        chunk = running[generator]
+        try:
+            reference = next(generator)
+            part: bytes = ray.get(reference)
+        except StopIteration:
+            del running[generator]
+            if chunk.pending:
+                submit(chunk.rest())
+            return
+        except ray.exceptions.RayError as error:  # its retries spent: a chunk's last chance
+            del running[generator]
+            if chunk.attempts >= _MAX_RETRIES:
+                raise
+            logger.warning("A Ray chunk failed (%s): its missing runs go out again", error)
+            submit(chunk.rest())
+            return
+        outcomes = unpack_outcomes(part)
+        if any(o.status != "success" for o in outcomes):
+            self._check_inline(part)
+        for outcome in outcomes:
+            key = (outcome.item_id, outcome.scorer_id)
+            if key not in chunk.pending:
+                continue  # a retried chunk sends again what the driver already has
+            chunk.pending.discard(key)
+            tally.add(outcome)
+            if on_outcome is not None:
+                on_outcome(outcome)
+
+    def _check_inline(self, part: bytes) -> None:
+        self.part_sizes.append(len(part))
+        if len(part) > RAY_INLINE_DEFAULT:
+            raise RuntimeError(
+                f"A part holding a failure came back with {len(part):,} bytes, over Ray's "
+                f"inline limit ({RAY_INLINE_DEFAULT:,}): it may have gone to the object store"
+            )
+
+
+@dataclass(slots=True)
+class _Chunk:
+    units: list[tuple[DatasetItem, tuple[str, ...]]]
+    pending: set[tuple[str, str]]
+    """The pairs not received yet."""
+    attempts: int = 0
+    """How many times it went out again for pairs it did not send back."""
+
+    def rest(self) -> _Chunk:
+        """A chunk of the pairs not received; raises RuntimeError once it went out too often
+        (a pair that kills every worker it runs on, say)."""
+        if self.attempts >= _MAX_RETRIES:
+            raise RuntimeError(
+                f"{len(self.pending)} runs of a Ray chunk never came back after "
+                f"{self.attempts + 1} tries (their workers died?)"
+            )
+        units = [
+            (item, tuple(i for i in ids if (item.id, i) in self.pending))
+            for item, ids in self.units
+        ]
+        units = [(item, ids) for item, ids in units if ids]
+        return _Chunk(units, set(self.pending), self.attempts + 1)
+
+
+def _chunks(
+    items: Iterable[DatasetItem],
+    scorer_ids: list[str],
+    skip: Skip | None,
+    size: int,
+    tally: _Tally,
+) -> Iterator[_Chunk]:
+    """Chunks of about `size` pairs, item by item; the pairs `skip` leaves out are taken off
+    the planned total (as `run_experiment` does)."""
+    units: list[tuple[DatasetItem, tuple[str, ...]]] = []
+    pending: set[tuple[str, str]] = set()
+    for position, item in enumerate(items):
+        if not isinstance(item, DatasetItem):
+            raise TypeError(f"items[{position}] must be a DatasetItem, not {type(item).__name__}")
+        ids = tuple(i for i in scorer_ids if skip is None or not skip(item, i))
+        tally.left_out(len(scorer_ids) - len(ids))
+        if not ids:
+            continue
+        units.append((item, ids))
+        pending.update((item.id, i) for i in ids)
+        if len(pending) >= size:
+            yield _Chunk(units, pending)
+            units, pending = [], set()
+    if units:
+        yield _Chunk(units, pending)
+
+
+class _Tally:
+    """The driver's counts and running means, as the engine keeps them."""
+
+    def __init__(self, counts: RunCounts) -> None:
+        self.counts = counts
+        self._means: dict[str, list[float]] = {}
+
+    def left_out(self, pairs: int) -> None:
+        if pairs:
+            update = {"total": self.counts.total - pairs}
+            self.counts = self.counts.model_copy(update=update)
+
+    def add(self, outcome: ScorerOutcome) -> None:
+        self.counts = self.counts.with_outcome(outcome)
+        score = outcome.score
+        if outcome.status == "success" and isinstance(score, int | float) and math.isfinite(score):
+            entry = self._means.setdefault(outcome.scorer_id, [0, 0.0])
+            entry[0] += 1
+            entry[1] += score / entry[0] - entry[1] / entry[0]
+
+    def means(self) -> dict[str, float]:
+        return {scorer_id: mean for scorer_id, (_, mean) in self._means.items()}
+
+
+def _status(counts: RunCounts, cancelled: bool) -> ExperimentStatus:
+    if cancelled:
+        return "cancelled"
+    if counts.total and counts.failed == counts.total:
+        return "failed"
+    return "completed"
+
+
+def ray_runner(
+    address: str | None,
+    specs: Sequence[ScorerSpec],
+    judge: JudgeConfig | None,
+    typed_key: SecretStr | str | None = None,
+    catalog: Mapping[str, PrebuiltScorer] | None = None,
+    *,
+    capped: bool = False,
+    limits: Mapping[str, RateLimit] | None = None,
+) -> RayRunner | None:
+    """The runner of an experiment on Ray (None: in this process), from `address` or
+    SCORELAB_RAY_ADDRESS; `limits`: the judge rate limits (model -> limit) the whole cluster
+    keeps together (`core.experiments.ray_limiter`). Raises ExperimentConfigError for a bad
+    address, when Ray is not installed (`pip install 'scorelab[ray]'`), or for a spend cap
+    (`capped`), which one process keeps."""
+    target = ray_target(address)
+    if target is None:
+        return None
+    if capped:
+        raise ExperimentConfigError(
+            "A spend cap (max_cost) is kept by one process: it cannot bound a run on Ray "
+            f"({target.describe()}); run in-process or without the cap"
+        )
+    try:
+        import ray  # noqa: F401  (only to say early that it is missing)
+    except ImportError:
+        raise ExperimentConfigError(
+            f"Running on Ray ({target.describe()}) needs Ray installed: pip install 'scorelab[ray]'"
+        ) from None
+    recipe, typed = recipe_of(specs, judge, typed_key, catalog)
+    wanted = {model: limit for model, limit in (limits or {}).items() if not limit.is_unlimited()}
+    return RayRunner(target, recipe, typed, limits=wanted or None)

@@ -1,0 +1,402 @@
+"""Experiments on Ray (core/experiments/ray_backend.py): the same stored results, failures,
+usage and summary as in-process, with a worker killed mid-run; failures sent back inline only;
+the typed judge key never written by Ray; the judge rate limit shared by every worker."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import pickle
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Cluster, cluster_environment
+
+from core.experiment_records import ExperimentConfig, ScorerOutcome, ScorerSpec
+from core.experiments.ray_backend import (
+    RAY_INLINE_DEFAULT,
+    inline_limit,
+    pack_outcomes,
+    ray_target,
+    recipe_of,
+    unpack_outcomes,
+)
+from core.judge import JudgeConfig
+from core.judge.rate_limit import RateLimit
+from core.service import ExperimentConfigError, Service
+from core.testing import FakeJudge
+from core.testing.fake_judge import Reply, answer_from_schema
+
+TYPED_KEY = "sk-typed-for-ray-0123456789abcdef"
+ITEMS = 40
+FAILING = (3, 17, 29)
+"""Items whose answer is BROKEN: the judge never answers them with JSON, so their judge scorer
+fails, on any backend."""
+SCORERS = [ScorerSpec(scorer_id="answer-relevancy-scorer"), ScorerSpec(scorer_id="tone-scorer")]
+
+
+def responder(request: dict[str, Any]) -> Reply:
+    """The same answer for the same request, whoever sends it; a little slow (runs overlap)."""
+    prompt = " ".join(str(m.get("content", "")) for m in request.get("messages", []))
+    if "BROKEN" in prompt:
+        return Reply("this is not JSON", delay=0.2)
+    answer = answer_from_schema(request)
+    assert isinstance(answer, Reply)
+    return dataclasses.replace(answer, delay=0.2)
+
+
+@pytest.fixture
+def service(tmp_path: Path, judge_server: FakeJudge) -> Iterator[Service]:
+    judge_server.responder = responder
+    service = Service(f"sqlite:///{tmp_path / 'ray.db'}", samples_dir=tmp_path / "samples")
+    yield service
+    service.store.close()
+
+
+def experiment(service: Service, judge_server: FakeJudge) -> ExperimentConfig:
+    rows = b"question,answer\n" + b"".join(
+        b"question %d,%s %d\n" % (n, b"BROKEN" if n in FAILING else b"answer", n)
+        for n in range(ITEMS)
+    )
+    dataset = service.import_dataset("items.csv", rows, reuse_existing=True)
+    return ExperimentConfig(
+        dataset_id=dataset.id,
+        scorers=SCORERS,
+        judge_model="openai/fake-judge",
+        api_base=judge_server.url,
+        judge_settings={"num_retries": 0},
+        concurrency=4,
+    )
+
+
+def stored(service: Service, experiment_id: str) -> dict[tuple[str, str], tuple[Any, ...]]:
+    """The stored results by (item, scorer): what a run decides (not its timings)."""
+    results = service.store.experiment_results(experiment_id)
+    assert len(results) == len({(r.item_id, r.scorer_id) for r in results})  # none twice
+    items = {
+        item.id: item.input for item in service.dataset_items(_dataset(service, experiment_id))
+    }
+    return {
+        (items[r.item_id], r.scorer_id): (r.score, r.reason, r.usage, r.judge_calls)
+        for r in results
+    }
+
+
+def failed(service: Service, experiment_id: str) -> dict[tuple[str, str], tuple[Any, ...]]:
+    items = {
+        item.id: item.input for item in service.dataset_items(_dataset(service, experiment_id))
+    }
+    return {
+        (items[f.item_id], f.scorer_id): (f.error_type, f.failed_step, f.usage, f.judge_attempts)
+        for f in service.failures(experiment_id)
+    }
+
+
+def _dataset(service: Service, experiment_id: str) -> str:
+    return service.get_experiment(experiment_id).dataset_id
+
+
+def test_a_run_on_ray_with_a_worker_killed_stores_what_the_in_process_run_stores(
+    service: Service, judge_server: FakeJudge, ray_cluster: Cluster
+) -> None:
+    config = experiment(service, judge_server)
+    local_id = service.start_experiment(config, api_key=TYPED_KEY, ray_address="in-process")
+    assert service.wait(local_id, timeout=300).status == "completed"
+    local_requests = judge_server.call_count
+    judge_server.reset()
+
+    ray_id = service.start_experiment(
+        config.model_copy(update={"name": "on ray"}),
+        api_key=TYPED_KEY,
+        ray_address=ray_cluster.address,
+    )
+    killed = _kill_a_chunk_worker(service, ray_id, ray_cluster)
+    progress = service.wait(ray_id, timeout=600)
+
+    assert progress.status == "completed", progress.error
+    assert killed, "no worker was running a chunk to kill"
+    assert stored(service, ray_id) == stored(service, local_id)
+    assert failed(service, ray_id) == failed(service, local_id)
+    assert len(service.failures(ray_id)) == len(FAILING)
+    local, remote = service.get_experiment(local_id), service.get_experiment(ray_id)
+    assert remote.counts.model_dump() == local.counts.model_dump()  # usage totals included
+    assert [s.model_dump() for s in service.score_summaries(ray_id)] == [
+        s.model_dump() for s in service.score_summaries(local_id)
+    ]
+    # Every request carried the typed key: it reached the workers (and the retried chunk
+    # called again what the killed worker had started).
+    assert set(judge_server.authorizations) == {f"Bearer {TYPED_KEY}"}
+    assert judge_server.call_count >= local_requests
+    assert not _files_holding(ray_cluster.temp_dir, TYPED_KEY.encode())
+    assert not _files_holding(ray_cluster.temp_dir, b"this is not JSON")  # no failure on disk
+    assert not any(ray_cluster.temp_dir.rglob("*spill*/**/*.*"))
+
+
+def _kill_a_chunk_worker(service: Service, experiment_id: str, cluster: Cluster) -> int | None:
+    """kill -9 a worker in the middle of a chunk, once some runs came back."""
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        progress = service.progress(experiment_id)
+        if progress.finished:
+            return None
+        workers = cluster.chunk_workers()
+        if workers and progress.counts.succeeded + progress.counts.failed >= 4:
+            os.kill(workers[0], signal.SIGKILL)
+            return workers[0]
+        time.sleep(0.05)
+    return None
+
+
+def _files_holding(folder: Path, needle: bytes) -> list[Path]:
+    found = []
+    for path in folder.rglob("*"):
+        try:
+            if path.is_file() and not path.is_socket() and needle in path.read_bytes():
+                found.append(path)
+        except OSError:
+            continue
+    return found
+
+
+def test_the_judge_rate_limit_holds_across_the_workers_of_the_cluster(
+    ray_cluster: Cluster,
+) -> None:
+    import ray
+
+    from core.experiments.ray_limiter import RayLimiterProxy, shared_limiter
+
+    limit, window = 12, 2
+    if not ray.is_initialized():  # an experiment's connection may be open still
+        ray.init(address=ray_cluster.address, namespace="scorelab", log_to_driver=False)
+    actor = shared_limiter({"openai/limited": RateLimit(requests_per_minute=limit)}, window)
+
+    @ray.remote(num_cpus=1)
+    def caller(actor: Any, calls: int) -> list[float]:
+        import asyncio
+
+        proxy = RayLimiterProxy(actor)
+
+        async def go() -> list[float]:
+            times = []
+            for _ in range(calls):
+                await proxy.acquire("openai/limited", 10)
+                times.append(time.time())
+            return times
+
+        return asyncio.run(go())
+
+    # One caller on each node (one CPU each): 30 requests against 12 per 2 s window.
+    calls = ray.get([caller.remote(actor, 15), caller.remote(actor, 15)])
+    times = sorted(calls[0] + calls[1])
+    ray.kill(actor)
+    assert len(times) == 30
+    most = max(sum(1 for t in times if start <= t < start + window) for start in times)
+    assert most <= limit + 1
+    assert times[-1] - times[0] >= window  # the limit made them wait
+
+
+def test_ray_addresses_are_read_or_refused_by_name() -> None:
+    assert ray_target(None, {}) is None
+    assert ray_target("in-process", {"SCORELAB_RAY_ADDRESS": "auto"}) is None
+    assert ray_target(None, {"SCORELAB_RAY_ADDRESS": "auto"}).address == "auto"  # type: ignore[union-attr]
+    assert ray_target("local:3", {}).local_workers == 3  # type: ignore[union-attr]
+    assert ray_target("ray://head:10001", {}).address == "ray://head:10001"  # type: ignore[union-attr]
+    assert ray_target("10.0.0.5:6379", {}).address == "10.0.0.5:6379"  # type: ignore[union-attr]
+    with pytest.raises(ExperimentConfigError, match="local:N needs N"):
+        ray_target("local:0", {})
+    with pytest.raises(ExperimentConfigError, match="SCORELAB_RAY_ADDRESS 'http://x'"):
+        ray_target(None, {"SCORELAB_RAY_ADDRESS": "http://x"})
+
+
+def failure(index: int, size: int) -> ScorerOutcome:
+    return ScorerOutcome(
+        item_id=f"item-{index}",
+        scorer_id="judge",
+        status="failed",
+        error=os.urandom(size // 2).hex(),
+        error_type="ScorerRunError",
+        snapshot={"raw": os.urandom(size).hex()},
+    )
+
+
+def test_every_part_holding_a_failure_stays_under_rays_inline_limit() -> None:
+    limit = inline_limit()
+    assert limit < RAY_INLINE_DEFAULT
+    failures = [failure(n, 3_000) for n in range(60)]
+    successes = [
+        ScorerOutcome(item_id=f"item-{n}", scorer_id="s", status="success", score=0.5)
+        for n in range(500)
+    ]
+    parts = pack_outcomes(failures + successes, limit)
+    back = [outcome for part in parts for outcome in unpack_outcomes(part)]
+    assert sorted(back, key=repr) == sorted(failures + successes, key=repr)
+    with_failures = [p for p in parts if any(o.status == "failed" for o in unpack_outcomes(p))]
+    assert len(with_failures) > 1  # they did not fit in one part
+    assert all(len(part) <= limit for part in with_failures)
+    assert all(o.status == "failed" for p in with_failures for o in unpack_outcomes(p))
+
+
+def test_a_failure_too_large_alone_loses_its_snapshot_then_the_tail_of_its_texts() -> None:
+    limit = inline_limit()
+    (part,) = pack_outcomes([failure(0, 400_000)], limit)
+    (sent,) = unpack_outcomes(part)
+    assert len(part) <= limit
+    assert sent.snapshot is None
+    assert sent.error is not None and sent.error.endswith(
+        "too long to send back from the Ray worker]"
+    )
+    assert (sent.item_id, sent.scorer_id, sent.error_type) == ("item-0", "judge", "ScorerRunError")
+
+
+def test_the_recipe_the_tasks_carry_holds_no_key() -> None:
+    judge = JudgeConfig(
+        model="openai/fake-judge", api_base="http://127.0.0.1:9/v1", api_key=TYPED_KEY
+    )
+    recipe, typed = recipe_of(SCORERS, judge, TYPED_KEY)
+    assert TYPED_KEY.encode() not in pickle.dumps(recipe)
+    assert recipe.judge is not None and recipe.judge.api_key is None
+    assert recipe.key is not None and recipe.key.source == "typed"
+    assert typed is not None and typed.get_secret_value() == TYPED_KEY
+    rebuilt = recipe.build(typed)
+    assert [s.id for s in rebuilt] == ["answer-relevancy-scorer", "tone-scorer"]
+
+
+def test_a_spend_cap_is_refused_on_ray_before_anything_is_stored(
+    service: Service, judge_server: FakeJudge
+) -> None:
+    config = experiment(service, judge_server).model_copy(
+        update={"max_cost": 1.0, "judge_model": "openai/gpt-4o-mini"}
+    )
+    with pytest.raises(ExperimentConfigError, match="kept by one process"):
+        service.start_experiment(config, ray_address="local:1")
+    assert service.list_experiments() == []
+
+
+def test_scorelab_run_takes_its_ray_address_and_refuses_a_bad_one(
+    tmp_path: Path, ray_cluster: Cluster
+) -> None:
+    from cli_helpers import environment, items_file, scorelab
+
+    env = {**environment(tmp_path), "RAY_AUTH_MODE": "disabled"}  # as the test cluster
+    data = items_file(tmp_path, ["hello there", "fine, thanks", "goodbye"])
+    out = tmp_path / "out.json"
+    address = ray_cluster.address
+    done = scorelab(env, "run", data, "--scorer", "tone-scorer", "--ray-address", address,
+                    "--json", out, "--no-progress")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    items = json.loads(out.read_text())["items"]
+    assert [type(item["results"]["tone-scorer"]["score"]) for item in items] == [float] * 3
+
+    bad = scorelab(env, "run", data, "--scorer", "tone-scorer", "--ray-address", "http://head")
+    assert bad.returncode != 0
+    assert "'http://head' is not a Ray address" in bad.stderr
+
+
+def test_a_run_cancelled_on_ray_resumes_on_ray_to_the_in_process_results(
+    service: Service, judge_server: FakeJudge, ray_cluster: Cluster
+) -> None:
+    config = experiment(service, judge_server)
+    local_id = service.start_experiment(config, api_key=TYPED_KEY, ray_address="in-process")
+    assert service.wait(local_id, timeout=300).status == "completed"
+
+    ray_id = service.start_experiment(
+        config.model_copy(update={"name": "cancelled on ray"}),
+        api_key=TYPED_KEY,
+        ray_address=ray_cluster.address,
+    )
+    service.wait(ray_id, timeout=300, until=lambda p: p.counts.succeeded >= 4)
+    service.cancel(ray_id)
+    cancelled = service.wait(ray_id, timeout=300)
+    assert cancelled.status == "cancelled"
+    assert 0 < len(service.store.experiment_results(ray_id)) < ITEMS * len(SCORERS)
+
+    service.resume_experiment(ray_id, api_key=TYPED_KEY, ray_address=ray_cluster.address)
+    assert service.wait(ray_id, timeout=600).status == "completed"
+    assert stored(service, ray_id) == stored(service, local_id)
+    assert failed(service, ray_id) == failed(service, local_id)
+
+
+def test_a_local_cluster_is_started_for_the_run_and_stopped_with_it(
+    service: Service, judge_server: FakeJudge, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ray
+
+    # Its workers inherit this environment: this checkout's code, as the cluster's nodes.
+    monkeypatch.setenv("PYTHONPATH", cluster_environment()["PYTHONPATH"])
+    config = experiment(service, judge_server)
+    local_id = service.start_experiment(config, api_key=TYPED_KEY, ray_address="in-process")
+    assert service.wait(local_id, timeout=300).status == "completed"
+    ray_id = service.start_experiment(
+        config.model_copy(update={"name": "local:2"}), api_key=TYPED_KEY, ray_address="local:2"
+    )
+    assert service.wait(ray_id, timeout=600).status == "completed"
+    assert stored(service, ray_id) == stored(service, local_id)
+    assert failed(service, ray_id) == failed(service, local_id)
+    assert not ray.is_initialized()  # the throw-away cluster went with the run
+
+
+def test_a_cancel_with_abort_stops_the_chunks_in_flight(
+    service: Service, judge_server: FakeJudge, ray_cluster: Cluster
+) -> None:
+    config = experiment(service, judge_server)
+    ray_id = service.start_experiment(
+        config.model_copy(update={"name": "aborted on ray"}),
+        api_key=TYPED_KEY,
+        ray_address=ray_cluster.address,
+    )
+    service.wait(ray_id, timeout=300, until=lambda p: p.counts.succeeded >= 2)
+    service.cancel(ray_id, abort_in_flight=True)
+    progress = service.wait(ray_id, timeout=120)
+    assert progress.status == "cancelled"
+    kept = len(service.store.experiment_results(ray_id))
+    assert kept < ITEMS * len(SCORERS)
+    time.sleep(2)  # nothing arrives once it ended
+    assert len(service.store.experiment_results(ray_id)) == kept
+
+
+def test_an_experiments_rate_limit_holds_at_the_judge_when_it_runs_on_ray(
+    tmp_path: Path, judge_server: FakeJudge, ray_cluster: Cluster, monkeypatch: Any
+) -> None:
+    """The experiment's own limit, through the service: the workers of both nodes share one
+    count, measured where it matters, in the fake judge's request log."""
+    import ray
+
+    from core.experiments.ray_limiter import ACTOR_NAME
+    from core.judge import rate_limit
+
+    limit, window = 6, 2
+    monkeypatch.setattr(rate_limit, "DEFAULT_WINDOW_S", window)
+    if ray.is_initialized():  # a limiter left by another test keeps its own window
+        with contextlib.suppress(ValueError):
+            ray.kill(ray.get_actor(ACTOR_NAME, namespace="scorelab"))
+    judge_server.responder = lambda request: answer_from_schema(request)
+    service = Service(f"sqlite:///{tmp_path / 'limited.db'}", samples_dir=tmp_path / "samples")
+    try:
+        rows = b"question,answer\n" + b"".join(b"q %d,a %d\n" % (n, n) for n in range(8))
+        dataset = service.import_dataset("limited.csv", rows)
+        config = ExperimentConfig(
+            dataset_id=dataset.id,
+            scorers=[ScorerSpec(scorer_id="answer-relevancy-scorer")],
+            judge_model="openai/fake-judge",
+            api_base=judge_server.url,
+            judge_settings={"num_retries": 0},
+            concurrency=4,
+            rate_limit=RateLimit(requests_per_minute=limit),
+        )
+        judge_server.reset()
+        run_id = service.start_experiment(config, ray_address=ray_cluster.address)
+        progress = service.wait(run_id, timeout=300)
+    finally:
+        service.store.close()
+    assert progress.status == "completed", progress.error
+    times = sorted(entry["at"] for entry in judge_server.stats()["log"])
+    assert len(times) > 2 * limit  # enough requests that the limit had to hold them back
+    busiest = max(sum(1 for t in times if start <= t < start + window) for start in times)
+    assert busiest <= limit + 1
+    assert times[-1] - times[0] >= window
