@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -42,21 +43,23 @@ EXAMPLE_CHARS = 300
 SILHOUETTE_SAMPLE = 2_000
 """Above this many distinct texts the silhouette is computed on a sample (seeded)."""
 NO_WORDS = "(no telling words)"
+_OWN_THEMES = 3
+"""Up to this many distinct texts, each is its own theme (a silhouette needs more)."""
 
-# Ids and numbers are blanked: they differ from item to item and would split a theme. Short
-# numbers stay (an HTTP status such as 429 tells a failure apart).
+# Ids and numbers are blanked: they differ from item to item and would split a theme. Numbers
+# of three digits stay (an HTTP status such as 429 tells a failure apart).
 _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)
 _MIXED_ID = re.compile(r"\b(?=\w*\d)(?=\w*[a-z_])[\w-]{2,}\b", re.I)
-_LONG_NUMBER = re.compile(r"\b\d+(?:[.,]\d+)+\b|\b\d{4,}\b")
+_LONG_NUMBER = re.compile(r"\b\d+(?:[.,]\d+)+|\b\d{4,}\b|\b\d{1,2}\b")
 _SPACES = re.compile(r"\s+")
 
 
 def normalise(text: str) -> str:
-    """`text` lower-cased with ids (UUIDs, words mixing letters and digits), decimals and long
-    numbers blanked, and runs of white space made one space."""
+    """`text` lower-cased with ids (UUIDs, words mixing letters and digits), decimals and
+    numbers other than three-digit ones blanked, and runs of white space made one space."""
     text = _UUID.sub(" ", text.lower())
+    text = _LONG_NUMBER.sub(" ", text)  # before the ids: "12.5s" is a number, not an id
     text = _MIXED_ID.sub(" ", text)
-    text = _LONG_NUMBER.sub(" ", text)
     return _SPACES.sub(" ", text).strip()
 
 
@@ -135,7 +138,7 @@ def cluster_texts(
     """Group `(item_id, text)` pairs into at most `max_themes` themes, largest first.
 
     Empty texts are left out (the caller counts them). Identical texts (once normalised) always
-    share a theme. Fewer than three distinct texts are not clustered: each is its own theme.
+    share a theme. Up to three distinct texts are not clustered: each is its own theme.
     Raises ValueError for `max_themes` below 1."""
     if max_themes < 1:
         raise ValueError(f"max_themes must be at least 1, got {max_themes!r}")
@@ -149,7 +152,7 @@ def cluster_texts(
     matrix, vocabulary = _weights(distinct)
     if matrix is None or max_themes == 1:
         labels = np.zeros(len(distinct), dtype=int)
-    elif len(distinct) < 3:  # too few to cluster: each distinct text is its own theme
+    elif len(distinct) <= _OWN_THEMES:  # too few to cluster: each is its own theme
         labels = np.arange(len(distinct))
     else:
         sizes = np.array([len(groups[d]) for d in distinct], dtype=float)
@@ -178,31 +181,42 @@ def _weights(distinct: list[str]) -> tuple[Any, list[str]]:
 
 
 def _kmeans(matrix: Any, weights: np.ndarray, seed: int, max_themes: int) -> np.ndarray:
-    """KMeans labels for k in 2..max_themes (fewer than the distinct texts), the k with the
-    best silhouette; ties go to the smaller k."""
+    """KMeans labels (each distinct text weighed by how often it came) for k in 2..max_themes
+    (below the number of distinct texts), the k with the best silhouette; ties go to the
+    smaller k."""
     from sklearn.cluster import KMeans
-    from sklearn.metrics import silhouette_score
+    from sklearn.exceptions import ConvergenceWarning
 
     rows = matrix.shape[0]
-    # Texts whose words are all stop words have an all-zero row; they are kept (their own
-    # group forms around the origin) but cosine silhouette needs a non-zero vector.
+    # The silhouette is taken over the distinct texts (many copies of one text would make
+    # every split of their paraphrases look perfect), on a seeded sample when they are many.
+    sample = np.arange(rows)
+    if rows > SILHOUETTE_SAMPLE:
+        sample = np.sort(np.random.default_rng(seed).choice(rows, SILHOUETTE_SAMPLE, False))
     best: tuple[float, np.ndarray] | None = None
     for k in range(2, min(max_themes, rows - 1) + 1):
         model = KMeans(n_clusters=k, n_init=3, random_state=seed, max_iter=200)
-        labels = model.fit_predict(matrix, sample_weight=weights)
-        if len(set(labels.tolist())) < 2:
-            continue
-        sample = SILHOUETTE_SAMPLE if rows > SILHOUETTE_SAMPLE else None
-        score = float(
-            silhouette_score(
-                matrix, labels, metric="euclidean", sample_size=sample, random_state=seed
-            )
-        )
-        if best is None or score > best[0] + 1e-9:
+        with warnings.catch_warnings():
+            # Texts whose only differences are stop words weigh the same: fewer groups than
+            # k is a fine answer (the silhouette judges it), not a problem to report.
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            labels = model.fit_predict(matrix, sample_weight=weights)
+        score = _silhouette(matrix[sample], labels[sample])
+        if score is not None and (best is None or score > best[0] + 1e-9):
             best = (score, labels)
     if best is None:
         return np.zeros(rows, dtype=int)
     return best[1]
+
+
+def _silhouette(matrix: Any, labels: np.ndarray) -> float | None:
+    """The silhouette score, None when it is undefined (one group, or one text per group)."""
+    from sklearn.metrics import silhouette_score
+
+    groups = len(set(labels.tolist()))
+    if groups < 2 or groups > len(labels) - 1:
+        return None
+    return float(silhouette_score(matrix, labels, metric="euclidean"))
 
 
 def _themes(
