@@ -113,7 +113,9 @@ def test_tiny_inputs(texts: list[tuple[str, str]], sizes: list[int]) -> None:
 
 
 def test_texts_differing_only_by_ids_and_numbers_are_one_text() -> None:
-    texts = [(f"i{n}", f"Item q{n} failed: judge returned 0.{n}5 for request {n:06d}") for n in range(6)]
+    texts = [
+        (f"i{n}", f"Item q{n} failed: judge returned 0.{n}5 for request {n:06d}") for n in range(6)
+    ]
     themes = cluster_texts(texts, seed=0)
     assert [t.size for t in themes] == [6]
     assert normalise("Run 3f2a9c1e-1111-2222-3333-444455556666 of q17 at 12.5s, HTTP 429") == (
@@ -122,13 +124,17 @@ def test_texts_differing_only_by_ids_and_numbers_are_one_text() -> None:
 
 
 def test_stop_words_only_make_one_theme_without_telling_words() -> None:
-    themes = cluster_texts([("a", "It is what it is."), ("b", "This was the one."), ("c", "And so")])
+    themes = cluster_texts(
+        [("a", "It is what it is."), ("b", "This was the one."), ("c", "And so")]
+    )
     assert len(themes) == 1 and themes[0].label == NO_WORDS and themes[0].size == 3
 
 
 def test_identical_texts_share_a_theme_and_example_items_are_capped() -> None:
     texts, _ = planted(60)
-    texts += [(f"dup-{n}", "Hallucinated citation: the cited source is made up.") for n in range(20)]
+    texts += [
+        (f"dup-{n}", "Hallucinated citation: the cited source is made up.") for n in range(20)
+    ]
     themes = cluster_texts(texts, seed=0)
     holding = [t for t in themes if any(i.startswith("dup-") for i in t.item_ids)]
     assert len(holding) <= 1
