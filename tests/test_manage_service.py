@@ -17,7 +17,7 @@ from core import Scorer, create_scorer
 from core.experiment_records import ColumnMapping, ExperimentConfig, ScorerOutcome, ScorerSpec
 from core.scorers import PREBUILT, PrebuiltScorer
 from core.service import InvalidInputError, NotFoundError, Service
-from core.service.manage import MAX_TAG_CHARS, MAX_TAGS, split_tags
+from core.service.manage import MAX_TAG_CHARS, MAX_TAGS
 from core.storage import Store
 from core.storage.schema import alembic_config
 
@@ -158,11 +158,6 @@ def test_bad_notes_and_tags_are_refused_and_nothing_changes(
         service.set_experiment_note(experiment_id, note, tags)
     info = service.get_experiment(experiment_id)
     assert (info.note, info.tags) == ("kept", ["kept"])
-
-
-def test_split_tags() -> None:
-    assert split_tags(" a, b ,, c ,") == ["a", "b", "c"]
-    assert split_tags("") == []
 
 
 # ---- finding a stored upload, deleting ----

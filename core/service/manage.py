@@ -99,11 +99,6 @@ def checked_tags(tags: Sequence[str]) -> list[str]:
     return kept
 
 
-def split_tags(text: str) -> list[str]:
-    """Tags typed as one line, separated by commas (empty pieces left out)."""
-    return [piece.strip() for piece in text.split(",") if piece.strip()]
-
-
 class ManageMixin:
     """The management methods of `Service`."""
 
