@@ -186,6 +186,7 @@ def _kmeans(matrix: Any, weights: np.ndarray, seed: int, max_themes: int) -> np.
     smaller k."""
     from sklearn.cluster import KMeans
     from sklearn.exceptions import ConvergenceWarning
+    from threadpoolctl import threadpool_limits
 
     rows = matrix.shape[0]
     # The silhouette is taken over the distinct texts (many copies of one text would make
@@ -194,16 +195,19 @@ def _kmeans(matrix: Any, weights: np.ndarray, seed: int, max_themes: int) -> np.
     if rows > SILHOUETTE_SAMPLE:
         sample = np.sort(np.random.default_rng(seed).choice(rows, SILHOUETTE_SAMPLE, False))
     best: tuple[float, np.ndarray] | None = None
-    for k in range(2, min(max_themes, rows - 1) + 1):
-        model = KMeans(n_clusters=k, n_init=3, random_state=seed, max_iter=200)
-        with warnings.catch_warnings():
-            # Texts whose only differences are stop words weigh the same: fewer groups than
-            # k is a fine answer (the silhouette judges it), not a problem to report.
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            labels = model.fit_predict(matrix, sample_weight=weights)
-        score = _silhouette(matrix[sample], labels[sample])
-        if score is not None and (best is None or score > best[0] + 1e-9):
-            best = (score, labels)
+    # One thread: on a busy 2-core machine OpenMP's threads wait on each other, three times
+    # slower than one (bench/themes.py).
+    with threadpool_limits(limits=1):
+        for k in range(2, min(max_themes, rows - 1) + 1):
+            model = KMeans(n_clusters=k, n_init=3, random_state=seed, max_iter=200)
+            with warnings.catch_warnings():
+                # Texts whose only differences are stop words weigh the same: fewer groups
+                # than k is a fine answer (the silhouette judges it), not a problem to report.
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                labels = model.fit_predict(matrix, sample_weight=weights)
+            score = _silhouette(matrix[sample], labels[sample])
+            if score is not None and (best is None or score > best[0] + 1e-9):
+                best = (score, labels)
     if best is None:
         return np.zeros(rows, dtype=int)
     return best[1]
