@@ -23,10 +23,35 @@ TOPICS = [
     ["misses the question", "answers another question", "off topic", "ignores what was asked"],
     ["contradicts the context", "conflicts with the passage", "says the opposite of the text"],
 ]
-FILLER = (
-    "the response output answer claims states mentions says that this which however overall "
-    "partly mostly clearly because since while although reference ground truth expected item"
-).split()
+FILLER = [
+    *[
+        "the",
+        "response",
+        "output",
+        "answer",
+        "claims",
+        "states",
+        "mentions",
+        "says",
+        "that",
+        "this",
+        "which",
+        "however",
+    ],
+    *[
+        "overall",
+        "partly",
+        "mostly",
+        "clearly",
+        "because",
+        "since",
+        "while",
+        "although",
+        "reference",
+        "ground",
+    ],
+    *["truth", "expected", "item"],
+]
 
 
 def reasons(count: int, seed: int) -> list[tuple[str, str]]:
@@ -54,9 +79,10 @@ def main() -> None:
     started = time.perf_counter()
     from core.reporting.themes import cluster_texts
 
-    cluster_texts([("a", "warm up the import"), ("b", "of scikit-learn"), ("c", "once"), ("d", "x")])
+    cluster_texts([("a", "warm up"), ("b", "the import"), ("c", "of scikit-learn"), ("d", "x")])
     print(f"first call (scikit-learn import): {time.perf_counter() - started:.2f} s")
-    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"load average: {load} on {os.cpu_count()} cores")
     for count in (int(n) for n in args.reasons.split(",")):
         texts = reasons(count, args.seed)
         best = float("inf")
