@@ -55,7 +55,7 @@ def render_themes(
         )
     scorer_id = _pick_scorer(info, kind, key)
     threshold = _pick_threshold(kind, key) if kind == "low_scores" else None
-    report = _report(info.id, scorer_id, kind, threshold, key)
+    report = _report(info, scorer_id, kind, threshold, key)
     if report is not None:
         render_report(report)
     return report
@@ -82,14 +82,16 @@ def _pick_threshold(kind: ThemeKind, key: str) -> float | None:
 
 
 def _report(
-    experiment_id: str,
+    info: ExperimentInfo,
     scorer_id: str | None,
     kind: ThemeKind,
     threshold: float | None,
     key: str,
 ) -> ThemeReport | None:
-    """The report for these settings: from the session when it was made for them already."""
-    wanted = (experiment_id, scorer_id, kind, threshold)
+    """The report for these settings: from the session when it was made for them already (and
+    for as many finished runs: a running experiment's themes are made again as it goes)."""
+    experiment_id = info.id
+    wanted = (experiment_id, scorer_id, kind, threshold, info.counts.done, info.counts.failed)
     held = st.session_state.get(f"{key}.report")
     if held is not None and held[0] == wanted:
         return held[1]  # type: ignore[no-any-return]
