@@ -4,6 +4,8 @@ deletion takes; and the themes of a real experiment's low-score reasons and fail
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,7 @@ from sqlalchemy import create_engine
 from core import Scorer, create_scorer
 from core.experiment_records import ColumnMapping, ExperimentConfig, ScorerOutcome, ScorerSpec
 from core.scorers import PREBUILT, PrebuiltScorer
-from core.service import InvalidInputError, NotFoundError, Service
+from core.service import ExperimentConfigError, InvalidInputError, NotFoundError, Service
 from core.service.manage import MAX_TAG_CHARS, MAX_TAGS
 from core.storage import Store
 from core.storage.schema import alembic_config
@@ -62,9 +64,22 @@ def reasoned() -> Scorer:
     )
 
 
+GATE = threading.Event()
+"""Holds every run of the `held` scorer until a test sets it."""
+
+
+def held() -> Scorer:
+    async def score(ctx: Any) -> float:
+        await asyncio.to_thread(GATE.wait, 60)
+        return 1.0
+
+    return create_scorer(id="held", description="waits for the test").generate_score(score)
+
+
 CATALOG = {
     **PREBUILT,
     "reasoned": PrebuiltScorer("reasoned", "Reasoned", "Reason from the output", reasoned, False),
+    "held": PrebuiltScorer("held", "Held", "Waits for the test", held, False),
 }
 
 
@@ -201,6 +216,27 @@ def test_deletion_impact_counts_what_goes_and_delete_dataset_cascades(service: S
         service.dataset_deletion(dataset_id)
     with pytest.raises(NotFoundError):
         service.experiment_deletion(first)
+
+
+def test_a_running_experiment_is_counted_and_blocks_the_deletion(service: Service) -> None:
+    GATE.clear()
+    dataset = service.import_dataset("held.csv", b"input,output\nq,a\n")
+    started = service.start_experiment(
+        ExperimentConfig(dataset_id=dataset.id, scorers=[ScorerSpec(scorer_id="held")])
+    )
+    try:
+        assert service.dataset_deletion(dataset.id).running == 1
+        assert service.experiment_deletion(started).running == 1
+        with pytest.raises(ExperimentConfigError, match="Cancel"):
+            service.delete_dataset(dataset.id)
+        with pytest.raises(ExperimentConfigError, match="Cancel"):
+            service.delete_experiment(started)
+    finally:
+        GATE.set()
+        service.wait(started, timeout=60)
+    assert service.dataset_deletion(dataset.id).running == 0
+    service.delete_dataset(dataset.id)
+    assert service.list_experiments() == []
 
 
 def test_the_review_hook_counts_into_the_impact(
