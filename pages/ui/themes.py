@@ -58,6 +58,11 @@ def render_themes(
     report = _report(info, scorer_id, kind, threshold, key)
     if report is not None:
         render_report(report)
+        if kind == "failures" and not report.considered and info.counts.failed:
+            st.caption(
+                f"{info.counts.failed:,} runs failed, but their details are not held by this "
+                "dashboard process (run elsewhere, or before a restart)."
+            )
     return report
 
 
