@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ExperimentConfigError",
+    "InvalidInputError",
     "MastraError",
     "ScorerConfigError",
     "ScorerRunError",
@@ -111,6 +112,11 @@ class ScorerRunError(MastraError):
 class ExperimentConfigError(ValueError):
     """An experiment that cannot start (unknown scorer, bad option, no judge model, a column the
     chosen scorers need and the dataset lacks, ...): one message for the person choosing."""
+
+
+class InvalidInputError(ValueError):
+    """A value the service refuses (a dataset or experiment name, a note, a tag, a theme
+    setting): the message names the value, where it was given and what is wrong with it."""
 
 
 def serialise_exception(error: BaseException) -> dict[str, Any]:

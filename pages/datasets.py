@@ -17,14 +17,19 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
-from core.experiment_records import ColumnMapping, ImportReport
+from core.experiment_records import ColumnMapping, DatasetInfo, ImportReport
 from core.service import DatasetImportError, ParsedUpload
+from pages.ui import nav
+from pages.ui.manage import render_dataset_manage
 from pages.ui.services import service
 from pages.ui.text import md_text
 from pages.ui.widgets import age
 
 UPLOAD_KEY = "datasets.upload"
-NAME_KEY = "datasets.name"
+NAME_KEY = "datasets.name"  # prefix: one name field per upload
+USE_KEY = "datasets.use_stored"
+COPY_KEY = "datasets.copy"
+INSPECT_KEY = "datasets.inspect"
 MAPPING_KEY = "datasets.mapping"  # prefix of the mapping selectboxes
 PARSED_KEY = "datasets.parsed"  # the upload read once (a HeldUpload)
 NONE = "(none)"
@@ -136,14 +141,40 @@ def render_upload() -> None:
     if report.preview:
         st.markdown("**Preview**")
         st.dataframe(pd.DataFrame(report.preview), hide_index=True)
-    name = st.text_input("Dataset name", value=upload.name.rsplit(".", 1)[0], key=NAME_KEY)
-    if st.button("Import dataset", type="primary", disabled=not report.ok):
+    # A key per upload: the name follows each new file instead of keeping the last one's.
+    name = st.text_input(
+        "Dataset name", value=upload.name.rsplit(".", 1)[0], key=f"{NAME_KEY}.{held.file_id}"
+    )
+    stored = shared.find_dataset(report.fingerprint or "") if report.ok else None
+    if stored is not None:
+        copy = offer_stored(stored)
+    else:
+        copy = st.button("Import dataset", type="primary", disabled=not report.ok)
+    if copy:
         try:
             info = shared.import_parsed(parsed, mapping, name=name)
         except DatasetImportError as error:
             st.error(md_text(error))
         else:
             st.success(f"Imported **{md_text(info.name)}**: {info.item_count:,} items.")
+
+
+def offer_stored(stored: DatasetInfo) -> bool:
+    """The same items are stored already: offer that dataset, or a copy; True when a copy is
+    asked for (pressing Import twice never stores two copies unasked)."""
+    st.info(
+        f"These items are stored already as **{md_text(stored.name)}** "
+        f"({stored.item_count:,} items, imported {age(stored.created_at)}, same fingerprint).",
+        icon=":material/content_copy:",
+    )
+    use, copy = st.columns(2)
+    if use.button("Use the stored dataset", type="primary", key=f"{USE_KEY}.{stored.id}"):
+        st.session_state[INSPECT_KEY] = stored.id
+        st.success(f"Using **{md_text(stored.name)}**: it is shown below.")
+        st.page_link(
+            nav.NEW_EXPERIMENT, label="Start an experiment on it", icon=":material/play_arrow:"
+        )
+    return copy.button("Import a copy anyway", key=f"{COPY_KEY}.{stored.id}")
 
 
 def render_stored() -> None:
@@ -167,9 +198,12 @@ def render_stored() -> None:
         hide_index=True,
     )
     by_id = {d.id: d for d in datasets}
+    if st.session_state.get(INSPECT_KEY) not in by_id:
+        st.session_state.pop(INSPECT_KEY, None)  # deleted meanwhile
     chosen = st.selectbox(
-        "Look inside", list(by_id), format_func=lambda i: by_id[i].name, key="datasets.inspect"
+        "Look inside", list(by_id), format_func=lambda i: by_id[i].name, key=INSPECT_KEY
     )
+    render_dataset_manage(by_id[chosen])
     items = service().dataset_items(chosen, limit=200)
     st.dataframe(
         pd.DataFrame(

@@ -35,8 +35,10 @@ from pages.ui import fmt, nav
 from pages.ui.data import Aggregates, agreement, experiment_aggregates, sampled_label_columns
 from pages.ui.downloads import render_downloads
 from pages.ui.judge_key import judge_key_input
+from pages.ui.manage import render_experiment_manage
 from pages.ui.services import service
 from pages.ui.text import chart_text, md_short, md_text, show_text
+from pages.ui.themes import render_themes
 from pages.ui.widgets import pick_experiment, running_experiments
 
 KEY = "experiment"
@@ -409,6 +411,7 @@ def main() -> None:
     if info is None:
         return
     aggregates = experiment_aggregates(info)
+    render_experiment_manage(info)
     render_summary(info, aggregates)
     if render_resume(info):
         st.rerun()  # the progress panel takes over
@@ -432,6 +435,7 @@ def main() -> None:
     )
     frame = render_table(page, info)
     render_drilldown(info, frame)
+    render_themes(info)
     if info.counts.failed:
         st.page_link(
             nav.FAILURES,

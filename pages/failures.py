@@ -20,6 +20,7 @@ from pages.ui import fmt
 from pages.ui.judge_key import judge_key_input
 from pages.ui.services import service
 from pages.ui.text import md_short, md_text, show_text
+from pages.ui.themes import render_themes
 from pages.ui.widgets import pick_experiment, running_experiments
 
 KEY = "failures"
@@ -124,6 +125,7 @@ def main() -> None:
     if render_retry(info, failures):
         st.rerun()  # the progress panel takes over
     render_groups(failures)
+    render_themes(info, ("failures",))
 
 
 if __name__ == "__main__":  # run by the router (app.py), not on import

@@ -12,6 +12,7 @@ import streamlit as st
 from core.experiment_records import ExperimentInfo
 from core.service.views import experiments_frame
 from pages.ui import nav
+from pages.ui.manage import filter_by_tags, with_notes
 from pages.ui.services import service
 from pages.ui.widgets import experiment_label, running_experiments
 
@@ -26,6 +27,8 @@ def render_table(frame: pd.DataFrame) -> None:
         hide_index=True,
         column_config={
             "name": st.column_config.TextColumn("Experiment", width="large"),
+            "tags": "Tags",
+            "note": st.column_config.TextColumn("Note", width="medium"),
             "dataset": "Dataset",
             "status": "Status",
             "items": st.column_config.NumberColumn("Items", format="%d"),
@@ -76,8 +79,12 @@ def main() -> None:
         )
         st.page_link(nav.NEW_EXPERIMENT, label="New experiment", icon=":material/play_arrow:")
         return
-    render_table(experiments_frame(experiments))
-    render_open(experiments)
+    shown = filter_by_tags(experiments)
+    if shown:
+        render_table(with_notes(experiments_frame(shown), shown))
+    else:
+        st.info("No experiment holds every chosen tag.")
+    render_open(shown or experiments)
 
 
 if __name__ == "__main__":  # run by the router (app.py), not on import

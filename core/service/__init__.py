@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 
-from core.errors import ExperimentConfigError
+from core.errors import ExperimentConfigError, InvalidInputError
 from core.experiment_records import ScorerCatalogEntry
 from core.experiments.dataset_library import DatasetImportError
 from core.experiments.datasets import ParsedUpload
@@ -38,6 +38,7 @@ __all__ = [
     "DatasetImportError",
     "ExperimentConfigError",
     "ExperimentFileError",
+    "InvalidInputError",
     "JudgeKey",
     "NotFoundError",
     "ParsedUpload",

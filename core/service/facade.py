@@ -71,6 +71,8 @@ from core.run_results import ScorerRunResult
 from core.scorers import PREBUILT, PrebuiltScorer
 from core.scorers.catalog import ScorerCatalog
 from core.scoring import Scorer
+from core.service.manage import ManageMixin
+from core.service.themes import ThemesMixin
 from core.storage import Store
 
 __all__ = ["RESUMABLE", "SAMPLES_DIR", "Service"]
@@ -86,8 +88,9 @@ RESUMABLE: tuple[ExperimentStatus, ...] = ("interrupted", "cancelled", "budget_r
 # ---- the service ----
 
 
-class Service:
-    """One per process (see `get_service`); thread-safe."""
+class Service(ThemesMixin, ManageMixin):
+    """One per process (see `get_service`); thread-safe. Themes: core/service/themes.py;
+    renames, notes, tags and deletion impacts: core/service/manage.py."""
 
     def __init__(
         self,
@@ -158,8 +161,16 @@ class Service:
         return self.store.iter_dataset_items(dataset_id)
 
     def delete_dataset(self, dataset_id: str) -> None:
-        """Remove a dataset with its experiments and their results."""
+        """Remove a dataset with its experiments and their results (`dataset_deletion` says
+        how many); refused while one of its experiments runs here."""
+        ids = self.store.experiment_ids_of(dataset_id)
+        if set(ids) & set(self._jobs.running()):
+            raise ExperimentConfigError(
+                "Cancel the dataset's running experiments before deleting it"
+            )
         self.store.delete_dataset(dataset_id)
+        for experiment_id in ids:
+            self._jobs.forget(experiment_id)
 
     def ensure_sample_datasets(self) -> list[DatasetInfo]:
         """The sample datasets, each file of the samples folder imported once (by fingerprint)."""

@@ -50,6 +50,7 @@ from core.experiment_records import (
 from core.run_results import JudgeUsage
 from core.storage import reads
 from core.storage._engines import make_engine, normalise_url
+from core.storage._manage import StoreManagement
 from core.storage.schema import SchemaError, upgrade_schema
 from core.storage.tables import DatasetItemRow, DatasetRow, ExperimentRow, ScoreRow
 
@@ -114,7 +115,7 @@ def _default_sqlite_path() -> Path:
     return folder / "scorelab.db"
 
 
-class Store:
+class Store(StoreManagement):
     """The database behind the dashboard and the CLI."""
 
     def __init__(
@@ -734,6 +735,8 @@ def _experiment_info(
         created_at=_utc(row["created_at"]),
         started_at=_utc(row["started_at"]),
         finished_at=finished_at,
+        note=row.get("note"),
+        tags=row.get("tags") or [],
     )
 
 

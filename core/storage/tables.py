@@ -131,6 +131,10 @@ class ExperimentRow(SQLModel, table=True):
     heartbeat_at: datetime | None = _timestamp()
     """Last sign of life of the process running it: a pending or running experiment whose
     heartbeat is old is reported as interrupted (its process died)."""
+    note: str | None = Field(default=None, sa_column=Column(Text))
+    """A person's note about it (revision 0006)."""
+    tags: Any = _json()
+    """Its tags, a JSON list of short strings (revision 0006; None: no tag)."""
 
 
 AGGREGATE_COLUMNS = (
