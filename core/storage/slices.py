@@ -2,9 +2,9 @@
 table, in SQL on SQLite and PostgreSQL alike (docs/storage.md, Slices by metadata).
 
 A metadata value is compared and grouped as text (`metadata_text`): a string as it is, a JSON
-true/false as `true`/`false`, a number as written, no value (or JSON null) as SQL NULL, which
-records carry as "". Each database reads the value of a key of the item's JSON metadata with
-its own function (SQLite's `json_extract`/`json_type`, PostgreSQL's `json_extract_path_text`),
+true/false as `true`/`false`, a number as written; no value (absent, JSON null, or an empty
+string) is SQL NULL, which records carry as "". Each database reads the value of a key of the
+item's JSON metadata with its own function (SQLite's `json_extract`/`json_type`, PostgreSQL's `json_extract_path_text`),
 so the grouping runs in the database over the items' rows: 10,000 items are one GROUP BY.
 """
 
@@ -29,7 +29,8 @@ _results = ScoreRow.__table__
 
 
 def metadata_text(column: str, dialect: str, table: Any = None) -> Any:
-    """The SQL text of the item's metadata value under `column` (NULL when absent or null).
+    """The SQL text of the item's metadata value under `column` (NULL when absent, null or
+    the empty string).
 
     Raises ValueError for a column name SQLite's JSON path cannot name (a double quote)."""
     metadata = (_items if table is None else table).c.item_metadata
@@ -38,13 +39,15 @@ def metadata_text(column: str, dialect: str, table: Any = None) -> Any:
             raise ValueError(f"Metadata column {column!r}: a name with '\"' cannot be read here")
         path = literal(f'$."{column}"')
         kind = func.json_type(metadata, path)
-        return case(
+        found = case(
             (kind == "true", literal("true")),
             (kind == "false", literal("false")),
             (kind == "null", None),
             else_=cast(func.json_extract(metadata, path), String),
         )
-    return func.json_extract_path_text(metadata, literal(column))
+    else:
+        found = func.json_extract_path_text(metadata, literal(column))
+    return func.nullif(found, "")  # an empty cell of a CSV file is no value too
 
 
 def metadata_filter(filters: Mapping[str, Sequence[str]], dialect: str) -> list[Any]:

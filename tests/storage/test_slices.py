@@ -44,6 +44,8 @@ def metadata(n: int, rng: random.Random) -> dict[str, Any]:
     found: dict[str, Any] = {"flag": n % 3 == 0, "level": rng.choice([1, 2, 2.5])}
     if n % 11 == 0:
         found["category"] = None
+    elif n % 17 == 0:
+        found["category"] = ""  # an empty cell: no value too
     elif n % 13 != 0:
         found["category"] = rng.choice(CATEGORIES)
     return found
@@ -51,7 +53,7 @@ def metadata(n: int, rng: random.Random) -> dict[str, Any]:
 
 def text(value: Any) -> str:
     """A metadata value as the database gives it (`core.storage.slices.metadata_text`)."""
-    if value is None:
+    if value is None or value == "":
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
