@@ -3,9 +3,10 @@ table, in SQL on SQLite and PostgreSQL alike (docs/storage.md, Slices by metadat
 
 A metadata value is compared and grouped as text (`metadata_text`): a string as it is, a JSON
 true/false as `true`/`false`, a number as written; no value (absent, JSON null, or an empty
-string) is SQL NULL, which records carry as "". Each database reads the value of a key of the
-item's JSON metadata with its own function (SQLite's `json_extract`/`json_type`, PostgreSQL's `json_extract_path_text`),
-so the grouping runs in the database over the items' rows: 10,000 items are one GROUP BY.
+string) is SQL NULL, which records carry as "". Each database reads a key of the item's JSON
+metadata with its own function (SQLite's `json_extract`/`json_type`, PostgreSQL's
+`json_extract_path_text`), so the grouping runs in the database over the items' rows: 10,000
+items are one GROUP BY.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def metadata_text(column: str, dialect: str, table: Any = None) -> Any:
             raise ValueError(f"Metadata column {column!r}: a name with '\"' cannot be read here")
         path = literal(f'$."{column}"')
         kind = func.json_type(metadata, path)
-        found = case(
+        found: Any = case(
             (kind == "true", literal("true")),
             (kind == "false", literal("false")),
             (kind == "null", None),
