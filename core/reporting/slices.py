@@ -8,7 +8,7 @@ Pure shaping: no Streamlit, no database.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -171,14 +171,19 @@ def slice_changes_frame(changes: Sequence[SliceChange]) -> pd.DataFrame:
     return frame.astype({"baseline_mean": float, "candidate_mean": float, "change": float})
 
 
-def slice_chart(summaries: Sequence[SliceSummary], titles: Mapping[str, str] | None = None) -> Any:
+def slice_chart(
+    summaries: Sequence[SliceSummary],
+    titles: Mapping[str, str] | None = None,
+    escape: Callable[[str], str] = str,
+) -> Any:
     """A plotly figure: per scorer, a bar per slice at its mean with the 95% t-interval as
     error bars (grouped by slice, one colour per scorer). `titles` names the scorers in the
-    legend (already escaped for the chart by the caller)."""
+    legend (already escaped for the chart by the caller); `escape` makes a slice value safe
+    as a plotly label (the values come from the dataset)."""
     import plotly.graph_objects as go
 
     titles = titles or {}
-    labels = [_label(summary.value) for summary in summaries]
+    labels = [escape(_label(summary.value)) for summary in summaries]
     figure = go.Figure()
     scorer_ids = [scorer.scorer_id for scorer in summaries[0].scorers] if summaries else []
     for scorer_id in scorer_ids:
