@@ -209,3 +209,11 @@ def test_compare_lists_the_category_that_regressed_first(app: AppTest) -> None:
     assert list(table["value"]) == ["Health", "Misconceptions", "Law"]
     assert list(table["change"]) == pytest.approx([-0.5, 0.0, 0.5])
     assert any("Largest drop: right on category = Health" in c.value for c in app.caption)
+
+
+def test_summary_card_numbers_are_short() -> None:
+    from pages.ui import fmt
+
+    assert [fmt.count(n) for n in (0, 817, 4_085, 9_999)] == ["0", "817", "4,085", "9,999"]
+    assert [fmt.count(n) for n in (10_000, 40_850, 999_949)] == ["10.0k", "40.9k", "999.9k"]
+    assert [fmt.count(n) for n in (1_000_000, 4_085_000, 123_456_789)] == ["1M", "4.08M", "123M"]
