@@ -85,10 +85,18 @@ def slice_summaries(
         .group_by(value)
     )
     items = {row.value: int(row.items) for row in connection.execute(counted)}
+    # Each item's value read once (a materialised CTE), not once per result joined to it:
+    # half the time on SQLite at 10,000 items x 5 scorers (bench/slices.py).
+    grouped = (
+        select(_items.c.item_id, value)
+        .where(_items.c.dataset_id == dataset_id)
+        .cte("grouped")
+        .prefix_with("MATERIALIZED")
+    )
     score = _results.c.score
     summed = (
         select(
-            value,
+            grouped.c.value,
             _results.c.scorer_id,
             func.count().label("runs"),
             func.count(score).label("scored"),
@@ -99,11 +107,10 @@ def slice_summaries(
             _results,
             and_(
                 _results.c.experiment_id == experiment_id,
-                _results.c.item_id == _items.c.item_id,
+                _results.c.item_id == grouped.c.item_id,
             ),
         )
-        .where(_items.c.dataset_id == dataset_id)
-        .group_by(value, _results.c.scorer_id)
+        .group_by(grouped.c.value, _results.c.scorer_id)
     )
     sums: dict[tuple[Any, str], Any] = {
         (row.value, row.scorer_id): row for row in connection.execute(summed)
