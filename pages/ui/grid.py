@@ -284,9 +284,11 @@ def render_grid(
     shown = [c for c in frame.columns if c not in hidden]
     cut = f"First {TEXT_PREVIEW} characters; click the row for the whole text."
     config: dict[str, Any] = {
+        # The header is the scorer's id (what it compared is in its help): a long header
+        # widened the score columns until the id and metadata went off screen.
         **{
             s: st.column_config.Column(
-                labels[s], help=f"{scored_label(info, s)}: red 0 → green 1; failed: the run failed"
+                s, help=f"{scored_label(info, s)}: red 0 → green 1; failed: the run failed"
             )
             for s in info.scorer_ids
         },
@@ -295,6 +297,7 @@ def render_grid(
         **{text: st.column_config.TextColumn(labels.get(text, text), help=cut) for text in TEXTS},
         "judge_tokens": st.column_config.NumberColumn("judge tokens", format="%d"),
     }
+    key = grid_key(info.id, page)
     event = st.dataframe(
         styled(frame, info.scorer_ids),
         hide_index=True,
@@ -302,15 +305,32 @@ def render_grid(
         column_config=config,
         column_order=shown,
         on_select="rerun",
-        selection_mode="single-row",
-        key=grid_key(info.id, page),
+        # A click on any cell selects it (a row needs a click on its checkbox): either opens
+        # the row's item.
+        selection_mode=["single-row", "single-cell"],
+        key=key,
     )
-    rows = list(event.selection.rows) if event is not None else []
+    row = _clicked_row(key, event)
     ids = frame["item_id"].tolist()
-    if rows and 0 <= rows[0] < len(ids):
-        st.query_params["item"] = ids[rows[0]]
-        return str(ids[rows[0]])
+    if row is not None and 0 <= row < len(ids):
+        st.query_params["item"] = ids[row]
+        return str(ids[row])
     return st.query_params.get("item") or None
+
+
+def _clicked_row(key: str, event: Any) -> int | None:
+    """The row of the selection made since the last run (a row's checkbox or a cell), else
+    None: an older selection leaves the URL's item as it is (a link may have changed it)."""
+    selection = getattr(event, "selection", None) or {}
+    rows = [int(r) for r in selection.get("rows", [])]
+    cells = [int(cell[0]) for cell in selection.get("cells", [])]
+    seen = st.session_state.get(f"{key}.seen", ([], []))
+    st.session_state[f"{key}.seen"] = (rows, cells)
+    if cells and cells != seen[1]:
+        return cells[0]
+    if rows and rows != seen[0]:
+        return rows[0]
+    return None
 
 
 def grid_key(experiment_id: str, page: ResultPage) -> str:

@@ -69,10 +69,13 @@ def render_slices(info: ExperimentInfo, columns: list[str]) -> list[SliceSummary
         return []
     found = _slices(info.id, column, _version(info))
     frame = slices_frame(found)
+    in_memory = any(s.failed is not None for summary in found for s in summary.scorers)
     number = st.column_config.NumberColumn
     st.dataframe(
         frame,
         hide_index=True,
+        # Failed runs unknown here (not this process's run): no column of empty cells.
+        column_order=[c for c in frame.columns if in_memory or c != "failed"],
         column_config={
             "value": st.column_config.TextColumn(column),
             "items": number("items", format="%d"),
@@ -88,7 +91,6 @@ def render_slices(info: ExperimentInfo, columns: list[str]) -> list[SliceSummary
     st.plotly_chart(
         slice_chart(found, titles, chart_text), width="stretch", key="experiment.slice_chart"
     )
-    in_memory = any(s.failed is not None for summary in found for s in summary.scorers)
     st.caption(
         INTERVAL_NOTE
         + (

@@ -23,6 +23,14 @@ def click_row(app: AppTest, row: int) -> None:
     assert not app.exception, app.exception
 
 
+def click_cell(app: AppTest, row: int, column: str) -> None:
+    """Select one cell of the grid (a click on it, not on the row's checkbox), and rerun."""
+    state = {"selection": {"rows": [], "columns": [], "cells": [[row, column]]}}
+    app.session_state[grid(app).key] = state
+    app.run()
+    assert not app.exception, app.exception
+
+
 def url(app: AppTest, name: str) -> Any:
     """A URL parameter's value (AppTest gives a list or a string)."""
     value = app.query_params.get(name)

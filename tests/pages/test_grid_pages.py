@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from grid_rows import click_row, grid, url  # tests/pages is on sys.path (no package)
+import streamlit as st
+from grid_rows import click_cell, click_row, grid, url  # tests/pages is on sys.path (no package)
 from streamlit import dataframe_util
 from streamlit.testing.v1 import AppTest
 
@@ -93,6 +94,10 @@ def test_a_row_click_opens_its_drilldown_and_the_url_follows(
     assert "long text " * 30 in drilldown_text(app)  # the whole output, not the grid's cut
     click_row(app, 2)
     assert url(app, "item") == "i002" and "question 2" in drilldown_text(app)
+    click_cell(app, 4, "meta: category")  # a click on any cell of a row opens it too
+    assert url(app, "item") == "i004" and "question 4" in drilldown_text(app)
+    app.run()  # a rerun with the same selection keeps the item
+    assert url(app, "item") == "i004"
 
 
 def test_a_link_to_an_item_opens_it_even_off_the_page(app: AppTest, experiment_id: str) -> None:
@@ -161,6 +166,20 @@ def test_slices_by_category(app: AppTest, experiment_id: str) -> None:
     assert url(app, "slice") == "category"
     assert len(app.get("plotly_chart")) == 2  # the histograms and the slices' chart
     assert any("Student t-interval" in c.value for c in app.caption)
+    shown = next(d for d in app.dataframe if "missing" in d.value.columns)
+    assert "failed" in shown.proto.column_order  # this process ran it: its failures are known
+
+
+def test_slices_of_an_experiment_run_elsewhere_say_failures_are_unknown(
+    app: AppTest, experiment_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(core.service, "_service", None)  # as after a restart: nothing in memory
+    st.cache_resource.clear()
+    show(app, experiment_id, slice="category")
+    table = next(d for d in app.dataframe if "missing" in d.value.columns)
+    assert table.value["failed"].isna().all()
+    assert "failed" not in table.proto.column_order and "missing" in table.proto.column_order
+    assert any("missing counts them" in c.value for c in app.caption)
 
 
 def fragile() -> Scorer:
