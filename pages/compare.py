@@ -290,10 +290,10 @@ def main() -> None:
         )
         render_pairing(comparison)
         render_scorers(comparison)
+        render_slice_changes(baseline, comparison.candidate)
     st.subheader("Items, by size of change")
     focus, scorer_id = pick_focus(comparisons)
     render_items(focus, scorer_id)
-    render_slice_changes(baseline, focus.candidate)  # the candidate chosen above
     render_usage(comparisons)
 
 

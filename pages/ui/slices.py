@@ -104,9 +104,10 @@ def render_slices(info: ExperimentInfo, columns: list[str]) -> list[SliceSummary
 
 
 def render_slice_changes(baseline: ExperimentInfo, candidate: ExperimentInfo) -> None:
-    """The Compare page's "Change per slice": per scorer of both, the change of mean per value
-    of a metadata column shared by both datasets, worst first."""
-    st.subheader("Change per slice")
+    """The Compare page's "Change per slice" of one candidate (under its scorer table): per
+    scorer of both, the change of mean per value of a metadata column shared by both datasets,
+    worst first. Every candidate's picker follows the URL's `slice`."""
+    st.markdown("**Change per slice**")
     shared = service()
     mine = shared.metadata_columns(baseline.id)
     theirs = set(shared.metadata_columns(candidate.id))
@@ -114,7 +115,7 @@ def render_slice_changes(baseline: ExperimentInfo, candidate: ExperimentInfo) ->
     if not columns:
         st.caption("The two datasets share no metadata column to slice by.")
         return
-    column = pick_column(columns, "compare.slice")
+    column = pick_column(columns, f"compare.slice.{candidate.id}")
     if column is None:
         return
     versions = (_version(baseline), _version(candidate))

@@ -221,7 +221,7 @@ def test_compare_lists_the_category_that_regressed_first(app: AppTest) -> None:
     app.switch_page("pages/compare.py")
     app.run()
     assert not app.exception, app.exception
-    app.selectbox(key="compare.slice").set_value("category")
+    app.selectbox(key=f"compare.slice.{candidate}").set_value("category")
     app.run()
     assert not app.exception, app.exception
     table = next(d.value for d in app.dataframe if {"value", "change"} <= set(d.value.columns))
