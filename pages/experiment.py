@@ -323,7 +323,7 @@ def main() -> None:
     metadata_columns = shared.metadata_columns(info.id)
     render_slices(info, metadata_columns)
     st.subheader("Results")
-    query = render_filters(info.scorer_ids, metadata_columns, info.id)
+    query = render_filters(info.scorer_ids, metadata_columns, info)
     page = shared.result_page(info.id, query)
     more = "+" if page.total_at_least else ""
     st.caption(

@@ -64,6 +64,7 @@ from core.reporting.paged import (
     usage_summary_totals,
 )
 from core.reporting.slices import (
+    CHART_VALUES,
     NO_VALUE_LABEL,
     slice_changes,
     slice_changes_frame,
@@ -86,6 +87,7 @@ from core.reporting.tables import (
 
 __all__ = [
     "ALL_STEPS",
+    "CHART_VALUES",
     "NO_VALUE_LABEL",
     "Comparison",
     "Confusion",

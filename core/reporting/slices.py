@@ -17,6 +17,7 @@ import pandas as pd
 from core.experiment_records import SliceChange, SliceScorer, SliceSummary
 
 __all__ = [
+    "CHART_VALUES",
     "CONFIDENCE",
     "NO_VALUE_LABEL",
     "slice_changes",
@@ -28,6 +29,8 @@ __all__ = [
 ]
 
 CONFIDENCE = 0.95
+CHART_VALUES = 40
+"""Values drawn at most by `slice_chart` (those with the most items; the table has them all)."""
 NO_VALUE_LABEL = "(no value)"
 """How a slice of items without a value is shown."""
 
@@ -179,10 +182,12 @@ def slice_chart(
     """A plotly figure: per scorer, a bar per slice at its mean with the 95% t-interval as
     error bars (grouped by slice, one colour per scorer). `titles` names the scorers in the
     legend (already escaped for the chart by the caller); `escape` makes a slice value safe
-    as a plotly label (the values come from the dataset)."""
+    as a plotly label (the values come from the dataset). Only the `CHART_VALUES` values with
+    the most items are drawn (a free-text column would draw thousands of bars)."""
     import plotly.graph_objects as go
 
     titles = titles or {}
+    summaries = sorted(summaries, key=lambda s: -s.items)[:CHART_VALUES]
     labels = [escape(_label(summary.value)) for summary in summaries]
     figure = go.Figure()
     scorer_ids = [scorer.scorer_id for scorer in summaries[0].scorers] if summaries else []

@@ -13,7 +13,7 @@ one experiment (experiments_frame, item_frame, filter_items, item_outcomes, step
 scored_label, failure_groups, judge_usage_frame, usage_totals), the shaping of a large
 experiment's aggregates and pages (page_frame, binned_histograms, usage_summary_frame,
 usage_summary_totals, ALL_STEPS), its figures, its slices by metadata (slices_frame,
-slice_chart, slice_changes_frame, NO_VALUE_LABEL), the agreement with
+slice_chart, slice_changes_frame, NO_VALUE_LABEL, CHART_VALUES), the agreement with
 a label column, the paired comparison (compare_experiments, item_changes, item_pair,
 diff_html, ...), and the files it is shared as (experiment_html, experiment_json_text,
 results_csv).
@@ -31,6 +31,7 @@ from core.dashboard_access import (
 )
 from core.reporting import (
     ALL_STEPS,
+    CHART_VALUES,
     NO_VALUE_LABEL,
     Comparison,
     LabelAgreement,
@@ -76,6 +77,7 @@ from core.reporting import (
 
 __all__ = [
     "ALL_STEPS",
+    "CHART_VALUES",
     "DOCS",
     "NO_VALUE_LABEL",
     "AllowList",

@@ -71,7 +71,7 @@ def _sort_label(value: str) -> str:
 
 
 def render_filters(
-    scorer_ids: list[str], metadata_columns: Sequence[str], experiment_id: str
+    scorer_ids: list[str], metadata_columns: Sequence[str], info: ExperimentInfo | None = None
 ) -> ResultQuery:
     """Filter, sort and page widgets, initialised from the URL and written back to it; returns
     the query of the grid's page (the page goes back to 1 when a filter changes)."""
@@ -87,7 +87,7 @@ def render_filters(
         key=f"{KEY}.range",
     )
     failed_only = right.checkbox("Failed only", value=_param("failed") == "1", key=f"{KEY}.failed")
-    metadata = _metadata_filter(metadata_columns, experiment_id)
+    metadata = _metadata_filter(metadata_columns, info) if info is not None else {}
     search_box, sort_box, page_box = st.columns([3, 2, 1])
     search = search_box.text_input(
         "Search item id, input, output and ground truth",
@@ -142,7 +142,7 @@ def _values(experiment_id: str, column: str, version: tuple[object, ...]) -> lis
     return [s.value for s in service().slices(experiment_id, column)]
 
 
-def _metadata_filter(columns: Sequence[str], experiment_id: str) -> dict[str, list[str]]:
+def _metadata_filter(columns: Sequence[str], info: ExperimentInfo) -> dict[str, list[str]]:
     """A metadata column and the values kept (URL `mcol`, `mval` repeated); {} for none."""
     if not columns:
         return {}
@@ -161,9 +161,8 @@ def _metadata_filter(columns: Sequence[str], experiment_id: str) -> dict[str, li
         st.query_params.pop(PARAMS["meta_column"], None)
         st.query_params.pop(PARAMS["meta_values"], None)
         return {}
-    info = service().get_experiment(experiment_id)
     version = (info.status, info.counts.done, info.finished_at)
-    values = _values(experiment_id, column, version)
+    values = _values(info.id, column, version)
     from_url = [v for v in st.query_params.get_all(PARAMS["meta_values"]) if v in values]
     chosen = right.multiselect(
         f"Values of {column}",

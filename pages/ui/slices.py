@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.experiment_records import ExperimentInfo, SliceChange, SliceSummary
-from core.service.views import slice_changes_frame, slice_chart, slices_frame
+from core.service.views import CHART_VALUES, slice_changes_frame, slice_chart, slices_frame
 from pages.ui.services import service
 from pages.ui.text import chart_text, md_text
 
@@ -91,6 +91,10 @@ def render_slices(info: ExperimentInfo, columns: list[str]) -> list[SliceSummary
     st.plotly_chart(
         slice_chart(found, titles, chart_text), width="stretch", key="experiment.slice_chart"
     )
+    if len(found) > CHART_VALUES:
+        st.caption(
+            f"The chart draws the {CHART_VALUES} values with the most items of {len(found):,}."
+        )
     st.caption(
         INTERVAL_NOTE
         + (

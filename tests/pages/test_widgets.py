@@ -157,8 +157,8 @@ def filters_app(scorer_ids: list[str]) -> None:
 
     from pages.ui.grid import render_filters
 
-    # No metadata column: no metadata filter, so no experiment is read.
-    st.session_state["filters"] = render_filters(scorer_ids, [], "")
+    # No experiment: no metadata filter (its values are read from the experiment).
+    st.session_state["filters"] = render_filters(scorer_ids, [])
 
 
 def run_filters(**params: str) -> AppTest:

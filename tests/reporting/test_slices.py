@@ -12,6 +12,7 @@ from scipy import stats
 
 from core.experiment_records import SliceScorer, SliceSummary
 from core.reporting.slices import (
+    CHART_VALUES,
     NO_VALUE_LABEL,
     slice_changes,
     slice_changes_frame,
@@ -130,3 +131,11 @@ def test_the_chart_has_a_bar_per_scorer_with_its_interval() -> None:
     assert list(first.error_y.array) == pytest.approx([high - 0.5, 0.0])
     assert list(first.error_y.arrayminus) == pytest.approx([0.5 - low, 0.0])
     assert math.isnan(figure.data[1].y[1])  # no score: no bar
+
+
+def test_the_chart_draws_the_values_with_the_most_items_only() -> None:
+    many = [summary(f"v{n}", n + 1, ("a", [0.5], 0)) for n in range(CHART_VALUES + 10)]
+    figure = slice_chart(many)
+    drawn = list(figure.data[0].x)
+    assert len(drawn) == CHART_VALUES
+    assert drawn[0] == f"v{CHART_VALUES + 9}" and f"v{9}" not in drawn  # the largest first
