@@ -185,7 +185,12 @@ def grid_frame(
 ) -> pd.DataFrame:
     """The page as the grid shows it: scores, the extra columns, `item_id`, metadata
     (`META` + name), texts cut to `TEXT_PREVIEW`, `failed`, `judge_tokens`. `extra_columns`
-    maps a column name to a value per item id (items without one get None)."""
+    maps a column name to a value per item id (items without one: empty); a name the grid
+    uses already is a ValueError."""
+    taken = {*info.scorer_ids, "item_id", *TEXTS, FAILED, "judge_tokens"}
+    clashes = sorted(taken.intersection(extra_columns or {}))
+    if clashes:
+        raise ValueError(f"grid_frame: extra columns {clashes} clash with the grid's own columns")
     frame = page_frame(page, info.scorer_ids)
     for text in TEXTS:
         frame[text] = frame[text].str.slice(0, TEXT_PREVIEW)

@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 import core.service
 from core import Scorer, create_scorer
-from core.experiment_records import ExperimentConfig, ScorerSpec
+from core.experiment_records import ExperimentConfig, ResultQuery, ScorerSpec
 from core.scorers import PREBUILT, PrebuiltScorer
 from core.scorers.catalog import ScorerCatalog
 
@@ -236,3 +236,16 @@ def test_summary_card_numbers_are_short() -> None:
     assert [fmt.count(n) for n in (0, 817, 4_085, 9_999)] == ["0", "817", "4,085", "9,999"]
     assert [fmt.count(n) for n in (10_000, 40_850, 999_949)] == ["10.0k", "40.9k", "999.9k"]
     assert [fmt.count(n) for n in (1_000_000, 4_085_000, 123_456_789)] == ["1M", "4.08M", "123M"]
+
+
+def test_extra_columns_follow_the_scores(app: AppTest, experiment_id: str) -> None:
+    from pages.ui.grid import grid_frame
+
+    service = core.service.get_service()
+    info = service.get_experiment(experiment_id)
+    page = service.result_page(experiment_id, ResultQuery(page_size=3))
+    frame = grid_frame(page, info, ["category"], {"review": {"i001": "wrong"}})
+    assert list(frame.columns)[:4] == ["right", "review", "item_id", "meta: category"]
+    assert list(frame["review"].fillna("")) == ["", "wrong", ""]
+    with pytest.raises(ValueError, match=r"extra columns \['right'\] clash"):
+        grid_frame(page, info, [], {"right": {}})
