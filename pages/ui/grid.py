@@ -25,6 +25,7 @@ import streamlit as st
 from core.experiment_records import ExperimentInfo, ResultPage, ResultQuery
 from core.service.views import NO_VALUE_LABEL, page_frame, scored_label
 from pages.ui.services import service
+from pages.ui.text import md_short, md_text
 
 KEY = "experiment"
 PARAMS = {
@@ -162,10 +163,14 @@ def _metadata_filter(columns: Sequence[str], info: ExperimentInfo) -> dict[str, 
         st.query_params.pop(PARAMS["meta_values"], None)
         return {}
     version = (info.status, info.counts.done, info.finished_at)
-    values = _values(info.id, column, version)
+    try:
+        values = _values(info.id, column, version)
+    except ValueError as error:  # a column name the database cannot read
+        right.warning(md_text(error))
+        return {}
     from_url = [v for v in st.query_params.get_all(PARAMS["meta_values"]) if v in values]
     chosen = right.multiselect(
-        f"Values of {column}",
+        f"Values of {md_short(column)}",
         values,
         default=from_url,
         format_func=lambda v: NO_VALUE_LABEL if v == "" else v,

@@ -67,7 +67,11 @@ def render_slices(info: ExperimentInfo, columns: list[str]) -> list[SliceSummary
     column = pick_column(columns, "experiment.slice")
     if column is None:
         return []
-    found = _slices(info.id, column, _version(info))
+    try:
+        found = _slices(info.id, column, _version(info))
+    except ValueError as error:  # a column name the database cannot read
+        st.warning(md_text(error))
+        return []
     frame = slices_frame(found)
     in_memory = any(s.failed is not None for summary in found for s in summary.scorers)
     number = st.column_config.NumberColumn
@@ -123,7 +127,11 @@ def render_slice_changes(baseline: ExperimentInfo, candidate: ExperimentInfo) ->
     if column is None:
         return
     versions = (_version(baseline), _version(candidate))
-    changes = _changes(baseline.id, candidate.id, column, versions)
+    try:
+        changes = _changes(baseline.id, candidate.id, column, versions)
+    except ValueError as error:
+        st.warning(md_text(error))
+        return
     if not changes:
         st.info("No scorer ran in both experiments.")
         return

@@ -249,3 +249,15 @@ def test_extra_columns_follow_the_scores(app: AppTest, experiment_id: str) -> No
     assert list(frame["review"].fillna("")) == ["", "wrong", ""]
     with pytest.raises(ValueError, match=r"extra columns \['right'\] clash"):
         grid_frame(page, info, [], {"right": {}})
+
+
+def test_a_column_name_sqlite_cannot_read_is_a_warning(app: AppTest) -> None:
+    data = b'id,question,answer,"x""y"\na,q,right,1\nb,q,wrong,2\n'
+    started = run("quoted", data)
+    show(app, started, slice='x"y')
+    warnings = [w.value for w in app.warning]
+    assert any("Metadata column 'x\"y'" in w for w in warnings), warnings
+    app.selectbox(key="experiment.mcol").set_value('x"y')
+    app.run()
+    assert not app.exception, app.exception
+    assert len(app.warning) == 2 and list(grid(app).value["item_id"]) == ["a", "b"]
