@@ -44,6 +44,9 @@ __all__ = [
     "ScorerSpec",
     "ScorerStepInfo",
     "ScorerUsage",
+    "SliceChange",
+    "SliceScorer",
+    "SliceSummary",
     "Theme",
     "ThemeKind",
     "ThemeReport",
@@ -672,7 +675,10 @@ class ResultQuery(Record):
     `scorer_ids` (every scorer when empty) has a stored score within it, inclusive;
     `failed_only` the items where one of them failed (failures are in memory: the service
     resolves it); `search` the items whose id, input, output or ground truth contains it,
-    case-insensitively (a plain substring, never a pattern)."""
+    case-insensitively (a plain substring, never a pattern); `metadata` the items whose
+    metadata column holds one of the given values (compared as text, `metadata_text` of
+    `core.storage.slices`: a string as it is, true/false, a number as written; the empty
+    string stands for no value)."""
 
     scorer_ids: list[str] = Field(default_factory=list)
     """The scorers the filters look at (empty: all)."""
@@ -690,6 +696,9 @@ class ResultQuery(Record):
     """Page number, from 1 (a page past the last gives the last page)."""
     page_size: int = 50
     """Items per page (1 to 1,000)."""
+    metadata: dict[str, list[str]] = Field(default_factory=dict)
+    """Metadata filters: column -> the values kept (as text; "" for no value). Every column
+    must hold one of its values; a column with no value listed keeps nothing."""
 
 
 class ItemRow(Record):
@@ -711,6 +720,8 @@ class ItemRow(Record):
     """Scorers that failed on it (from memory)."""
     judge_tokens: int = 0
     """Judge tokens over its stored runs (and its failed runs held in memory)."""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    """Its dataset metadata (the columns kept at import)."""
 
 
 class ResultPage(Record):
@@ -814,3 +825,64 @@ class DeletionImpact(Record):
     """Human reviews of those results deleted."""
     running: int = 0
     """Of those experiments, how many this process is running (they must be cancelled first)."""
+
+
+class SliceScorer(Record):
+    """One scorer's results over the items of one slice (a metadata value)."""
+
+    scorer_id: str
+    """The scorer."""
+    runs: int = 0
+    """Its stored runs on the slice's items."""
+    scored: int = 0
+    """Of those, the runs with a numeric score (the mean is theirs)."""
+    mean: float | None = None
+    """Mean score (None without a numeric score)."""
+    sd: float | None = None
+    """Sample standard deviation of the scores (None under two scores)."""
+    low: float | None = None
+    """Lower end of the 95% t-interval of the mean (None under two scores)."""
+    high: float | None = None
+    """Upper end of the 95% t-interval of the mean (None under two scores)."""
+    missing: int = 0
+    """Items of the slice without a stored run of this scorer: failed runs, or runs not made
+    (an experiment stopped part-way). Known from the database for any experiment."""
+    failed: int | None = None
+    """Failed runs among them held in this process's memory; None when the failures' details
+    are not here (an experiment run by the CLI or another process: `missing` then)."""
+
+
+class SliceSummary(Record):
+    """The items of an experiment sharing one value of a metadata column, and each scorer's
+    results over them."""
+
+    column: str
+    """The metadata column."""
+    value: str
+    """Its value as text (as `ResultQuery.metadata` takes it; "" for no value)."""
+    items: int
+    """Items of the dataset with this value."""
+    scorers: list[SliceScorer] = Field(default_factory=list)
+    """Per scorer of the experiment, in its order."""
+
+
+class SliceChange(Record):
+    """How one scorer's mean over one slice changed from a baseline experiment to a candidate
+    (its unpaired mean over each side's items of that value)."""
+
+    column: str
+    """The metadata column."""
+    value: str
+    """Its value as text ("" for no value)."""
+    scorer_id: str
+    """The scorer (run in both experiments)."""
+    baseline_n: int = 0
+    """Numeric scores of the baseline on the slice."""
+    candidate_n: int = 0
+    """Numeric scores of the candidate on the slice."""
+    baseline_mean: float | None = None
+    """The baseline's mean (None without a score)."""
+    candidate_mean: float | None = None
+    """The candidate's mean (None without a score)."""
+    change: float | None = None
+    """candidate_mean - baseline_mean (None when either is None); negative: regressed."""

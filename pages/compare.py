@@ -1,6 +1,7 @@
 """Compare: a baseline against one or more candidates, items paired by id. Per scorer, the mean
 change with a 95% bootstrap interval and the improved / regressed / unchanged counts; the items
-that changed most, one item side by side with word diffs; judge usage of every side. The
+that changed most, one item side by side with word diffs; each scorer's change of mean per
+value of a metadata column, worst first (pages/ui/slices.py); judge usage of every side. The
 choices live in the URL, so a link reproduces the view. Also imports an exported experiment.
 
 A module of functions: app.py's router runs the file as `__main__`, which calls `main()`;
@@ -27,6 +28,7 @@ from core.service.views import (
 from pages.ui import fmt
 from pages.ui.data import experiment_view
 from pages.ui.services import service
+from pages.ui.slices import render_slice_changes
 from pages.ui.text import md_short, md_text, show_text
 from pages.ui.widgets import experiment_label
 
@@ -288,6 +290,7 @@ def main() -> None:
         )
         render_pairing(comparison)
         render_scorers(comparison)
+        render_slice_changes(baseline, comparison.candidate)
     st.subheader("Items, by size of change")
     focus, scorer_id = pick_focus(comparisons)
     render_items(focus, scorer_id)

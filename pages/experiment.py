@@ -1,6 +1,7 @@
 """Experiment detail: summary cards, a Resume button for an experiment stopped part-way, score
-distributions, each scorer's agreement with a label column (a human verdict), the per-item table
-with filters (kept in the URL), and the drill-down into one item's runs, step by step.
+distributions, each scorer's agreement with a label column (a human verdict), slices by a metadata
+column (pages/ui/slices.py), the results grid with its filters, kept in the URL
+(pages/ui/grid.py), and the drill-down into the item of the row clicked, step by step.
 
 A module of functions: app.py's router runs the file as `__main__`, which calls `main()`;
 imported (`pages.experiment`), it draws nothing, so each part can be tested alone. Text from the
@@ -10,14 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import pandas as pd
 import streamlit as st
 
 from core.experiment_records import (
     ExperimentDetail,
     ExperimentInfo,
-    ResultPage,
-    ResultQuery,
     ScorerOutcome,
 )
 from core.service import RESUMABLE, ExperimentConfigError, NotFoundError
@@ -26,7 +24,6 @@ from core.service.views import (
     agreement_frame,
     binned_histograms,
     item_outcomes,
-    page_frame,
     scored_label,
     step_views,
     suggested_label_column,
@@ -34,35 +31,24 @@ from core.service.views import (
 from pages.ui import fmt, nav
 from pages.ui.data import Aggregates, agreement, experiment_aggregates, sampled_label_columns
 from pages.ui.downloads import render_downloads
+from pages.ui.grid import render_filters, render_grid
 from pages.ui.judge_key import judge_key_input
 from pages.ui.manage import render_experiment_manage
 from pages.ui.services import service
+from pages.ui.slices import render_slices
 from pages.ui.text import chart_text, md_short, md_text, show_text
 from pages.ui.themes import render_themes
 from pages.ui.widgets import pick_experiment, running_experiments
 
 KEY = "experiment"
-PARAMS = {
-    "scorers": "scorer",
-    "low": "min",
-    "high": "max",
-    "failed": "failed",
-    "search": "q",
-    "sort": "sort",
-    "page": "page",
-    "label": "label",
-}
-TEXT_PREVIEW = 160
-PAGE_SIZE = 50
-"""Items per page of the table (read from the database a page at a time)."""
+# Comments, not attribute docstrings: this file runs as a Streamlit script, whose "magic"
+# would draw a string literal standing alone on the page.
+# This module's URL parameters (the grid's are in pages/ui/grid.py, the slice's in
+# pages/ui/slices.py).
+PARAMS = {"label": "label"}
+# Up to this many items the label agreement is computed as the page opens; above, on a
+# button (it reads every item's scores).
 AUTO_AGREEMENT_ITEMS = 50_000
-"""Up to this many items the label agreement is computed as the page opens; above, on a
-button (it reads every item's scores)."""
-POSITION = "position"
-
-
-def _param(name: str, default: str = "") -> str:
-    return st.query_params.get(PARAMS[name], default)
 
 
 def render_summary(info: ExperimentInfo, aggregates: Aggregates) -> None:
@@ -74,11 +60,20 @@ def render_summary(info: ExperimentInfo, aggregates: Aggregates) -> None:
         if info.started_at and info.finished_at
         else None
     )
-    cards = st.columns(6)
-    cards[0].metric("Items", f"{info.total_items:,}")
-    cards[1].metric("Scorer runs", f"{info.counts.done:,} / {info.counts.total:,}")
-    cards[2].metric("Failed runs", f"{info.counts.failed:,}")
-    cards[3].metric("Judge tokens", fmt.tokens(info.counts.usage.total_tokens or 0))
+    # Two rows of three: a card a sixth of the page wide cut "4,085 / 4,085" (issue 14).
+    cards = [*st.columns(3), *st.columns(3)]
+    cards[0].metric("Items", fmt.count(info.total_items))
+    cards[1].metric(
+        "Scorer runs",
+        f"{fmt.count(info.counts.done)} / {fmt.count(info.counts.total)}",
+        help=f"{info.counts.done:,} of {info.counts.total:,} runs done",
+    )
+    cards[2].metric("Failed runs", fmt.count(info.counts.failed))
+    cards[3].metric(
+        "Judge tokens",
+        fmt.count(info.counts.usage.total_tokens or 0),
+        help=f"{fmt.tokens(info.counts.usage.total_tokens or 0)} tokens",
+    )
     cards[4].metric(
         "Est. judge cost",
         fmt.money(sum(costs) if costs else None),
@@ -143,82 +138,6 @@ def score_chart(info: ExperimentInfo, aggregates: Aggregates):
     """The score histograms from the database's bins, titled with entity-escaped ids."""
     titles = {s: chart_text(s) for s in info.scorer_ids}
     return binned_histograms(aggregates.histograms, titles, info.scores)
-
-
-def _sort_label(value: str) -> str:
-    if value == POSITION:
-        return "dataset order"
-    direction, _, scorer_id = value.partition(":")
-    return f"{scorer_id}: {'lowest' if direction == 'asc' else 'highest'} score first"
-
-
-def render_filters(scorer_ids: list[str]) -> ResultQuery:
-    """Filter, sort and page widgets, initialised from the URL and written back to it; returns
-    the query of the table's page (the page goes back to 1 when a filter changes)."""
-    chosen_default = [s for s in _param("scorers").split(",") if s in scorer_ids]
-    left, middle, right = st.columns([2, 2, 1])
-    chosen = left.multiselect("Scorers", scorer_ids, default=chosen_default, key=f"{KEY}.scorers")
-    low, high = middle.slider(
-        "Score range",
-        0.0,
-        1.0,
-        (float(_param("low", "0")), float(_param("high", "1"))),
-        step=0.01,
-        key=f"{KEY}.range",
-    )
-    failed_only = right.checkbox("Failed only", value=_param("failed") == "1", key=f"{KEY}.failed")
-    search_box, sort_box, page_box = st.columns([3, 2, 1])
-    search = search_box.text_input(
-        "Search item id, input, output and ground truth",
-        value=_param("search"),
-        key=f"{KEY}.search",
-    )
-    sorts = [POSITION, *(f"{d}:{s}" for s in scorer_ids for d in ("asc", "desc"))]
-    wanted_sort = _param("sort", POSITION)
-    sort = sort_box.selectbox(
-        "Sort",
-        sorts,
-        index=sorts.index(wanted_sort) if wanted_sort in sorts else 0,
-        format_func=_sort_label,
-        key=f"{KEY}.sort",
-        help="By a scorer's score: the items it gave a score, in score order.",
-    )
-    filters = (tuple(chosen), low, high, failed_only, search, sort)
-    if st.session_state.get(f"{KEY}.filters", filters) != filters:
-        st.session_state[f"{KEY}.page"] = 1  # another selection: its first page
-    st.session_state[f"{KEY}.filters"] = filters
-    if f"{KEY}.page" not in st.session_state:
-        st.session_state[f"{KEY}.page"] = _int(_param("page", "1"))
-    page = page_box.number_input("Page", min_value=1, step=1, key=f"{KEY}.page")
-    st.query_params.update(
-        {
-            PARAMS["scorers"]: ",".join(chosen),
-            PARAMS["low"]: f"{low:g}",
-            PARAMS["high"]: f"{high:g}",
-            PARAMS["failed"]: "1" if failed_only else "0",
-            PARAMS["search"]: search,
-            PARAMS["sort"]: sort,
-            PARAMS["page"]: str(page),
-        }
-    )
-    direction, _, sort_scorer = sort.partition(":")
-    return ResultQuery(
-        scorer_ids=chosen,
-        score_range=None if (low, high) == (0.0, 1.0) else (low, high),
-        failed_only=failed_only,
-        search=search,
-        sort="position" if sort == POSITION else f"score_{direction}",
-        sort_scorer=sort_scorer or None,
-        page=int(page),
-        page_size=PAGE_SIZE,
-    )
-
-
-def _int(text: str) -> int:
-    try:
-        return max(1, int(text))
-    except ValueError:
-        return 1
 
 
 def pick_label_column(columns: list[str]) -> str | None:
@@ -301,28 +220,6 @@ def render_label_agreement(info: ExperimentInfo) -> LabelAgreement | None:
     return found
 
 
-def render_table(page: ResultPage, info: ExperimentInfo) -> pd.DataFrame:
-    """The page of the item table (a dataframe: its cells and headers read no Markdown);
-    returns it."""
-    frame = page_frame(page, info.scorer_ids)
-    shown = frame.copy()
-    for column in ("input", "output", "ground_truth"):
-        shown[column] = shown[column].str.slice(0, TEXT_PREVIEW)
-    st.dataframe(
-        shown,
-        hide_index=True,
-        height=420,
-        column_config={
-            **{
-                s: st.column_config.NumberColumn(scored_label(info, s), format="%.3f")
-                for s in info.scorer_ids
-            },
-            "judge_tokens": st.column_config.NumberColumn("judge tokens", format="%d"),
-        },
-    )
-    return frame
-
-
 def render_outcome(outcome: ScorerOutcome) -> None:
     """One scorer's run on one item: score and reason (or the failure), then each step."""
     if outcome.status == "failed":
@@ -367,19 +264,19 @@ def render_execution(execution: dict) -> None:
         show_text("Raw output", execution["rawOutput"])
 
 
-def render_drilldown(info: ExperimentInfo, frame: pd.DataFrame) -> None:
-    """One item (picked among the page's, kept in the URL as `item`): its input, output and
+def render_drilldown(info: ExperimentInfo, item_id: str | None) -> None:
+    """One item (the grid's row clicked, kept in the URL as `item`): its input, output and
     ground truth, and a tab per scorer; only that item's results are read."""
     st.subheader("Item drill-down")
-    ids = frame["item_id"].tolist()
-    if not ids:
-        st.info("No item matches the filters.")
+    if item_id is None:
+        st.info("Click a row of the grid to open its item here.")
         return
-    wanted = st.query_params.get("item")
-    index = ids.index(wanted) if wanted in ids else 0
-    item_id = st.selectbox("Item", ids, index=index, key=f"{KEY}.item")
-    st.query_params["item"] = item_id
-    detail = service().item_detail(info.id, item_id)
+    try:
+        detail = service().item_detail(info.id, item_id)
+    except NotFoundError:
+        st.warning(f"No item {md_text(item_id)} in this experiment's dataset.")
+        return
+    st.caption(f"Item {md_short(item_id, 120)}")
     item = detail.items[0]
     columns = st.columns(3)
     for column, title, value in zip(
@@ -426,15 +323,17 @@ def main() -> None:
     found = render_label_agreement(info)
     with downloads:
         render_downloads(load, found, name=info.name)
-    query = render_filters(info.scorer_ids)
+    metadata_columns = shared.metadata_columns(info.id)
+    render_slices(info, metadata_columns)
+    st.subheader("Results")
+    query = render_filters(info.scorer_ids, metadata_columns, info)
     page = shared.result_page(info.id, query)
     more = "+" if page.total_at_least else ""
     st.caption(
         f"{page.total:,}{more} of {info.total_items:,} items · page {page.page:,} of "
         f"{page.pages:,}{more}"
     )
-    frame = render_table(page, info)
-    render_drilldown(info, frame)
+    render_drilldown(info, render_grid(page, info, metadata_columns))
     render_themes(info)
     if info.counts.failed:
         st.page_link(

@@ -63,6 +63,15 @@ from core.reporting.paged import (
     usage_summary_frame,
     usage_summary_totals,
 )
+from core.reporting.slices import (
+    CHART_VALUES,
+    NO_VALUE_LABEL,
+    slice_changes,
+    slice_changes_frame,
+    slice_chart,
+    slices_frame,
+    with_intervals,
+)
 from core.reporting.tables import (
     StepView,
     experiments_frame,
@@ -78,6 +87,8 @@ from core.reporting.tables import (
 
 __all__ = [
     "ALL_STEPS",
+    "CHART_VALUES",
+    "NO_VALUE_LABEL",
     "Comparison",
     "Confusion",
     "DiffSegment",
@@ -127,6 +138,10 @@ __all__ = [
     "score_histograms",
     "scored_label",
     "scorer_table",
+    "slice_changes",
+    "slice_changes_frame",
+    "slice_chart",
+    "slices_frame",
     "step_views",
     "suggested_label_column",
     "tokens_by_model",
@@ -135,5 +150,6 @@ __all__ = [
     "usage_summary_frame",
     "usage_summary_totals",
     "usage_totals",
+    "with_intervals",
     "word_diff",
 ]

@@ -45,6 +45,8 @@ from core.experiment_records import (
     ScorerSpec,
     ScorerUsage,
     ScoreSummary,
+    SliceChange,
+    SliceSummary,
 )
 from core.experiments.dataset_library import import_parsed, import_samples
 from core.experiments.datasets import ParsedUpload, read_upload
@@ -71,6 +73,7 @@ from core.run_results import ScorerRunResult
 from core.scorers import PREBUILT, PrebuiltScorer
 from core.scorers.catalog import ScorerCatalog
 from core.scoring import Scorer
+from core.service import slices as slicing
 from core.service.manage import ManageMixin
 from core.service.themes import ThemesMixin
 from core.storage import Store
@@ -631,6 +634,26 @@ class Service(ThemesMixin, ManageMixin):
             failures=[f for f in self.failures(experiment_id) if f.item_id == item_id],
             failures_in_memory=self._jobs.get(experiment_id) is not None,
         )
+
+    # ---- slices by metadata (core/service/slices.py) ----
+
+    def metadata_columns(self, experiment_id: str) -> list[str]:
+        """The metadata columns of the experiment's dataset; raises NotFoundError."""
+        return slicing.metadata_columns(self.store, experiment_id)
+
+    def slices(self, experiment_id: str, column: str) -> list[SliceSummary]:
+        """The experiment's results per value of a metadata column, grouped by the database:
+        items, and per scorer the mean with its 95% t-interval, missing and failed runs.
+        Raises NotFoundError, and ValueError naming an unknown column."""
+        in_memory = self._jobs.get(experiment_id) is not None
+        failures = self.failures(experiment_id) if in_memory else None
+        return slicing.slices(self.store, experiment_id, column, failures)
+
+    def compare_slices(self, baseline: str, candidate: str, column: str) -> list[SliceChange]:
+        """Per slice of `column` and scorer of both experiments: the change of the mean from
+        `baseline` to `candidate`, worst first. Raises NotFoundError, and ValueError when
+        either dataset lacks the column."""
+        return slicing.compare_slices(self.slices(baseline, column), self.slices(candidate, column))
 
     def sample_results(self, experiment_id: str, limit: int = 500) -> list[ScorerOutcome]:
         """The first `limit` stored results with their full result JSON (a sample of the judge

@@ -12,7 +12,8 @@ login_problems, login_wanted, unprotected_address_message. From core.reporting: 
 one experiment (experiments_frame, item_frame, filter_items, item_outcomes, step_views,
 scored_label, failure_groups, judge_usage_frame, usage_totals), the shaping of a large
 experiment's aggregates and pages (page_frame, binned_histograms, usage_summary_frame,
-usage_summary_totals, ALL_STEPS), its figures, the agreement with
+usage_summary_totals, ALL_STEPS), its figures, its slices by metadata (slices_frame,
+slice_chart, slice_changes_frame, NO_VALUE_LABEL, CHART_VALUES), the agreement with
 a label column, the paired comparison (compare_experiments, item_changes, item_pair,
 diff_html, ...), and the files it is shared as (experiment_html, experiment_json_text,
 results_csv).
@@ -30,6 +31,8 @@ from core.dashboard_access import (
 )
 from core.reporting import (
     ALL_STEPS,
+    CHART_VALUES,
+    NO_VALUE_LABEL,
     Comparison,
     LabelAgreement,
     StepView,
@@ -59,6 +62,9 @@ from core.reporting import (
     score_histograms,
     scored_label,
     scorer_table,
+    slice_changes_frame,
+    slice_chart,
+    slices_frame,
     step_views,
     suggested_label_column,
     tokens_by_model,
@@ -71,7 +77,9 @@ from core.reporting import (
 
 __all__ = [
     "ALL_STEPS",
+    "CHART_VALUES",
     "DOCS",
+    "NO_VALUE_LABEL",
     "AllowList",
     "Comparison",
     "LabelAgreement",
@@ -105,6 +113,9 @@ __all__ = [
     "score_histograms",
     "scored_label",
     "scorer_table",
+    "slice_changes_frame",
+    "slice_chart",
+    "slices_frame",
     "step_views",
     "suggested_label_column",
     "tokens_by_model",

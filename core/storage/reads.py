@@ -23,6 +23,7 @@ from core.experiment_records import (
     ScoreSummary,
 )
 from core.run_results import JudgeUsage
+from core.storage.slices import metadata_filter
 from core.storage.tables import DatasetItemRow, ExperimentRow, ScoreRow
 
 __all__ = [
@@ -295,7 +296,7 @@ def _few_in_range(
     keeps few items, that test would run on most of the dataset."""
     if query.sort != "position" or query.score_range is None:
         return False
-    if query.search.strip() or item_ids is not None:
+    if query.search.strip() or item_ids is not None or query.metadata:
         return False
     tested = page * query.page_size * scope.item_count / max(total, 1)  # items tested, roughly
     return tested > 4 * total
@@ -309,7 +310,7 @@ def _search_in_few(
     range keeps under a quarter of the dataset, in dataset order."""
     if query.sort != "position" or query.score_range is None or item_ids is not None:
         return False
-    if not query.search.strip():
+    if not query.search.strip() or query.metadata:
         return False
     matching = _in_range(scope, query).limit(scope.item_count // 4 + 1).subquery()
     kept = connection.execute(select(func.count()).select_from(matching)).scalar_one()
@@ -356,6 +357,8 @@ def _row_source(scope: _Scope, query: ResultQuery, item_ids: Collection[str] | N
     if item_ids is not None:
         source = source.where(_items.c.item_id.in_(list(item_ids)))
     needle = query.search.strip()
+    if query.metadata:
+        source = source.where(*metadata_filter(query.metadata, scope.dialect))
     if needle:  # before the scores' test: SQLite tests the conditions in this order
         source = source.where(_matches(needle, scope.dialect))
     if query.score_range is not None and not (query.sort != "position" and range_on_sort):
@@ -370,6 +373,8 @@ def _count(scope: _Scope, query: ResultQuery, source: Any, item_ids: Collection[
         # Each item must be read to be searched: counting stops past the page asked for and
         # `COUNT_AT_LEAST` matches, so a common word does not read a million texts.
         return select(func.count()).select_from(source.limit(_count_limit(query)).subquery())
+    if query.metadata:  # each item's metadata is read: counted over the filtered items
+        return select(func.count()).select_from(source.subquery())
     if query.sort != "position":
         counted = select(func.count()).where(
             _results.c.experiment_id == scope.experiment_id,
@@ -493,6 +498,7 @@ def _item_rows(
             _items.c.input,
             _items.c.output,
             _items.c.ground_truth,
+            _items.c.item_metadata,
         ).where(_items.c.dataset_id == dataset_id, _items.c.position.in_(positions))
     ).all()
     ids = [row.item_id for row in items]
@@ -514,6 +520,7 @@ def _item_rows(
             ground_truth=by_position[position].ground_truth,
             scores=scores.get(by_position[position].item_id, {}),
             judge_tokens=tokens.get(by_position[position].item_id, 0),
+            metadata=by_position[position].item_metadata or {},
         )
         for position in positions
         if position in by_position

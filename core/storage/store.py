@@ -46,9 +46,10 @@ from core.experiment_records import (
     ScorerSpec,
     ScorerUsage,
     ScoreSummary,
+    SliceSummary,
 )
 from core.run_results import JudgeUsage
-from core.storage import reads
+from core.storage import reads, slices
 from core.storage._engines import make_engine, normalise_url
 from core.storage._manage import StoreManagement
 from core.storage.schema import SchemaError, upgrade_schema
@@ -621,6 +622,21 @@ class Store(StoreManagement):
             return reads.result_page(
                 connection, experiment_id, dataset_id, items, scorer_ids, query, item_ids
             )
+
+    def slice_summaries(self, experiment_id: str, column: str) -> list[SliceSummary]:
+        """The experiment's stored results grouped by a metadata column's value, by the
+        database (core/storage/slices.py); raises NotFoundError, ValueError for a column
+        name the database cannot read."""
+        dataset_id, _, scorer_ids = self._dataset_of(experiment_id)
+        with self.engine.connect() as connection:
+            return slices.slice_summaries(connection, experiment_id, dataset_id, scorer_ids, column)
+
+    def metadata_values(
+        self, dataset_id: str, column: str, item_ids: Sequence[str]
+    ) -> dict[str, str]:
+        """The `column` value (text; "" for none) of each given item of a dataset."""
+        with self.engine.connect() as connection:
+            return slices.item_values(connection, dataset_id, column, item_ids)
 
     def dataset_item(self, dataset_id: str, item_id: str) -> DatasetItem:
         """One item of a dataset by its id; raises NotFoundError."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pages.ui.text import as_text, md_text
 
-__all__ = ["as_text", "duration", "md_text", "money", "score", "tokens"]
+__all__ = ["as_text", "count", "duration", "md_text", "money", "score", "tokens"]
 # as_text and md_text are pages.ui.text's, named here too for older call sites.
 
 
@@ -20,6 +20,15 @@ def duration(seconds: float | None) -> str:
         return f"{minutes} min {secs:02d} s"
     hours, minutes = divmod(minutes, 60)
     return f"{hours} h {minutes:02d} min"
+
+
+def count(value: int) -> str:
+    """A count short enough for a summary card: `4,085` below 10,000, then `12.3k`, `4.09M`."""
+    if abs(value) < 10_000:
+        return f"{value:,}"
+    if abs(value) < 1_000_000:
+        return f"{value / 1_000:.1f}k"
+    return f"{value / 1_000_000:.3g}M"
 
 
 def tokens(count: float | int | None) -> str:

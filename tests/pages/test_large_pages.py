@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from grid_rows import click_row, grid  # tests/pages is on sys.path (no package)
 from streamlit.testing.v1 import AppTest
 
 import core.service
@@ -90,26 +91,25 @@ def test_the_experiment_page_reads_a_page_at_a_time(
 ) -> None:
     show(app, "pages/experiment.py", experiment_id)
     assert caption(app) == f"{ITEMS} of {ITEMS} items · page 1 of 3"
-    table = app.dataframe[0].value
+    table = grid(app).value
     assert list(table["item_id"]) == [f"i{n:03d}" for n in range(50)]
     assert {m.label: m.value for m in app.metric}["Scorer runs"] == f"{ITEMS} / {ITEMS}"
+    assert [i.value for i in app.info] == ["Click a row of the grid to open its item here."]
     assert len(app.get("plotly_chart")) == 1  # the histograms, from the database's bins
     app.number_input(key="experiment.page").set_value(3)
     app.run()
     assert caption(app) == f"{ITEMS} of {ITEMS} items · page 3 of 3"
-    assert list(app.dataframe[0].value["item_id"]) == [f"i{n:03d}" for n in range(100, ITEMS)]
+    assert list(grid(app).value["item_id"]) == [f"i{n:03d}" for n in range(100, ITEMS)]
     app.slider(key="experiment.range").set_range(0.0, 0.5)  # the "wrong" answers: score 0
     app.run()
     wrong = [f"i{n:03d}" for n in range(0, ITEMS, 3)]
     assert caption(app) == f"{len(wrong)} of {ITEMS} items · page 1 of 1"  # back to page 1
-    assert list(app.dataframe[0].value["item_id"]) == wrong
+    assert list(grid(app).value["item_id"]) == wrong
     app.text_input(key="experiment.search").input("question 11")
     app.run()
-    assert list(app.dataframe[0].value["item_id"]) == ["i111", "i114", "i117"]
+    assert list(grid(app).value["item_id"]) == ["i111", "i114", "i117"]
     assert app.query_params["q"] in ("question 11", ["question 11"])
-    app.selectbox(key="experiment.item").set_value("i114")
-    app.run()
-    assert not app.exception, app.exception
+    click_row(app, 1)  # i114
     assert app.query_params["item"] in ("i114", ["i114"])
     shown = [e.value for e in [*app.markdown, *app.code, *app.text]]
     assert any("question 114" in str(value) for value in shown)  # only that item was read
@@ -122,7 +122,7 @@ def test_the_sort_by_score_and_a_link_to_a_page(
     app.query_params["sort"] = "asc:right"
     app.query_params["page"] = "1"
     show(app, "pages/experiment.py", experiment_id)
-    ids = list(app.dataframe[0].value["item_id"])
+    ids = list(grid(app).value["item_id"])
     assert ids[:40] == [f"i{n:03d}" for n in range(0, ITEMS, 3)]  # score 0 first
     assert no_whole_reads == []
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from grid_rows import click_row, grid
 from page_text import plain  # tests/pages is on sys.path (no package: `pages` is the app)
 from streamlit.testing.v1 import AppTest
 
@@ -77,12 +78,21 @@ def test_experiment_detail_summary_table_and_drilldown(app: AppTest, experiment_
     assert metrics["Items"] == "3"
     assert metrics["Failed runs"] == "1"
     assert metrics["Scorer runs"] == "6 / 6"
-    table = app.dataframe[0].value
+    table = grid(app).value
     assert list(table["item_id"]) == ["q1", "q2", "q3"]
     assert table.loc[table["item_id"] == "q2", "failed"].item() == "answer-relevancy-scorer"
-    item = next(s for s in app.selectbox if s.label == "Item")
-    item.set_value("q2")
-    app.run()
+    # Scores first, then the id, the texts, the failed scorers and the judge tokens.
+    assert list(table.columns) == [
+        "keyword-coverage-scorer",
+        "answer-relevancy-scorer",
+        "item_id",
+        "input",
+        "output",
+        "ground_truth",
+        "failed",
+        "judge_tokens",
+    ]
+    click_row(app, 1)
     assert app.query_params["item"] == ["q2"] or app.query_params["item"] == "q2"
     errors = plain(" ".join(e.value for e in app.error))
     assert "Failed at preprocess" in errors
@@ -93,12 +103,12 @@ def test_filters_narrow_the_table_and_go_to_the_url(app: AppTest, experiment_id:
     show(app, "pages/experiment.py", experiment_id)
     app.checkbox(key="experiment.failed").check()
     app.run()
-    assert list(app.dataframe[0].value["item_id"]) == ["q2"]
+    assert list(grid(app).value["item_id"]) == ["q2"]
     assert app.query_params["failed"] in ("1", ["1"])
     app.checkbox(key="experiment.failed").uncheck()
     app.text_input(key="experiment.search").input("sql")
     app.run()
-    assert list(app.dataframe[0].value["item_id"]) == ["q3"]
+    assert list(grid(app).value["item_id"]) == ["q3"]
 
 
 def test_failures_page_groups_and_says_memory_only(app: AppTest, experiment_id: str) -> None:

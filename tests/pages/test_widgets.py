@@ -149,15 +149,16 @@ def test_picking_a_label_column_writes_the_url_and_a_payload_name_stays_as_is() 
     assert app.session_state["chosen"] is None and url(app, "label") == ""
 
 
-# ---- pages/experiment.py: the filters ----
+# ---- pages/ui/grid.py: the filters ----
 
 
 def filters_app(scorer_ids: list[str]) -> None:
     import streamlit as st
 
-    from pages.experiment import render_filters
+    from pages.ui.grid import render_filters
 
-    st.session_state["filters"] = render_filters(scorer_ids)
+    # No experiment: no metadata filter (its values are read from the experiment).
+    st.session_state["filters"] = render_filters(scorer_ids, [])
 
 
 def run_filters(**params: str) -> AppTest:

@@ -1,0 +1,350 @@
+"""The results grid of the experiment page: filters, sort and page (kept in the URL), then a
+page of items read from the database, scores first.
+
+Columns, left to right: one per scorer (coloured from red at 0 to green at 1; a failed run
+reads "failed" on red), the item id, the dataset's metadata columns, input / output / ground
+truth cut to `TEXT_PREVIEW` characters (the whole text is in the drill-down), the failed
+scorers and the judge tokens. A multiselect hides columns (URL `hide`, repeated); the sort
+(URL `sort`: `position`, or `asc:<scorer>` / `desc:<scorer>`) runs in the database over every
+matching item, not over the page. Clicking a row selects its item (URL `item`), which the page
+opens in its drill-down.
+
+`render_grid(..., extra_columns=...)` takes more columns per item id (e.g. a review mark),
+placed after the scores."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from core.experiment_records import ExperimentInfo, ResultPage, ResultQuery
+from core.service.views import NO_VALUE_LABEL, page_frame, scored_label
+from pages.ui.services import service
+from pages.ui.text import md_short, md_text
+
+KEY = "experiment"
+PARAMS = {
+    "scorers": "scorer",
+    "low": "min",
+    "high": "max",
+    "failed": "failed",
+    "search": "q",
+    "sort": "sort",
+    "page": "page",
+    "hide": "hide",
+    "meta_column": "mcol",
+    "meta_values": "mval",
+}
+TEXT_PREVIEW = 160
+"""Characters of input, output and ground truth shown in a cell."""
+PAGE_SIZE = 50
+"""Items per page of the grid (read from the database a page at a time)."""
+POSITION = "position"
+TEXTS = ("input", "output", "ground_truth")
+META = "meta: "
+"""Prefix of a metadata column's key in the grid's frame (a metadata column may share its
+name with a scorer or a fixed column); its header is the bare name."""
+FAILED = "failed"
+_LOW, _HIGH = (248, 105, 107), (99, 190, 123)  # red at 0, green at 1 (light enough to read)
+
+
+def _param(name: str, default: str = "") -> str:
+    return st.query_params.get(PARAMS[name], default)
+
+
+def _int(text: str) -> int:
+    try:
+        return max(1, int(text))
+    except ValueError:
+        return 1
+
+
+def _sort_label(value: str) -> str:
+    if value == POSITION:
+        return "dataset order"
+    direction, _, scorer_id = value.partition(":")
+    return f"{scorer_id}: {'lowest' if direction == 'asc' else 'highest'} score first"
+
+
+def render_filters(
+    scorer_ids: list[str], metadata_columns: Sequence[str], info: ExperimentInfo | None = None
+) -> ResultQuery:
+    """Filter, sort and page widgets, initialised from the URL and written back to it; returns
+    the query of the grid's page (the page goes back to 1 when a filter changes)."""
+    chosen_default = [s for s in _param("scorers").split(",") if s in scorer_ids]
+    left, middle, right = st.columns([2, 2, 1])
+    chosen = left.multiselect("Scorers", scorer_ids, default=chosen_default, key=f"{KEY}.scorers")
+    low, high = middle.slider(
+        "Score range",
+        0.0,
+        1.0,
+        (float(_param("low", "0")), float(_param("high", "1"))),
+        step=0.01,
+        key=f"{KEY}.range",
+    )
+    failed_only = right.checkbox("Failed only", value=_param("failed") == "1", key=f"{KEY}.failed")
+    metadata = _metadata_filter(metadata_columns, info) if info is not None else {}
+    search_box, sort_box, page_box = st.columns([3, 2, 1])
+    search = search_box.text_input(
+        "Search item id, input, output and ground truth",
+        value=_param("search"),
+        key=f"{KEY}.search",
+    )
+    sorts = [POSITION, *(f"{d}:{s}" for s in scorer_ids for d in ("asc", "desc"))]
+    wanted_sort = _param("sort", POSITION)
+    sort = sort_box.selectbox(
+        "Sort",
+        sorts,
+        index=sorts.index(wanted_sort) if wanted_sort in sorts else 0,
+        format_func=_sort_label,
+        key=f"{KEY}.sort",
+        help="By a scorer's score, over every matching item (not only this page): the items "
+        "it gave a score, in score order.",
+    )
+    filters = (tuple(chosen), low, high, failed_only, search, sort, json.dumps(metadata))
+    if st.session_state.get(f"{KEY}.filters", filters) != filters:
+        st.session_state[f"{KEY}.page"] = 1  # another selection: its first page
+    st.session_state[f"{KEY}.filters"] = filters
+    if f"{KEY}.page" not in st.session_state:
+        st.session_state[f"{KEY}.page"] = _int(_param("page", "1"))
+    page = page_box.number_input("Page", min_value=1, step=1, key=f"{KEY}.page")
+    st.query_params.update(
+        {
+            PARAMS["scorers"]: ",".join(chosen),
+            PARAMS["low"]: f"{low:g}",
+            PARAMS["high"]: f"{high:g}",
+            PARAMS["failed"]: "1" if failed_only else "0",
+            PARAMS["search"]: search,
+            PARAMS["sort"]: sort,
+            PARAMS["page"]: str(page),
+        }
+    )
+    direction, _, sort_scorer = sort.partition(":")
+    return ResultQuery(
+        scorer_ids=chosen,
+        score_range=None if (low, high) == (0.0, 1.0) else (low, high),
+        failed_only=failed_only,
+        search=search,
+        sort="position" if sort == POSITION else f"score_{direction}",
+        sort_scorer=sort_scorer or None,
+        page=int(page),
+        page_size=PAGE_SIZE,
+        metadata=metadata,
+    )
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _values(experiment_id: str, column: str, version: tuple[object, ...]) -> list[str]:
+    return [s.value for s in service().slices(experiment_id, column)]
+
+
+def _metadata_filter(columns: Sequence[str], info: ExperimentInfo) -> dict[str, list[str]]:
+    """A metadata column and the values kept (URL `mcol`, `mval` repeated); {} for none."""
+    if not columns:
+        return {}
+    options: list[str | None] = [None, *columns]
+    wanted = _param("meta_column") or None
+    left, right = st.columns([1, 2])
+    column = left.selectbox(
+        "Metadata filter",
+        options,
+        index=options.index(wanted) if wanted in options else 0,
+        format_func=lambda c: "none" if c is None else c,
+        key=f"{KEY}.mcol",
+        help="Keep the items whose value in this metadata column is one of those chosen.",
+    )
+    if column is None:
+        st.query_params.pop(PARAMS["meta_column"], None)
+        st.query_params.pop(PARAMS["meta_values"], None)
+        return {}
+    version = (info.status, info.counts.done, info.finished_at)
+    try:
+        values = _values(info.id, column, version)
+    except ValueError as error:  # a column name the database cannot read
+        right.warning(md_text(error))
+        return {}
+    from_url = [v for v in st.query_params.get_all(PARAMS["meta_values"]) if v in values]
+    chosen = right.multiselect(
+        f"Values of {md_short(column)}",
+        values,
+        default=from_url,
+        format_func=lambda v: NO_VALUE_LABEL if v == "" else v,
+        key=f"{KEY}.mval.{column}",
+        help="None chosen: every value.",
+    )
+    st.query_params[PARAMS["meta_column"]] = column
+    st.query_params[PARAMS["meta_values"]] = chosen
+    return {column: chosen} if chosen else {}
+
+
+def grid_frame(
+    page: ResultPage,
+    info: ExperimentInfo,
+    metadata_columns: Sequence[str],
+    extra_columns: Mapping[str, Mapping[str, Any]] | None = None,
+) -> pd.DataFrame:
+    """The page as the grid shows it: scores, the extra columns, `item_id`, metadata
+    (`META` + name), texts cut to `TEXT_PREVIEW`, `failed`, `judge_tokens`. `extra_columns`
+    maps a column name to a value per item id (items without one: empty); a name the grid
+    uses already is a ValueError."""
+    taken = {*info.scorer_ids, "item_id", *TEXTS, FAILED, "judge_tokens"}
+    clashes = sorted(taken.intersection(extra_columns or {}))
+    if clashes:
+        raise ValueError(f"grid_frame: extra columns {clashes} clash with the grid's own columns")
+    frame = page_frame(page, info.scorer_ids)
+    for text in TEXTS:
+        frame[text] = frame[text].str.slice(0, TEXT_PREVIEW)
+    ids = frame["item_id"].tolist()
+    extras = {name: [values.get(i) for i in ids] for name, values in (extra_columns or {}).items()}
+    metadata = {
+        META + name: [_meta(row.metadata.get(name)) for row in page.rows]
+        for name in metadata_columns
+    }
+    ordered = {
+        **{s: frame[s] for s in info.scorer_ids},
+        **extras,
+        "item_id": frame["item_id"],
+        **metadata,
+        **{text: frame[text] for text in TEXTS},
+        FAILED: frame[FAILED],
+        "judge_tokens": frame["judge_tokens"],
+    }
+    return pd.DataFrame(ordered, index=frame.index)
+
+
+def _meta(value: Any) -> str:
+    if value is None or value == "":
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _colour(value: float) -> str:
+    share = min(max(value, 0.0), 1.0)
+    red, green, blue = (round(a + (b - a) * share) for a, b in zip(_LOW, _HIGH, strict=True))
+    return f"background-color: #{red:02x}{green:02x}{blue:02x}; color: #1f1f1f"
+
+
+def styled(frame: pd.DataFrame, scorer_ids: Sequence[str]) -> Any:
+    """The frame as a pandas Styler: each score cell coloured by its value and shown with three
+    decimals; a failed run's cell reads "failed" in red; no score: an em dash."""
+    failed = {
+        s: frame[FAILED].str.split(",").apply(lambda names, s=s: s in names) for s in scorer_ids
+    }
+
+    def css(column: pd.Series) -> list[str]:
+        if column.name not in failed:
+            return [""] * len(column)
+        return [
+            "background-color: #b00020; color: white; font-weight: 600"
+            if failed[column.name].iloc[n]
+            else ("" if pd.isna(value) else _colour(float(value)))
+            for n, value in enumerate(column)
+        ]
+
+    styler = frame.style.apply(css, axis=0)
+    for scorer_id in scorer_ids:
+        styler = styler.format("{:.3f}", subset=[scorer_id], na_rep="—")
+        rows = frame.index[failed[scorer_id]]
+        if len(rows):
+            styler = styler.format(lambda _: FAILED, subset=pd.IndexSlice[rows, [scorer_id]])
+    return styler
+
+
+def _hidden(options: Sequence[str], labels: Mapping[str, str]) -> list[str]:
+    """The columns hidden (URL `hide`, repeated), chosen in a multiselect."""
+    from_url = [c for c in st.query_params.get_all(PARAMS["hide"]) if c in options]
+    hidden = st.multiselect(
+        "Hide columns",
+        list(options),
+        default=from_url,
+        format_func=lambda c: labels.get(c, c),
+        key=f"{KEY}.hide",
+    )
+    st.query_params[PARAMS["hide"]] = hidden
+    return hidden
+
+
+def render_grid(
+    page: ResultPage,
+    info: ExperimentInfo,
+    metadata_columns: Sequence[str],
+    extra_columns: Mapping[str, Mapping[str, Any]] | None = None,
+) -> str | None:
+    """The grid of the page's items; returns the item id of the row clicked (written to the
+    URL's `item`), else the URL's `item` (None without one)."""
+    frame = grid_frame(page, info, metadata_columns, extra_columns)
+    labels = {
+        **{s: scored_label(info, s) for s in info.scorer_ids},
+        **{META + name: name for name in metadata_columns},
+        "item_id": "id",
+        "ground_truth": "ground truth",
+        "judge_tokens": "judge tokens",
+    }
+    hidden = _hidden(list(frame.columns), labels)
+    shown = [c for c in frame.columns if c not in hidden]
+    cut = f"First {TEXT_PREVIEW} characters; click the row for the whole text."
+    config: dict[str, Any] = {
+        # The header is the scorer's id (what it compared is in its help): a long header
+        # widened the score columns until the id and metadata went off screen.
+        **{
+            s: st.column_config.Column(
+                s, help=f"{scored_label(info, s)}: red 0 → green 1; failed: the run failed"
+            )
+            for s in info.scorer_ids
+        },
+        **{META + name: st.column_config.TextColumn(name) for name in metadata_columns},
+        "item_id": st.column_config.TextColumn("id"),
+        **{text: st.column_config.TextColumn(labels.get(text, text), help=cut) for text in TEXTS},
+        "judge_tokens": st.column_config.NumberColumn("judge tokens", format="%d"),
+    }
+    key = grid_key(info.id, page)
+    event = st.dataframe(
+        styled(frame, info.scorer_ids),
+        hide_index=True,
+        height=420,
+        column_config=config,
+        column_order=shown,
+        on_select="rerun",
+        # A click on any cell selects it (a row needs a click on its checkbox): either opens
+        # the row's item.
+        selection_mode=["single-row", "single-cell"],
+        key=key,
+    )
+    row = _clicked_row(key, event)
+    ids = frame["item_id"].tolist()
+    if row is not None and 0 <= row < len(ids):
+        st.query_params["item"] = ids[row]
+        return str(ids[row])
+    return st.query_params.get("item") or None
+
+
+def _clicked_row(key: str, event: Any) -> int | None:
+    """The row of the selection made since the last run (a row's checkbox or a cell), else
+    None: an older selection leaves the URL's item as it is (a link may have changed it)."""
+    selection = getattr(event, "selection", None) or {}
+    rows = [int(r) for r in selection.get("rows", [])]
+    cells = [int(cell[0]) for cell in selection.get("cells", [])]
+    seen = st.session_state.get(f"{key}.seen", ([], []))
+    st.session_state[f"{key}.seen"] = (rows, cells)
+    if cells and cells != seen[1]:
+        return cells[0]
+    if rows and rows != seen[0]:
+        return rows[0]
+    return None
+
+
+def grid_key(experiment_id: str, page: ResultPage) -> str:
+    """The grid's widget key: one per page of items shown, so a new page starts with no row
+    selected (and a click on its first row is a change the page sees)."""
+    ids = "\n".join(row.item_id for row in page.rows)
+    digest = hashlib.blake2b(f"{experiment_id}\n{ids}".encode(), digest_size=6).hexdigest()
+    return f"{KEY}.grid.{digest}"

@@ -1,0 +1,37 @@
+"""Driving the experiment page's results grid from AppTest (tests/pages is on sys.path)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from streamlit.testing.v1 import AppTest
+
+GRID = "experiment.grid."
+"""Prefix of the grid's widget key (one key per page of items: pages/ui/grid.py)."""
+
+
+def grid(app: AppTest) -> Any:
+    """The grid's dataframe element."""
+    return next(d for d in app.dataframe if d.key and d.key.startswith(GRID))
+
+
+def click_row(app: AppTest, row: int) -> None:
+    """Select the grid's row `row` (from 0) as a click does, and rerun. AppTest cannot click a
+    table: a read-only dataframe's selection is set through its session state."""
+    app.session_state[grid(app).key] = {"selection": {"rows": [row], "columns": [], "cells": []}}
+    app.run()
+    assert not app.exception, app.exception
+
+
+def click_cell(app: AppTest, row: int, column: str) -> None:
+    """Select one cell of the grid (a click on it, not on the row's checkbox), and rerun."""
+    state = {"selection": {"rows": [], "columns": [], "cells": [[row, column]]}}
+    app.session_state[grid(app).key] = state
+    app.run()
+    assert not app.exception, app.exception
+
+
+def url(app: AppTest, name: str) -> Any:
+    """A URL parameter's value (AppTest gives a list or a string)."""
+    value = app.query_params.get(name)
+    return value[0] if isinstance(value, list) and len(value) == 1 else value
