@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ExperimentConfigError",
     "MastraError",
+    "ReviewError",
     "ScorerConfigError",
     "ScorerRunError",
     "serialise_exception",
@@ -140,3 +141,8 @@ def error_code(error: BaseException) -> str | None:
     if isinstance(status, int):
         return str(status)
     return None
+
+
+class ReviewError(ValueError):
+    """A review that cannot be stored (unknown item or scorer, a score outside the scorer's
+    range, no verdict, a note too long): one message naming the field and the value."""
