@@ -111,8 +111,8 @@ def _entry(
     words: dict[Signal, str] = {}
     normalised = {s: _normalised(info, s, score) for s, score in own.items()}
     if len(normalised) >= 2:
-        high = max(normalised, key=lambda s: normalised[s])
-        low = min(normalised, key=lambda s: normalised[s])
+        ranked = sorted(normalised, key=lambda s: normalised[s])
+        low, high = ranked[0], ranked[-1]
         signals["disagreement"] = normalised[high] - normalised[low]
         words["disagreement"] = (
             f"scorers disagree by {signals['disagreement']:.2f} "
@@ -163,6 +163,8 @@ def _nearest_threshold(
 def _reason(signals: Mapping[Signal, float], words: Mapping[Signal, str], reviewed: bool) -> str:
     if not signals:
         text = "no stored score"
+    elif max(signals.values()) == 0:
+        text = "nothing stands out: scores agree and are far from the thresholds"
     else:
         ranked = sorted(signals, key=lambda s: -signals[s])
         named = [s for s in ranked if s == ranked[0] or signals[s] >= _SHOWN]
