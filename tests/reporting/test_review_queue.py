@@ -34,7 +34,9 @@ def confident(value: Any, step: str = "analyzeStepResult") -> dict[str, Any]:
     return {step: {"confidence": value}}
 
 
-def order(outcomes: list[ScorerOutcome], items: list[str], reviewed: set[str] = set()) -> list[str]:
+def order(
+    outcomes: list[ScorerOutcome], items: list[str], reviewed: frozenset[str] = frozenset()
+) -> list[str]:
     return [e.item_id for e in review_queue(INFO, items, outcomes, reviewed)]
 
 
