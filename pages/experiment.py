@@ -31,7 +31,7 @@ from core.service.views import (
     step_views,
     suggested_label_column,
 )
-from pages.ui import fmt, nav
+from pages.ui import fmt, nav, review
 from pages.ui.data import Aggregates, agreement, experiment_aggregates, sampled_label_columns
 from pages.ui.downloads import render_downloads
 from pages.ui.judge_key import judge_key_input
@@ -395,9 +395,11 @@ def render_drilldown(info: ExperimentInfo, frame: pd.DataFrame) -> None:
         st.info("No scorer result for this item yet.")
         return
     labels = [md_short(scored_label(info, scorer_id)) for scorer_id in outcomes]
+    review.reviewer_field()
     for tab, outcome in zip(st.tabs(labels), outcomes.values(), strict=True):
         with tab:
             render_outcome(outcome)
+            review.render_review(info, item_id, outcome.scorer_id)
 
 
 def main() -> None:

@@ -15,7 +15,8 @@ experiment's aggregates and pages (page_frame, binned_histograms, usage_summary_
 usage_summary_totals, ALL_STEPS), its figures, the agreement with
 a label column, the paired comparison (compare_experiments, item_changes, item_pair,
 diff_html, ...), and the files it is shared as (experiment_html, experiment_json_text,
-results_csv).
+results_csv). From core.reporting's review modules (docs/review.md): QueueEntry,
+REVIEWS_SOURCE, ANONYMOUS, scorer_range, scorer_threshold.
 """
 
 from __future__ import annotations
@@ -68,13 +69,19 @@ from core.reporting import (
     usage_summary_totals,
     usage_totals,
 )
+from core.reporting.agreement import REVIEWS_SOURCE
+from core.reporting.review_queue import QueueEntry
+from core.reporting.reviews import ANONYMOUS, scorer_range, scorer_threshold
 
 __all__ = [
     "ALL_STEPS",
+    "ANONYMOUS",
     "DOCS",
+    "REVIEWS_SOURCE",
     "AllowList",
     "Comparison",
     "LabelAgreement",
+    "QueueEntry",
     "StepView",
     "agreement_frame",
     "binned_histograms",
@@ -104,7 +111,9 @@ __all__ = [
     "results_csv",
     "score_histograms",
     "scored_label",
+    "scorer_range",
     "scorer_table",
+    "scorer_threshold",
     "step_views",
     "suggested_label_column",
     "tokens_by_model",
