@@ -238,7 +238,7 @@ def pick_label_column(columns: list[str]) -> str | None:
         "Label column",
         options,
         key=key,
-        format_func=lambda column: "none" if column is None else column,
+        format_func=lambda column: "none" if column is None else review.source_label(column),
         help="A metadata column holding a human verdict per item: true/false, yes/no, 0/1 or "
         "a number from 0 to 1 (binarised at 0.5).",
     )
@@ -252,11 +252,11 @@ def render_label_agreement(info: ExperimentInfo) -> LabelAgreement | None:
     """The "Agreement with labels" panel; returns the agreement shown, if any. It reads every
     item's scores: for a large experiment, only when asked."""
     st.subheader("Agreement with labels")
-    columns = sampled_label_columns(info)
+    columns = [*review.label_sources(info), *sampled_label_columns(info)]
     if not columns:
         st.caption(
             "No metadata column of this dataset holds labels (true/false, yes/no, 0/1 or "
-            "numbers from 0 to 1 in every non-empty cell)."
+            "numbers from 0 to 1 in every non-empty cell), and no score was reviewed yet."
         )
         return None
     column = pick_label_column(columns)
@@ -273,9 +273,10 @@ def render_label_agreement(info: ExperimentInfo) -> LabelAgreement | None:
         return None
     # Column names come from the file: st.text shows them as they are, never as markdown.
     st.text(
-        f"Labels from column {column}: {found.labelled_items:,} items labelled, "
+        f"Labels from {review.source_label(column)}: {found.labelled_items:,} items labelled, "
         f"{found.unlabelled_items:,} without a label (left out)."
     )
+    review.source_note(column)
     st.dataframe(
         agreement_frame(found, info.comparisons),
         hide_index=True,

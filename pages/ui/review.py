@@ -11,12 +11,20 @@ import streamlit as st
 
 from core.experiment_records import REVIEW_NOTE_MAX, ExperimentInfo, Review
 from core.service import NotFoundError, ReviewError
-from core.service.views import ANONYMOUS, scorer_range
+from core.service.views import ANONYMOUS, REVIEWS_SOURCE, scorer_range
 from pages.ui.services import service
 from pages.ui.text import md_text
 from pages.ui.widgets import age
 
-__all__ = ["NAME_KEY", "render_review", "reviewer", "reviewer_field"]
+__all__ = [
+    "NAME_KEY",
+    "label_sources",
+    "render_review",
+    "reviewer",
+    "reviewer_field",
+    "source_label",
+    "source_note",
+]
 
 NAME_KEY = "review.name"
 """Session key of the name a reviewer typed (kept across pages for the session)."""
@@ -145,3 +153,29 @@ def _listing(
 
 def _reviews(experiment_id: str, item_id: str) -> list[Review]:
     return service().reviews(experiment_id, item_id)
+
+
+# ---- reviews as a label source of the agreement panel ----
+
+
+def label_sources(info: ExperimentInfo) -> list[str]:
+    """`[REVIEWS_SOURCE]` when the experiment has a review (the agreement panel offers the
+    reviews as labels next to the label columns), else none."""
+    return [REVIEWS_SOURCE] if service().reviews(info.id) else []
+
+
+def source_label(source: str) -> str:
+    """How a label source is named: "the reviews (human verdicts)" or "column <name>"."""
+    return "the reviews (human verdicts)" if source == REVIEWS_SOURCE else f"column {source}"
+
+
+def source_note(source: str) -> None:
+    """For the reviews as labels, what a label is (docs/review.md); nothing for a column."""
+    if source == REVIEWS_SOURCE:
+        st.caption(
+            "A review's label says whether the item deserves a high score from that scorer: "
+            "the reviewer's own score at or above the scorer's threshold when given, else the "
+            "scorer's score thresholded when marked right and its opposite when marked wrong "
+            "(the threshold: the middle of the scorer's range). Several reviewers: the mean of "
+            "their labels. Each scorer is measured on the items reviewed for it."
+        )

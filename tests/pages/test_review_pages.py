@@ -138,3 +138,31 @@ def test_a_review_from_the_queue_is_stored_and_the_order_recomputed_on_demand(
     app.run()
     text = plain(" ".join(m.value for m in app.markdown))
     assert f"**Item {first}**" not in text
+
+
+def test_the_agreement_panel_offers_the_reviews_as_labels(app: AppTest, experiment_id: str) -> None:
+    show(app, "pages/experiment.py", experiment_id)
+    assert any("no score was reviewed yet" in c.value for c in app.caption)
+    assert not [s for s in app.selectbox if s.label == "Label column"]
+    service = core.service.get_service()
+    for item_id in ("a", "b", "c"):
+        service.save_review(experiment_id, item_id, SCORERS[1], "right")
+    show(app, "pages/experiment.py", experiment_id)
+    app.selectbox(key="experiment.label").set_value(":reviews")
+    app.run()
+    assert not app.exception, app.exception
+    assert app.query_params["label"] in (":reviews", [":reviews"])
+    texts = [t.value for t in app.text]
+    assert any(
+        t.startswith("Labels from the reviews (human verdicts): 3 items labelled") for t in texts
+    )
+    table = app.dataframe[0].value
+    reviewed = table[table.iloc[:, 0].astype(str).str.contains(SCORERS[1])]
+    assert len(reviewed) == 1 and reviewed["n"].item() == 3
+    assert reviewed["AUC"].item() == 1.0  # "right" everywhere: the scores rank their labels
+    # One verdict flipped: the panel follows the reviews, not a stale cache.
+    service.save_review(experiment_id, "b", SCORERS[1], "wrong")
+    app.run()
+    table = app.dataframe[0].value
+    reviewed = table[table.iloc[:, 0].astype(str).str.contains(SCORERS[1])]
+    assert reviewed["AUC"].item() < 1.0
