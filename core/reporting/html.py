@@ -66,7 +66,8 @@ def experiment_html(
 
     With `agreement`, an "Agreement with labels" section follows the summary: per scorer, n,
     ROC AUC with its interval, Spearman, the Youden threshold, J, kappa and the confusion
-    matrix, or why they are not defined.
+    matrix, or why they are not defined. With reviews in `detail.reviews`, a "Reviews" section
+    (per scorer, right and wrong counts and the items reviewed, then the notes: docs/review.md).
 
     When the embedded data is larger than `compress_over` bytes it is gzip-compressed and
     base64-encoded (the report's script inflates it in the browser): a 10,000-item report
