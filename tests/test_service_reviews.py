@@ -185,3 +185,27 @@ def test_the_agreement_with_reviews_follows_the_verdicts(service: Service) -> No
     for item_id in scores:
         service.save_review(exp, item_id, SCORERS[1], "wrong")
     assert service.review_agreement(exp).scorers[1].auc == pytest.approx(0.0)
+
+
+def test_the_cli_exports_every_pages_reviews(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from core.cli.outputs import csv_export, json_export
+
+    exp = experiment(service)
+    service.save_review(exp, "a", SCORERS[0], "right")
+    service.save_review(exp, "d", SCORERS[1], "wrong", note="late page")
+    pages = service.experiment_pages
+    monkeypatch.setattr(service, "experiment_pages", lambda e: pages(e, page_size=1))
+    out = io.StringIO()
+    json_export(service, exp, total_items=4).write(out, lambda _n: None)
+    document = json.loads(out.getvalue())
+    assert [item["id"] for item in document["items"]] == ["a", "b", "c", "d"]
+    assert [(r["itemId"], r["verdict"]) for r in document["reviews"]] == [
+        ("a", "right"),
+        ("d", "wrong"),
+    ]
+    out = io.StringIO()
+    csv_export(service, exp, total_items=4).write(out, lambda _n: None)
+    rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+    assert [r["reviewNotes"] for r in rows if r["reviewNotes"]] == ["anonymous: late page"]
