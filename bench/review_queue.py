@@ -1,6 +1,7 @@
 """Reviews at the sizes of issue 14 (817 items × 5 scorers, 10,000 × 5), on a temporary SQLite
-database: the review queue end to end (`Service.review_queue`: every result read with its JSON,
-then ordered), the ordering alone, one review saved, the grid's review marks and the agreement
+database: the review queue end to end (`Service.review_queue`: the scores and the confidences the
+database picks out of the results' JSON, then ordered), the ordering alone (of outcomes loaded
+with their JSON), one review saved, the grid's review marks and the agreement
 with the reviews, with 1 review in 8 (item, scorer) pairs.
 
     python bench/review_queue.py [--items 817,10000] [--scorers 5]
@@ -20,7 +21,7 @@ from pathlib import Path
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from core.experiment_records import ColumnMapping, DatasetItem, RunCounts, ScorerOutcome
-from core.reporting.review_queue import review_queue
+from core.reporting.review_queue import review_queue, scored_runs
 from core.service import Service
 
 
@@ -92,7 +93,7 @@ def _one_size(folder: Path, items: int, scorers: int) -> None:
     ids = [item.id for item in detail.items]
     _timed(
         "review queue (ordering only)",
-        lambda: review_queue(detail.info, ids, detail.results, reviewed),
+        lambda: review_queue(detail.info, ids, scored_runs(detail.results), reviewed),
     )
     _timed(
         "save one review",

@@ -15,6 +15,7 @@ from core.record_base import Record
 from core.run_results import JudgeExecutionFailure, JudgeUsage
 
 __all__ = [
+    "CONFIDENCE_STEPS",
     "REVIEW_NOTE_MAX",
     "ColumnMapping",
     "CostEstimate",
@@ -40,6 +41,7 @@ __all__ = [
     "RunCounts",
     "ScoreHistogram",
     "ScoreSummary",
+    "ScoredRun",
     "ScorerCatalogEntry",
     "ScorerOptionInfo",
     "ScorerOutcome",
@@ -761,6 +763,25 @@ class Review(Record):
     """When the review was first saved (UTC)."""
     updated_at: datetime
     """When it was last changed (UTC)."""
+
+
+CONFIDENCE_STEPS = ("preprocessStepResult", "analyzeStepResult")
+"""The step results of a run whose `confidence` the review queue reads, in this order."""
+
+
+class ScoredRun(Record):
+    """A stored run as the review queue reads it: its score and the confidence values it
+    reports, without the rest of its result (core/reporting/review_queue.py)."""
+
+    item_id: str
+    """The item."""
+    scorer_id: str
+    """The scorer."""
+    score: float | None = None
+    """Its score (None: not scorable)."""
+    confidences: list[Any] = Field(default_factory=list)
+    """`confidence` of each of its `CONFIDENCE_STEPS` results, as stored (None where absent;
+    the queue keeps the first number in [0, 1])."""
 
 
 ExperimentDetail.model_rebuild()  # its `reviews` names Review, defined after it

@@ -18,12 +18,12 @@ more, strongest first (the strongest one always).
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Mapping, Sequence
-from typing import Literal
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Any, Literal
 
 from pydantic import Field
 
-from core.experiment_records import ExperimentInfo, ScorerOutcome
+from core.experiment_records import CONFIDENCE_STEPS, ExperimentInfo, ScoredRun, ScorerOutcome
 from core.record_base import Record
 from core.reporting.reviews import scorer_range, scorer_threshold
 
@@ -31,13 +31,14 @@ __all__ = [
     "QueueEntry",
     "Signal",
     "outcome_confidence",
+    "reported_confidence",
     "review_queue",
+    "scored_runs",
 ]
 
 Signal = Literal["disagreement", "near_threshold", "low_confidence"]
 _SHOWN = 0.5
 """A signal this strong or more is named in the reason, besides the strongest."""
-_CONFIDENCE_STEPS = ("preprocessStepResult", "analyzeStepResult")
 
 
 class QueueEntry(Record):
@@ -59,57 +60,103 @@ class QueueEntry(Record):
 
 def outcome_confidence(outcome: ScorerOutcome) -> float | None:
     """The confidence a run reports (module docstring), if any."""
-    for step in _CONFIDENCE_STEPS:
-        found = (outcome.result or {}).get(step)
-        if isinstance(found, Mapping):
-            value = found.get("confidence")
-            if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1:
-                return float(value)
+    result = outcome.result or {}
+    return reported_confidence(
+        [
+            found.get("confidence") if isinstance(found := result.get(step), Mapping) else None
+            for step in CONFIDENCE_STEPS
+        ]
+    )
+
+
+def scored_runs(outcomes: Iterable[ScorerOutcome]) -> list[ScoredRun]:
+    """The successful outcomes as the queue reads them (their confidence taken from their
+    result JSON; the store reads the same without the JSON: `Store.scored_runs`)."""
+    return [
+        ScoredRun.model_construct(
+            item_id=outcome.item_id,
+            scorer_id=outcome.scorer_id,
+            score=outcome.score,
+            confidences=[outcome_confidence(outcome)],
+        )
+        for outcome in outcomes
+        if outcome.status == "success"
+    ]
+
+
+def reported_confidence(values: Iterable[Any]) -> float | None:
+    """The first of `values` that is a number in [0, 1] (a run's confidence), if any."""
+    for value in values:
+        if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1:
+            return float(value)
     return None
 
 
 def review_queue(
     info: ExperimentInfo,
     item_ids: Sequence[str],
-    outcomes: Sequence[ScorerOutcome],
+    runs: Iterable[ScoredRun],
     reviewed: Collection[str],
     thresholds: Mapping[str, float] | None = None,
 ) -> list[QueueEntry]:
-    """Every item of `item_ids` (dataset order) as a queue entry, in queue order; `outcomes`:
-    the stored results (their `result` JSON read for confidences), `reviewed`: the item ids
+    """Every item of `item_ids` (dataset order) as a queue entry, in queue order; `runs`: the
+    stored runs (`scored_runs` of outcomes, or `Store.scored_runs`), `reviewed`: the item ids
     with a review."""
     scores: dict[str, dict[str, float]] = {}
     confidences: dict[str, dict[str, float]] = {}
-    for outcome in outcomes:
-        if outcome.status != "success":
-            continue
-        if outcome.score is not None and math.isfinite(outcome.score):
-            scores.setdefault(outcome.item_id, {})[outcome.scorer_id] = outcome.score
-        confidence = outcome_confidence(outcome)
+    for run in runs:
+        if run.score is not None and math.isfinite(run.score):
+            scores.setdefault(run.item_id, {})[run.scorer_id] = run.score
+        confidence = reported_confidence(run.confidences)
         if confidence is not None:
-            confidences.setdefault(outcome.item_id, {})[outcome.scorer_id] = confidence
+            confidences.setdefault(run.item_id, {})[run.scorer_id] = confidence
     done = set(reviewed)
+    scales = _Scales(info, thresholds)
     entries = [
-        _entry(info, item_id, position, item_id in done, scores, confidences, thresholds)
+        _entry(scales, item_id, position, item_id in done, scores, confidences)
         for position, item_id in enumerate(item_ids)
     ]
     entries.sort(key=lambda e: (e.reviewed, -e.priority, e.position))
     return entries
 
 
+class _Scales:
+    """Each scorer's (low, high, threshold), worked out once per queue."""
+
+    def __init__(self, info: ExperimentInfo, thresholds: Mapping[str, float] | None) -> None:
+        self._info, self._thresholds = info, thresholds
+        self._known: dict[str, tuple[float, float, float]] = {}
+
+    def __call__(self, scorer_id: str) -> tuple[float, float, float]:
+        found = self._known.get(scorer_id)
+        if found is None:
+            low, high = scorer_range(self._info, scorer_id)
+            threshold = scorer_threshold(self._info, scorer_id, self._thresholds)
+            found = self._known[scorer_id] = (low, high, threshold)
+        return found
+
+    def normalised(self, scorer_id: str, score: float) -> float:
+        low, high, _ = self(scorer_id)
+        return min(1.0, max(0.0, (score - low) / (high - low)))
+
+    def nearness(self, scorer_id: str, score: float) -> float:
+        """1 on the threshold, 0 at half the range from it or further."""
+        low, high, threshold = self(scorer_id)
+        return max(0.0, 1 - abs(score - threshold) / ((high - low) / 2))
+
+
 def _entry(
-    info: ExperimentInfo,
+    scales: _Scales,
     item_id: str,
     position: int,
     reviewed: bool,
     scores: Mapping[str, Mapping[str, float]],
     confidences: Mapping[str, Mapping[str, float]],
-    thresholds: Mapping[str, float] | None,
 ) -> QueueEntry:
     own = scores.get(item_id, {})
     signals: dict[Signal, float] = {}
     words: dict[Signal, str] = {}
-    normalised = {s: _normalised(info, s, score) for s, score in own.items()}
+    normalised = {s: scales.normalised(s, score) for s, score in own.items()}
     if len(normalised) >= 2:
         ranked = sorted(normalised, key=lambda s: normalised[s])
         low, high = ranked[0], ranked[-1]
@@ -119,9 +166,10 @@ def _entry(
             f"({high} {own[high]:.3g}, {low} {own[low]:.3g})"
         )
     if own:
-        closest, closeness = _nearest_threshold(info, own, thresholds)
-        signals["near_threshold"] = closeness
-        threshold = scorer_threshold(info, closest, thresholds)
+        nearness = {s: scales.nearness(s, score) for s, score in own.items()}
+        closest = max(nearness, key=lambda s: nearness[s])  # the first of ties
+        signals["near_threshold"] = nearness[closest]
+        threshold = scales(closest)[2]
         words["near_threshold"] = (
             f"{closest} scored {own[closest]:.3g}, {abs(own[closest] - threshold):.2f} from "
             f"its threshold {threshold:g}"
@@ -131,7 +179,7 @@ def _entry(
         unsure = min(reported, key=lambda s: reported[s])
         signals["low_confidence"] = 1 - reported[unsure]
         words["low_confidence"] = f"{unsure} reports confidence {reported[unsure]:.2f}"
-    return QueueEntry(
+    return QueueEntry.model_construct(
         item_id=item_id,
         position=position,
         reviewed=reviewed,
@@ -139,25 +187,6 @@ def _entry(
         signals=signals,
         reason=_reason(signals, words, reviewed),
     )
-
-
-def _normalised(info: ExperimentInfo, scorer_id: str, score: float) -> float:
-    low, high = scorer_range(info, scorer_id)
-    return min(1.0, max(0.0, (score - low) / (high - low)))
-
-
-def _nearest_threshold(
-    info: ExperimentInfo, scores: Mapping[str, float], thresholds: Mapping[str, float] | None
-) -> tuple[str, float]:
-    """The scorer whose score is closest to its threshold, and the closeness (0..1)."""
-    best, closeness = "", -1.0
-    for scorer_id, score in scores.items():
-        low, high = scorer_range(info, scorer_id)
-        threshold = scorer_threshold(info, scorer_id, thresholds)
-        near = max(0.0, 1 - abs(score - threshold) / ((high - low) / 2))
-        if near > closeness:
-            best, closeness = scorer_id, near
-    return best, closeness
 
 
 def _reason(signals: Mapping[Signal, float], words: Mapping[Signal, str], reviewed: bool) -> str:

@@ -656,8 +656,8 @@ class Service:
         self, experiment_id: str, thresholds: Mapping[str, float] | None = None
     ) -> list[QueueEntry]:
         """Every item of the experiment, those most worth a review first, with the reason
-        (core/reporting/review_queue.py); reads every stored result with its JSON."""
-        return review_desk.queue(self.store, self.load_experiment(experiment_id), thresholds)
+        (core/reporting/review_queue.py); reads the scores and reported confidences only."""
+        return review_desk.queue(self.store, experiment_id, thresholds)
 
     def review_agreement(
         self, experiment_id: str, thresholds: Mapping[str, float] | None = None

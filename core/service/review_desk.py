@@ -55,14 +55,14 @@ def verdicts(store: Store, experiment_id: str) -> dict[str, dict[str, ReviewVerd
 
 
 def queue(
-    store: Store,
-    detail: ExperimentDetail,
-    thresholds: Mapping[str, float] | None = None,
+    store: Store, experiment_id: str, thresholds: Mapping[str, float] | None = None
 ) -> list[QueueEntry]:
-    """The experiment's items in review-queue order (`core.reporting.review_queue`)."""
-    reviewed = {review.item_id for review in store.reviews(detail.info.id)}
-    item_ids = [item.id for item in detail.items]
-    return review_queue(detail.info, item_ids, detail.results, reviewed, thresholds)
+    """The experiment's items in review-queue order (`core.reporting.review_queue`), read
+    without the results' JSON (`Store.scored_runs`)."""
+    info = store.get_experiment(experiment_id)
+    item_ids, runs = store.scored_runs(experiment_id)
+    reviewed = {review.item_id for review in store.reviews(experiment_id)}
+    return review_queue(info, item_ids, runs, reviewed, thresholds)
 
 
 def scorer_agreement(

@@ -15,10 +15,17 @@ from typing import Any
 from sqlalchemy import Engine, delete, insert, select, update
 from sqlalchemy.engine import Connection
 
-from core.experiment_records import Review, ReviewInput
-from core.storage.tables import ReviewRow
+from core.experiment_records import CONFIDENCE_STEPS, Review, ReviewInput, ScoredRun
+from core.storage.tables import DatasetItemRow, ReviewRow, ScoreRow
 
-__all__ = ["delete_review", "delete_reviews_of", "read_reviews", "save_review"]
+__all__ = [
+    "delete_review",
+    "delete_reviews_of",
+    "item_ids",
+    "read_reviews",
+    "save_review",
+    "scored_runs",
+]
 
 _KEY_PAGE = 500
 """Item ids per `IN (...)` query (well below SQLite's limit on bound parameters)."""
@@ -81,6 +88,36 @@ def delete_reviews_of(connection: Connection, experiment_ids: Any) -> None:
     """Remove the reviews of these experiments (a list, or a SELECT of ids)."""
     table = ReviewRow.__table__
     connection.execute(delete(table).where(table.c.experiment_id.in_(experiment_ids)))
+
+
+def scored_runs(engine: Engine, experiment_id: str) -> list[ScoredRun]:
+    """The experiment's stored runs with their score and the `confidence` of each of their
+    `CONFIDENCE_STEPS` results, picked out of the result JSON by the database (SQLite's
+    `json_extract`, PostgreSQL's `#>`): the rest of the JSON never leaves it."""
+    table = ScoreRow.__table__
+    picked = [table.c.result[(step, "confidence")].as_json() for step in CONFIDENCE_STEPS]
+    query = (
+        select(table.c.item_id, table.c.scorer_id, table.c.score, *picked)
+        .where(table.c.experiment_id == experiment_id)
+        .order_by(table.c.id)
+    )
+    with engine.connect() as connection:
+        return [
+            ScoredRun.model_construct(
+                item_id=item_id, scorer_id=scorer_id, score=score, confidences=list(found)
+            )
+            for item_id, scorer_id, score, *found in connection.execute(query)
+        ]
+
+
+def item_ids(engine: Engine, dataset_id: str) -> list[str]:
+    """A dataset's item ids in file order."""
+    table = DatasetItemRow.__table__
+    query = (
+        select(table.c.item_id).where(table.c.dataset_id == dataset_id).order_by(table.c.position)
+    )
+    with engine.connect() as connection:
+        return list(connection.execute(query).scalars())
 
 
 def _key(experiment_id: str, item_id: str, scorer_id: str, reviewer: str) -> list[Any]:

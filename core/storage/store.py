@@ -43,6 +43,7 @@ from core.experiment_records import (
     Review,
     ReviewInput,
     RunCounts,
+    ScoredRun,
     ScoreHistogram,
     ScorerOutcome,
     ScorerSpec,
@@ -658,6 +659,14 @@ class Store:
     def reviews(self, experiment_id: str, item_ids: Collection[str] | None = None) -> list[Review]:
         """An experiment's reviews (of these items only, when given), oldest first."""
         return reviews.read_reviews(self.engine, experiment_id, item_ids)
+
+    def scored_runs(self, experiment_id: str) -> tuple[list[str], list[ScoredRun]]:
+        """(the item ids of its dataset in order, its stored runs' scores and reported
+        confidences): what the review queue reads, without the results' JSON. Raises
+        NotFoundError."""
+        dataset_id = self._dataset_of(experiment_id)[0]
+        runs = reviews.scored_runs(self.engine, experiment_id)
+        return reviews.item_ids(self.engine, dataset_id), runs
 
     def delete_review(
         self, experiment_id: str, item_id: str, scorer_id: str, reviewer: str

@@ -134,3 +134,31 @@ def test_many_items_are_read_in_chunks(store: Store) -> None:
     store.save_review(exp.id, review("i1"))
     asked = [f"x{n}" for n in range(1_200)] + ["i1"]
     assert [r.item_id for r in store.reviews(exp.id, asked)] == ["i1"]
+
+
+def test_scored_runs_pick_the_confidences_out_of_the_json_as_the_queue_does(
+    store: Store,
+) -> None:
+    from core.experiment_records import ScorerOutcome
+    from core.reporting.review_queue import reported_confidence, scored_runs
+
+    exp = experiment(store, save(store, make_items(6)).id)
+    results = [
+        {"analyzeStepResult": {"confidence": 0.3}},
+        {"preprocessStepResult": {"confidence": 0.9}, "analyzeStepResult": {"confidence": 0.1}},
+        {"preprocessStepResult": {"confidence": "0.2"}},  # text: not a confidence
+        {"analyzeStepResult": "no object"},
+        None,
+        {"analyzeStepResult": {"confidence": 2}},  # out of [0, 1]
+    ]
+    outcomes = [
+        ScorerOutcome(item_id=f"i{n}", scorer_id="a", status="success", score=n / 10, result=r)
+        for n, r in enumerate(results)
+    ]
+    store.add_results(exp.id, outcomes)
+    item_ids, runs = store.scored_runs(exp.id)
+    assert item_ids == [f"i{n}" for n in range(6)]
+    expected = [(r.item_id, r.score, r.confidences) for r in scored_runs(outcomes)]
+    found = [(r.item_id, r.score, [reported_confidence(r.confidences)]) for r in runs]
+    assert found == expected
+    assert [c[0] for _, _, c in found] == [0.3, 0.9, None, None, None, None]
