@@ -54,7 +54,7 @@ def reviewer_field() -> None:
         st.caption(f"Reviewing as {md_text(login)} (the dashboard login).")
         return
     # A widget's value is dropped with the widget when the page changes: keep it apart.
-    typed = st.text_input(
+    typed = st.columns([1, 2])[0].text_input(
         "Your name (for your reviews)",
         value=st.session_state.get(NAME_KEY, ""),
         max_chars=200,
