@@ -238,7 +238,7 @@ def pick_label_column(columns: list[str]) -> str | None:
         "Label column",
         options,
         key=key,
-        format_func=lambda column: "none" if column is None else review.source_label(column),
+        format_func=lambda column: "none" if column is None else review.option_label(column),
         help="A metadata column holding a human verdict per item: true/false, yes/no, 0/1 or "
         "a number from 0 to 1 (binarised at 0.5).",
     )

@@ -19,6 +19,7 @@ from pages.ui.widgets import age
 __all__ = [
     "NAME_KEY",
     "label_sources",
+    "option_label",
     "render_review",
     "reviewer",
     "reviewer_field",
@@ -162,6 +163,12 @@ def label_sources(info: ExperimentInfo) -> list[str]:
     """`[REVIEWS_SOURCE]` when the experiment has a review (the agreement panel offers the
     reviews as labels next to the label columns), else none."""
     return [REVIEWS_SOURCE] if service().reviews(info.id) else []
+
+
+def option_label(source: str) -> str:
+    """A label source as the picker lists it: the column's name as it is, or "reviews (human
+    verdicts)"."""
+    return "reviews (human verdicts)" if source == REVIEWS_SOURCE else source
 
 
 def source_label(source: str) -> str:
