@@ -18,6 +18,7 @@ __all__ = [
     "ExperimentConfigError",
     "InvalidInputError",
     "MastraError",
+    "ReviewError",
     "ScorerConfigError",
     "ScorerRunError",
     "serialise_exception",
@@ -146,3 +147,8 @@ def error_code(error: BaseException) -> str | None:
     if isinstance(status, int):
         return str(status)
     return None
+
+
+class ReviewError(ValueError):
+    """A review that cannot be stored (unknown item or scorer, a score outside the scorer's
+    range, no verdict, a note too long): one message naming the field and the value."""

@@ -12,11 +12,17 @@ from __future__ import annotations
 
 import logging
 
-from core.experiment_records import ColumnMapping, DatasetInfo, RunCounts
+from core.errors import ReviewError
+from core.experiment_records import ColumnMapping, DatasetInfo, ExperimentInfo, RunCounts
 from core.experiments.datasets import dataset_fingerprint
 from core.experiments.jobs import ExperimentJob
 from core.judge.secrets import secret_masker
-from core.reporting.experiment_file import ExportedExperiment, read_experiment_json
+from core.reporting.experiment_file import (
+    ExperimentFileError,
+    ExportedExperiment,
+    read_experiment_json,
+)
+from core.reporting.reviews import check_review
 from core.storage import StorageError, Store
 
 __all__ = ["import_experiment"]
@@ -51,6 +57,7 @@ def import_experiment(store: Store, data: bytes, name: str | None) -> Experiment
         )
         experiment_id = info.id
         store.add_results(info.id, results)
+        _store_reviews(store, info, exported)
         counts = RunCounts(
             total=info.counts.total,
             succeeded=len(results),
@@ -68,6 +75,16 @@ def import_experiment(store: Store, data: bytes, name: str | None) -> Experiment
         _undo(store, experiment_id, dataset.id if created else None)
         raise
     return ExperimentJob(info.id, counts, status=exported.status, failures=failures)
+
+
+def _store_reviews(store: Store, info: ExperimentInfo, exported: ExportedExperiment) -> None:
+    """The file's reviews, checked against the new experiment (a score in its scorer's range)."""
+    for index, review in enumerate(exported.reviews):
+        try:
+            checked = check_review(info, **review.model_dump(by_alias=False))
+        except ReviewError as error:
+            raise ExperimentFileError(f"reviews[{index}]: {error}") from None
+        store.save_review(info.id, checked)
 
 
 def _dataset_for(store: Store, exported: ExportedExperiment) -> tuple[DatasetInfo, bool]:

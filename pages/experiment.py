@@ -28,7 +28,7 @@ from core.service.views import (
     step_views,
     suggested_label_column,
 )
-from pages.ui import fmt, nav
+from pages.ui import fmt, nav, review
 from pages.ui.data import Aggregates, agreement, experiment_aggregates, sampled_label_columns
 from pages.ui.downloads import render_downloads
 from pages.ui.grid import render_filters, render_grid
@@ -159,7 +159,7 @@ def pick_label_column(columns: list[str]) -> str | None:
         "Label column",
         options,
         key=key,
-        format_func=lambda column: "none" if column is None else column,
+        format_func=lambda column: "none" if column is None else review.option_label(column),
         help="A metadata column holding a human verdict per item: true/false, yes/no, 0/1 or "
         "a number from 0 to 1 (binarised at 0.5).",
     )
@@ -173,11 +173,11 @@ def render_label_agreement(info: ExperimentInfo) -> LabelAgreement | None:
     """The "Agreement with labels" panel; returns the agreement shown, if any. It reads every
     item's scores: for a large experiment, only when asked."""
     st.subheader("Agreement with labels")
-    columns = sampled_label_columns(info)
+    columns = [*review.label_sources(info), *sampled_label_columns(info)]
     if not columns:
         st.caption(
             "No metadata column of this dataset holds labels (true/false, yes/no, 0/1 or "
-            "numbers from 0 to 1 in every non-empty cell)."
+            "numbers from 0 to 1 in every non-empty cell), and no score was reviewed yet."
         )
         return None
     column = pick_label_column(columns)
@@ -194,9 +194,10 @@ def render_label_agreement(info: ExperimentInfo) -> LabelAgreement | None:
         return None
     # Column names come from the file: st.text shows them as they are, never as markdown.
     st.text(
-        f"Labels from column {column}: {found.labelled_items:,} items labelled, "
+        f"Labels from {review.source_label(column)}: {found.labelled_items:,} items labelled, "
         f"{found.unlabelled_items:,} without a label (left out)."
     )
+    review.source_note(column)
     st.dataframe(
         agreement_frame(found, info.comparisons),
         hide_index=True,
@@ -294,9 +295,11 @@ def render_drilldown(info: ExperimentInfo, item_id: str | None) -> None:
         st.info("No scorer result for this item yet.")
         return
     labels = [md_short(scored_label(info, scorer_id)) for scorer_id in outcomes]
+    review.reviewer_field()
     for tab, outcome in zip(st.tabs(labels), outcomes.values(), strict=True):
         with tab:
             render_outcome(outcome)
+            review.render_review(info, item_id, outcome.scorer_id)
 
 
 def main() -> None:

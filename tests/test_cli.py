@@ -88,7 +88,8 @@ def test_run_writes_json_csv_and_html(env: dict[str, str], data_file: Path, tmp_
     assert "cli run" in completed.stdout and "checks.includes: 0.3333" in completed.stdout
 
     report = json.loads((out / "r.json").read_text())
-    assert set(report) == {"experimentId", "name", "scores", "summary", "items"}
+    assert set(report) == {"experimentId", "name", "scores", "summary", "items", "reviews"}
+    assert report["reviews"] == []  # nothing reviewed yet (docs/review.md)
     assert report["name"] == "cli run"
     assert report["summary"]["totalItems"] == 3 and report["summary"]["failedRuns"] == 0
     assert report["scores"]["checks.includes"] == pytest.approx(1 / 3)

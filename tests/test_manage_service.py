@@ -239,14 +239,20 @@ def test_a_running_experiment_is_counted_and_blocks_the_deletion(service: Servic
     assert service.list_experiments() == []
 
 
-def test_the_review_hook_counts_into_the_impact(
-    service: Service, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_reviews_an_experiment_holds_are_counted_and_go_with_it(service: Service) -> None:
     experiment_id = run(service)
-    monkeypatch.setattr(Service, "review_count", lambda self, ids: 7 * len(ids))
-    assert service.experiment_deletion(experiment_id).reviews == 7
+    kept = run(service, b"input,output\nq,e\n", name="kept")
     dataset_id = service.get_experiment(experiment_id).dataset_id
-    assert service.dataset_deletion(dataset_id).reviews == 7
+    item_id = service.dataset_items(dataset_id)[0].id
+    for reviewer in ("ana", "bo"):
+        service.save_review(experiment_id, item_id, "reasoned", "wrong", reviewer=reviewer)
+    other_item = service.dataset_items(service.get_experiment(kept).dataset_id)[0].id
+    service.save_review(kept, other_item, "reasoned", "right", reviewer="ana")
+    assert service.experiment_deletion(experiment_id).reviews == 2
+    assert service.dataset_deletion(dataset_id).reviews == 2
+    service.delete_experiment(experiment_id)
+    assert service.store.review_count([experiment_id]) == 0
+    assert service.store.review_count([kept]) == 1  # another experiment's reviews stay
 
 
 def test_a_database_from_before_notes_is_upgraded(database_url: str) -> None:

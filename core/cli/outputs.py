@@ -73,19 +73,23 @@ def json_export(
 
     def write(out: TextOut, advance: Callable[[int], None]) -> None:
         marker = json.dumps(f"items-{uuid.uuid4().hex}")
-        tail, items = "", 0
+        around: JsonObject | None = None
+        items = 0
+        reviews: list[JsonObject] = []  # each page holds its items' reviews; they follow `items`
         for page in service.experiment_pages(experiment_id):
             document = experiment_json(page, thresholds=thresholds, agreement=agreement)
-            if not tail:
+            reviews += document.get("reviews", [])
+            if around is None:
                 around = {**document, "items": json.loads(marker)}
-                head, tail = _json(around).split(marker)
-                out.write(head + "[")
+                out.write(_json(around).split(marker)[0] + "[")
             page_items: list[JsonObject] = document["items"]
             for item in page_items:
                 text = _json(item).replace("\n", "\n    ")
                 out.write((",\n    " if items else "\n    ") + text)
                 items += 1
             advance(len(page_items))
+        assert around is not None  # experiment_pages gives one page at least
+        tail = _json({**around, "reviews": reviews}).split(marker)[1]
         out.write(("\n  ]" if items else "]") + tail)
 
     return Export("json", write, total_items)

@@ -35,6 +35,7 @@ from pydantic import Field
 
 from core.experiment_records import DatasetItem, ExperimentDetail
 from core.record_base import Record
+from core.reporting.reviews import review_labels
 
 if TYPE_CHECKING:  # numpy and pandas are imported on first use, to keep `import core` light
     import numpy as np
@@ -43,6 +44,7 @@ if TYPE_CHECKING:  # numpy and pandas are imported on first use, to keep `import
 __all__ = [
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
+    "REVIEWS_SOURCE",
     "Confusion",
     "LabelAgreement",
     "LabelError",
@@ -53,6 +55,7 @@ __all__ = [
     "label_columns",
     "label_values",
     "parse_label",
+    "review_agreement",
     "suggested_label_column",
 ]
 
@@ -63,6 +66,10 @@ DEFAULT_SEED = 0
 """Seed of the bootstrap's generator: the same data always gives the same interval."""
 
 CONFIDENCE_LEVEL = 0.95
+
+REVIEWS_SOURCE = ":reviews"
+"""The `label_column` of an agreement whose labels are the human reviews (`review_agreement`),
+not a metadata column (a column of that name would be unusual: the colon marks it)."""
 
 _TRUE_TEXTS = frozenset({"true", "yes"})
 _FALSE_TEXTS = frozenset({"false", "no"})
@@ -319,6 +326,41 @@ def label_agreement(
         scorers=[
             _scorer_agreement(
                 scorer_id, labels, scores.get(scorer_id, {}), unlabelled, resamples, seed
+            )
+            for scorer_id in detail.info.scorer_ids
+        ],
+    )
+
+
+def review_agreement(
+    detail: ExperimentDetail,
+    *,
+    thresholds: Mapping[str, float] | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> LabelAgreement:
+    """Each scorer's agreement with the reviews of `detail` (`detail.reviews`) as labels: the
+    label of an item for a scorer is what its reviewers said it deserves (core/reporting/
+    reviews.py, docs/review.md), so each scorer has its own labelled items. `label_column` is
+    `REVIEWS_SOURCE`; `labelled_items` counts the items with a label for any scorer."""
+    scores = _scores_by_scorer(detail)
+    by_scorer = review_labels(detail.info, detail.reviews, scores, thresholds)
+    labelled = {item for labels in by_scorer.values() for item in labels}
+    return LabelAgreement(
+        label_column=REVIEWS_SOURCE,
+        labelled_items=len(labelled),
+        unlabelled_items=len(detail.items) - len(labelled),
+        resamples=resamples,
+        seed=seed,
+        confidence_level=CONFIDENCE_LEVEL,
+        scorers=[
+            _scorer_agreement(
+                scorer_id,
+                labels := by_scorer.get(scorer_id, {}),
+                scores.get(scorer_id, {}),
+                len(detail.items) - len(labels),
+                resamples,
+                seed,
             )
             for scorer_id in detail.info.scorer_ids
         ],

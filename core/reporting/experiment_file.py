@@ -17,7 +17,13 @@ from typing import Any, get_args
 
 from pydantic import ValidationError
 
-from core.experiment_records import DatasetItem, ExperimentStatus, ScorerOutcome, ScorerSpec
+from core.experiment_records import (
+    DatasetItem,
+    ExperimentStatus,
+    ReviewInput,
+    ScorerOutcome,
+    ScorerSpec,
+)
 from core.run_results import JudgeExecutionFailure, JudgeUsage, ScorerRunResult
 
 __all__ = ["ExperimentFileError", "ExportedExperiment", "read_experiment_json"]
@@ -57,6 +63,9 @@ class ExportedExperiment:
     """Successful runs, rebuilt from their Mastra-format results."""
     failures: list[ScorerOutcome]
     """Failed runs (never to be written to the score storage)."""
+    reviews: list[ReviewInput]
+    """The human reviews of its scores (`reviews`; empty in exports from before reviews), each
+    of an item of the file and a scorer of `scorer_ids`; their range is checked on import."""
     usage: JudgeUsage
     """Judge usage over every run: `summary.judgeUsage`, else summed over the results."""
     judge_calls: int
@@ -94,6 +103,7 @@ def read_experiment_json(data: bytes) -> ExportedExperiment:
         items=items,
         results=results,
         failures=failures,
+        reviews=_reviews(document.get("reviews"), items, scorer_ids),
         **_usage(summary, [*results, *failures]),
     )
 
@@ -174,6 +184,33 @@ def _read_items(
             outcome = _outcome(item.id, str(scorer_id), entry, where)
             (results if outcome.status == "success" else failures).append(outcome)
     return items, results, failures
+
+
+def _reviews(raw: Any, items: list[DatasetItem], scorer_ids: list[str]) -> list[ReviewInput]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise ExperimentFileError(f"`reviews` must be a list, got {_kind(raw)}")
+    known = {item.id for item in items}
+    reviews = []
+    for index, entry in enumerate(raw):
+        place = f"reviews[{index}]"
+        if not isinstance(entry, dict):
+            raise ExperimentFileError(f"{place}: a review must be an object, got {_kind(entry)}")
+        fields = {k: entry[k] for k in _REVIEW_FIELDS if entry.get(k) is not None}
+        try:
+            review = ReviewInput.model_validate(fields)
+        except ValidationError as error:
+            raise ExperimentFileError(f"{place}: not a review: {_first(error)}") from None
+        if review.item_id not in known:
+            raise ExperimentFileError(f"{place}: no item {review.item_id!r} in the file")
+        if review.scorer_id not in scorer_ids:
+            raise ExperimentFileError(f"{place}: no scorer {review.scorer_id!r} in the file")
+        reviews.append(review)
+    return reviews
+
+
+_REVIEW_FIELDS = ("itemId", "scorerId", "verdict", "score", "note", "reviewer")
 
 
 def _item(raw: Any, place: str) -> DatasetItem:

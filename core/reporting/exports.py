@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from core.experiment_records import ExperimentDetail, ScorerOutcome
+from core.experiment_records import ExperimentDetail, Review, ScorerOutcome
 from core.judge.secrets import secret_masker
 from core.reporting.agreement import LabelAgreement
 from core.run_results import json_ready
@@ -69,7 +69,8 @@ def experiment_json(
     agreement: LabelAgreement | None = None,
 ) -> dict[str, Any]:
     """`{experimentId, name, scores, summary, items: [{id, input, output, groundTruth, metadata,
-    results: {scorerId: result or failure entry}}]}`.
+    results: {scorerId: result or failure entry}}], reviews: [Review]}` (`reviews`: the human
+    reviews of its items' scores, docs/review.md; `read_experiment_json` reads them back).
 
     With `agreement` (the scorers' agreement with a label column), a top-level
     `labelAgreement: {scorerId: ScorerAgreement.to_json()}` and `summary.labelAgreement` (the
@@ -123,6 +124,7 @@ def experiment_json(
         "scores": dict(info.scores),
         "summary": summary,
         "items": items,
+        "reviews": [review.model_dump(mode="json") for review in detail.reviews],
     }
     if agreement is not None:
         document["labelAgreement"] = agreement.to_json()
@@ -159,8 +161,12 @@ def finite_values(value: Any) -> Any:
 
 
 def result_rows(detail: ExperimentDetail) -> list[dict[str, Any]]:
-    """One flat row per (item, scorer), successes and failures, in dataset order."""
+    """One flat row per (item, scorer), successes and failures, in dataset order; with the
+    reviews of the pair (`_review_cells`)."""
     by_item = _outcomes_by_item(detail)
+    reviews: dict[tuple[str, str], list[Review]] = {}
+    for review in detail.reviews:
+        reviews.setdefault((review.item_id, review.scorer_id), []).append(review)
     rows = []
     for item in detail.items:
         for scorer_id, o in by_item.get(item.id, {}).items():
@@ -184,9 +190,26 @@ def result_rows(detail: ExperimentDetail) -> list[dict[str, Any]]:
                     "outputTokens": usage.output_tokens,
                     "totalTokens": usage.total_tokens,
                     "judgeCalls": o.judge_calls,
+                    **_review_cells(reviews.get((item.id, scorer_id), [])),
                 }
             )
     return rows
+
+
+def _review_cells(reviews: list[Review]) -> dict[str, Any]:
+    """The CSV's review columns of one (item, scorer): the latest verdict, the counts of right
+    and wrong, the reviewers' own scores and their notes (`reviewer: text`, ` | ` between)."""
+    latest = max(reviews, key=lambda r: r.updated_at, default=None)
+    return {
+        "reviewVerdict": latest.verdict if latest else None,
+        "reviewsRight": sum(r.verdict == "right" for r in reviews),
+        "reviewsWrong": sum(r.verdict == "wrong" for r in reviews),
+        "reviewerScores": " | ".join(
+            f"{r.reviewer}: {r.score:g}" for r in reviews if r.score is not None
+        )
+        or None,
+        "reviewNotes": " | ".join(f"{r.reviewer}: {r.note}" for r in reviews if r.note) or None,
+    }
 
 
 def results_csv(detail: ExperimentDetail) -> str:

@@ -35,7 +35,8 @@ from plotly.offline import get_plotlyjs
 
 from core.experiment_records import ExperimentDetail, ScorerOutcome
 from core.reporting._report_assets import REPORT_SCRIPT, REPORT_STYLE
-from core.reporting.agreement import LabelAgreement, ScorerAgreement
+from core.reporting._review_html import reviews_section
+from core.reporting.agreement import REVIEWS_SOURCE, LabelAgreement, ScorerAgreement
 from core.reporting.exports import finite_values, masked_export
 from core.reporting.figures import calls_and_attempts, score_histograms, tokens_by_scorer_step
 from core.reporting.tables import (
@@ -65,7 +66,8 @@ def experiment_html(
 
     With `agreement`, an "Agreement with labels" section follows the summary: per scorer, n,
     ROC AUC with its interval, Spearman, the Youden threshold, J, kappa and the confusion
-    matrix, or why they are not defined.
+    matrix, or why they are not defined. With reviews in `detail.reviews`, a "Reviews" section
+    (per scorer, right and wrong counts and the items reviewed, then the notes: docs/review.md).
 
     When the embedded data is larger than `compress_over` bytes it is gzip-compressed and
     base64-encoded (the report's script inflates it in the browser): a 10,000-item report
@@ -90,6 +92,7 @@ def experiment_html(
                 ),
                 _summary(detail, frame),
                 _agreement_section(agreement) if agreement is not None else "",
+                reviews_section(detail),
                 _charts_section(figures),
                 _items_section(detail.info.scorer_ids),
                 _failures_section(detail),
@@ -361,8 +364,13 @@ def _means(scorer_ids: Sequence[str], frame: pd.DataFrame, comparisons: Mapping[
 
 def _agreement_section(agreement: LabelAgreement) -> str:
     level = f"{agreement.confidence_level:.0%}"
+    source = (
+        "the reviews (docs/review.md)"
+        if agreement.label_column == REVIEWS_SOURCE
+        else f"the column “{_e(agreement.label_column)}”"
+    )
     note = (
-        f"<p class=note>Labels from the column “{_e(agreement.label_column)}”: "
+        f"<p class=note>Labels from {source}: "
         f"{agreement.labelled_items} items labelled, {agreement.unlabelled_items} without a "
         "label (left out). Labels are binarised at &gt;= 0.5 for AUC, J, kappa and the "
         f"confusion matrix; the AUC interval is a {level} percentile bootstrap "

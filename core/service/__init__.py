@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 
-from core.errors import ExperimentConfigError, InvalidInputError
+from core.errors import ExperimentConfigError, InvalidInputError, ReviewError
 from core.experiment_records import ScorerCatalogEntry
 from core.experiments.dataset_library import DatasetImportError
 from core.experiments.datasets import ParsedUpload
@@ -42,6 +42,7 @@ __all__ = [
     "JudgeKey",
     "NotFoundError",
     "ParsedUpload",
+    "ReviewError",
     "Service",
     "StorageError",
     "get_service",

@@ -39,6 +39,8 @@ from core.experiment_records import (
     ItemRow,
     ResultPage,
     ResultQuery,
+    Review,
+    ReviewVerdict,
     ScoreHistogram,
     ScorerCatalogEntry,
     ScorerOutcome,
@@ -69,10 +71,13 @@ from core.judge.estimate import cost_estimate
 from core.judge.pricing import estimate_cost_usd, unit_prices
 from core.judge.rate_limit import judge_rate_limit
 from core.judge.secrets import remember_secret, secret_masker
+from core.reporting.agreement import LabelAgreement
+from core.reporting.review_queue import QueueEntry
 from core.run_results import ScorerRunResult
 from core.scorers import PREBUILT, PrebuiltScorer
 from core.scorers.catalog import ScorerCatalog
 from core.scoring import Scorer
+from core.service import review_desk
 from core.service import slices as slicing
 from core.service.manage import ManageMixin
 from core.service.themes import ThemesMixin
@@ -535,6 +540,7 @@ class Service(ThemesMixin, ManageMixin):
             results=self.store.experiment_results(experiment_id),
             failures=self.failures(experiment_id),
             failures_in_memory=self._jobs.get(experiment_id) is not None,
+            reviews=self.store.reviews(experiment_id),
         )
 
     def experiment_pages(
@@ -557,6 +563,7 @@ class Service(ThemesMixin, ManageMixin):
                 results=self.store.experiment_results(experiment_id, item_ids=ids),
                 failures=[f for item_id in ids for f in failures.get(item_id, [])],
                 failures_in_memory=in_memory,
+                reviews=self.store.reviews(experiment_id, ids),
             )
 
         items: list[DatasetItem] = []
@@ -633,6 +640,7 @@ class Service(ThemesMixin, ManageMixin):
             results=self.store.experiment_results(experiment_id, item_ids=[item_id]),
             failures=[f for f in self.failures(experiment_id) if f.item_id == item_id],
             failures_in_memory=self._jobs.get(experiment_id) is not None,
+            reviews=self.store.reviews(experiment_id, [item_id]),
         )
 
     # ---- slices by metadata (core/service/slices.py) ----
@@ -674,6 +682,7 @@ class Service(ThemesMixin, ManageMixin):
             results=self.store.experiment_results(experiment_id, with_result=False),
             failures=self.failures(experiment_id),
             failures_in_memory=self._jobs.get(experiment_id) is not None,
+            reviews=self.store.reviews(experiment_id),
         )
 
     def delete_experiment(self, experiment_id: str) -> None:
@@ -683,6 +692,54 @@ class Service(ThemesMixin, ManageMixin):
             raise ExperimentConfigError("Cancel the experiment before deleting it")
         self.store.delete_experiment(experiment_id)
         self._jobs.forget(experiment_id)
+
+    # ---- human reviews of scores (docs/review.md; core/service/review_desk.py) ----
+
+    def save_review(
+        self,
+        experiment_id: str,
+        item_id: str,
+        scorer_id: str,
+        verdict: ReviewVerdict,
+        *,
+        score: float | None = None,
+        note: str = "",
+        reviewer: str | None = None,
+    ) -> Review:
+        """Store (or update) `reviewer`'s review of a scorer's score of an item; raises
+        NotFoundError, and ReviewError naming a bad field (unknown item or scorer, a verdict
+        other than right/wrong, a score outside the scorer's range, a note too long)."""
+        return review_desk.save(
+            self.store, experiment_id, item_id, scorer_id, verdict,
+            score=score, note=note, reviewer=reviewer,
+        )  # fmt: skip
+
+    def reviews(self, experiment_id: str, item_id: str | None = None) -> list[Review]:
+        """An experiment's reviews (of one item, when given), oldest first."""
+        return self.store.reviews(experiment_id, None if item_id is None else [item_id])
+
+    def delete_review(
+        self, experiment_id: str, item_id: str, scorer_id: str, reviewer: str
+    ) -> bool:
+        """Remove one review; True when there was one."""
+        return self.store.delete_review(experiment_id, item_id, scorer_id, reviewer)
+
+    def review_marks(self, experiment_id: str) -> dict[str, dict[str, ReviewVerdict]]:
+        """Item id -> scorer id -> the latest review's verdict (the grid's review marks)."""
+        return review_desk.verdicts(self.store, experiment_id)
+
+    def review_queue(
+        self, experiment_id: str, thresholds: Mapping[str, float] | None = None
+    ) -> list[QueueEntry]:
+        """Every item of the experiment, those most worth a review first, with the reason
+        (core/reporting/review_queue.py); reads the scores and reported confidences only."""
+        return review_desk.queue(self.store, experiment_id, thresholds)
+
+    def review_agreement(
+        self, experiment_id: str, thresholds: Mapping[str, float] | None = None
+    ) -> LabelAgreement:
+        """Each scorer's agreement (AUC, kappa, ...) with the reviews as labels."""
+        return review_desk.scorer_agreement(self.scores_detail(experiment_id), thresholds)
 
     # ---- imported experiments ----
 

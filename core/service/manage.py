@@ -154,8 +154,5 @@ class ManageMixin:
         )
 
     def review_count(self, experiment_ids: Sequence[str]) -> int:
-        """INTEGRATION HOOK (issue 14, human review): how many human reviews the experiments
-        hold, deleted with them. Returns 0 until the review table exists; the integrator
-        makes it count the rows of that table for these experiment ids."""
-        del experiment_ids
-        return 0
+        """How many human reviews the experiments hold (deleted with them)."""
+        return self.store.review_count(experiment_ids)

@@ -16,7 +16,8 @@ usage_summary_totals, ALL_STEPS), its figures, its slices by metadata (slices_fr
 slice_chart, slice_changes_frame, NO_VALUE_LABEL, CHART_VALUES), the agreement with
 a label column, the paired comparison (compare_experiments, item_changes, item_pair,
 diff_html, ...), and the files it is shared as (experiment_html, experiment_json_text,
-results_csv).
+results_csv). From core.reporting's review modules (docs/review.md): QueueEntry,
+REVIEWS_SOURCE, ANONYMOUS, scorer_range, scorer_threshold.
 """
 
 from __future__ import annotations
@@ -74,15 +75,21 @@ from core.reporting import (
     usage_summary_totals,
     usage_totals,
 )
+from core.reporting.agreement import REVIEWS_SOURCE
+from core.reporting.review_queue import QueueEntry
+from core.reporting.reviews import ANONYMOUS, scorer_range, scorer_threshold
 
 __all__ = [
     "ALL_STEPS",
+    "ANONYMOUS",
     "CHART_VALUES",
     "DOCS",
     "NO_VALUE_LABEL",
+    "REVIEWS_SOURCE",
     "AllowList",
     "Comparison",
     "LabelAgreement",
+    "QueueEntry",
     "StepView",
     "agreement_frame",
     "binned_histograms",
@@ -112,7 +119,9 @@ __all__ = [
     "results_csv",
     "score_histograms",
     "scored_label",
+    "scorer_range",
     "scorer_table",
+    "scorer_threshold",
     "slice_changes_frame",
     "slice_chart",
     "slices_frame",

@@ -40,7 +40,10 @@ from core.experiment_records import (
     ExperimentStatus,
     ResultPage,
     ResultQuery,
+    Review,
+    ReviewInput,
     RunCounts,
+    ScoredRun,
     ScoreHistogram,
     ScorerOutcome,
     ScorerSpec,
@@ -49,7 +52,7 @@ from core.experiment_records import (
     SliceSummary,
 )
 from core.run_results import JudgeUsage
-from core.storage import reads, slices
+from core.storage import reads, reviews, slices
 from core.storage._engines import make_engine, normalise_url
 from core.storage._manage import StoreManagement
 from core.storage.schema import SchemaError, upgrade_schema
@@ -291,6 +294,7 @@ class Store(StoreManagement):
             col(ExperimentRow.dataset_id) == dataset_id
         )
         with self._transaction("delete the dataset") as connection:
+            reviews.delete_reviews_of(connection, experiments)
             connection.execute(delete(ScoreRow).where(col(ScoreRow.experiment_id).in_(experiments)))
             connection.execute(
                 delete(ExperimentRow).where(col(ExperimentRow.dataset_id) == dataset_id)
@@ -457,9 +461,10 @@ class Store(StoreManagement):
         ]
 
     def delete_experiment(self, experiment_id: str) -> None:
-        """Remove an experiment and its results."""
+        """Remove an experiment, its results and its reviews."""
         self._settled.pop(experiment_id, None)
         with self._transaction("delete the experiment") as connection:
+            reviews.delete_reviews_of(connection, [experiment_id])
             connection.execute(delete(ScoreRow).where(col(ScoreRow.experiment_id) == experiment_id))
             connection.execute(delete(ExperimentRow).where(col(ExperimentRow.id) == experiment_id))
 
@@ -659,6 +664,37 @@ class Store(StoreManagement):
         if found is None:
             raise NotFoundError(f"No experiment with id {experiment_id!r}")
         return found.dataset_id, found.total_items, list(found.scorer_ids or [])
+
+    # ---- human reviews of scores (core/storage/reviews.py) ----
+
+    def save_review(self, experiment_id: str, given: ReviewInput) -> Review:
+        """Insert or update the review of (experiment, item, scorer, reviewer), unchecked (the
+        service checks it against the experiment)."""
+        with self._transaction("save the review") as connection:
+            return reviews.save_review(connection, experiment_id, given)
+
+    def reviews(self, experiment_id: str, item_ids: Collection[str] | None = None) -> list[Review]:
+        """An experiment's reviews (of these items only, when given), oldest first."""
+        return reviews.read_reviews(self.engine, experiment_id, item_ids)
+
+    def review_count(self, experiment_ids: Collection[str]) -> int:
+        """How many reviews these experiments hold."""
+        return reviews.count_reviews(self.engine, experiment_ids) if experiment_ids else 0
+
+    def scored_runs(self, experiment_id: str) -> tuple[list[str], list[ScoredRun]]:
+        """(the item ids of its dataset in order, its stored runs' scores and reported
+        confidences): what the review queue reads, without the results' JSON. Raises
+        NotFoundError."""
+        dataset_id = self._dataset_of(experiment_id)[0]
+        runs = reviews.scored_runs(self.engine, experiment_id)
+        return reviews.item_ids(self.engine, dataset_id), runs
+
+    def delete_review(
+        self, experiment_id: str, item_id: str, scorer_id: str, reviewer: str
+    ) -> bool:
+        """Remove one review; True when there was one."""
+        with self._transaction("delete the review") as connection:
+            return reviews.delete_review(connection, experiment_id, item_id, scorer_id, reviewer)
 
     # ---- plumbing ----
 

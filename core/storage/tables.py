@@ -14,6 +14,7 @@ from sqlalchemy import (
     Boolean,
     Column,
     DateTime,
+    Float,
     Index,
     Integer,
     Table,
@@ -23,7 +24,7 @@ from sqlalchemy import (
 )
 from sqlmodel import Field, SQLModel
 
-__all__ = ["TABLES", "DatasetItemRow", "DatasetRow", "ExperimentRow", "ScoreRow"]
+__all__ = ["TABLES", "DatasetItemRow", "DatasetRow", "ExperimentRow", "ReviewRow", "ScoreRow"]
 
 
 def _json(nullable: bool = True) -> Any:
@@ -190,9 +191,31 @@ class ScoreRow(SQLModel, table=True):
     """Judge executions of the run answered from the judge cache."""
 
 
+class ReviewRow(SQLModel, table=True):
+    """A person's review of one scorer's score of one item (docs/review.md): not a scorer
+    result, so kept apart; one per (experiment, item, scorer, reviewer), updated in place.
+    Deleting the experiment deletes its reviews (the store does it: no ON DELETE here)."""
+
+    __tablename__ = "reviews"
+    __table__: ClassVar[Table]  # set by SQLModel for table=True; its stubs omit it
+    __table_args__ = (UniqueConstraint("experiment_id", "item_id", "scorer_id", "reviewer"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    experiment_id: str = Field(foreign_key="experiments.id", max_length=64)
+    item_id: str = Field(sa_column=Column(Text, nullable=False))
+    scorer_id: str = Field(sa_column=Column(Text, nullable=False))
+    reviewer: str = Field(sa_column=Column(Text, nullable=False))
+    verdict: str = Field(max_length=8)
+    score: float | None = Field(default=None, sa_column=Column(Float, nullable=True))
+    note: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))
+    created_at: datetime = _timestamp(nullable=False)
+    updated_at: datetime = _timestamp(nullable=False)
+
+
 TABLES = [
     DatasetRow.__table__,
     DatasetItemRow.__table__,
     ExperimentRow.__table__,
     ScoreRow.__table__,
+    ReviewRow.__table__,
 ]

@@ -20,6 +20,7 @@ from core.experiment_records import (
     ScoreSummary,
 )
 from core.service.views import (
+    REVIEWS_SOURCE,
     LabelAgreement,
     label_agreement,
     label_columns,
@@ -101,5 +102,15 @@ def _agreement(experiment_id: str, version: Version, column: str) -> LabelAgreem
 
 def agreement(info: ExperimentInfo, column: str) -> LabelAgreement:
     """Each scorer's agreement with the labels in `column`, over every item (its scores read
-    without the results' JSON), computed once per column and change of the experiment."""
+    without the results' JSON), computed once per column and change of the experiment;
+    `REVIEWS_SOURCE`: with the reviews as labels, once per change of the reviews too."""
+    if column == REVIEWS_SOURCE:
+        reviews = service().reviews(info.id)
+        changed = (len(reviews), max((r.updated_at for r in reviews), default=None))
+        return _review_agreement(info.id, _version(info), changed)
     return _agreement(info.id, _version(info), column)
+
+
+@st.cache_resource(max_entries=4, show_spinner="Computing AUC intervals…")
+def _review_agreement(experiment_id: str, version: Version, reviews: object) -> LabelAgreement:
+    return service().review_agreement(experiment_id)

@@ -21,6 +21,7 @@ FAILURES = "pages/failures.py"
 JUDGE_USAGE = "pages/judge_usage.py"
 DATASETS = "pages/datasets.py"
 SCORERS = "pages/scorers.py"
+REVIEW = "pages/review.py"
 
 EXPERIMENT_PARAM = "experiment"
 """Query parameter holding the experiment a page shows, so a link reproduces the view."""
@@ -34,6 +35,7 @@ def sections() -> dict[str, list[st.Page]]:
             st.Page(NEW_EXPERIMENT, title="New experiment", icon=":material/play_arrow:"),
             st.Page(EXPERIMENT, title="Experiment detail", icon=":material/search:"),
             st.Page(FAILURES, title="Failures", icon=":material/error:"),
+            st.Page(REVIEW, title="Review queue", icon=":material/rate_review:"),
             st.Page(JUDGE_USAGE, title="Judge usage", icon=":material/token:"),
             st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
         ],

@@ -1,0 +1,168 @@
+"""The review widget in the experiment's drill-down and the Review queue page, on a real
+experiment of code scorers (docs/review.md)."""
+
+from __future__ import annotations
+
+import pytest
+from page_text import plain  # tests/pages is on sys.path (no package: `pages` is the app)
+from streamlit.testing.v1 import AppTest
+
+import core.service
+from core.experiment_records import ExperimentConfig, ScorerSpec
+
+DATA = (
+    b"id,question,answer,expected\n"
+    b"a,what is up,the sky is up,the sky\n"
+    b"b,hello there,hello there,hello\n"
+    b"c,big cat,small dog,big cat\n"
+)
+SCORERS = ("completeness-scorer", "textual-difference-scorer")
+
+
+@pytest.fixture
+def experiment_id(app: AppTest) -> str:
+    service = core.service.get_service()
+    dataset = service.import_dataset("review.csv", DATA)
+    started = service.start_experiment(
+        ExperimentConfig(
+            name="review run",
+            dataset_id=dataset.id,
+            scorers=[ScorerSpec(scorer_id=s) for s in SCORERS],
+        )
+    )
+    assert service.wait(started, timeout=60).status == "completed"
+    return started
+
+
+def show(app: AppTest, page: str, experiment_id: str, **params: str) -> AppTest:
+    app.query_params["experiment"] = experiment_id
+    for name, value in params.items():
+        app.query_params[name] = value
+    app.switch_page(page)
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def form_key(experiment_id: str, item: str, scorer: str) -> str:
+    return f"review.{experiment_id}.{item}.{scorer}"
+
+
+def button(app: AppTest, label: str, index: int = 0):  # type: ignore[no-untyped-def]
+    return [b for b in app.button if b.label == label][index]
+
+
+def test_the_drilldown_saves_a_review_with_the_typed_name(app: AppTest, experiment_id: str) -> None:
+    show(app, "pages/experiment.py", experiment_id, item="c")
+    assert any("No review of this score yet" in c.value for c in app.caption)
+    app.text_input(key="review.name.field").input("Ana")
+    key = form_key(experiment_id, "c", SCORERS[0])
+    app.number_input(key=f"{key}.score").set_value(0.25)
+    app.text_area(key=f"{key}.note").input("misses the point")
+    button(app, "✗ Score is wrong").click()
+    app.run()
+    assert not app.exception, app.exception
+    (saved,) = core.service.get_service().reviews(experiment_id, "c")
+    assert (saved.scorer_id, saved.verdict, saved.score) == (SCORERS[0], "wrong", 0.25)
+    assert (saved.note, saved.reviewer) == ("misses the point", "Ana")
+    text = plain(" ".join(m.value for m in app.markdown))
+    assert "wrong" in text and "would give 0.25" in text and "Ana" in text
+    assert "misses the point" in [t.value for t in app.text]
+
+
+def test_an_unsigned_review_is_anonymous_and_saving_again_updates_it(
+    app: AppTest, experiment_id: str
+) -> None:
+    show(app, "pages/experiment.py", experiment_id, item="a")
+    button(app, "✓ Score is right", 1).click()  # the second scorer's tab
+    app.run()
+    button(app, "✗ Score is wrong", 1).click()
+    app.run()
+    assert not app.exception, app.exception
+    (saved,) = core.service.get_service().reviews(experiment_id, "a")
+    assert (saved.scorer_id, saved.verdict, saved.reviewer) == (SCORERS[1], "wrong", "anonymous")
+    button(app, "Delete my review").click()
+    app.run()
+    assert core.service.get_service().reviews(experiment_id, "a") == []
+
+
+def test_the_queue_walks_the_items_with_next_and_previous_in_the_url(
+    app: AppTest, experiment_id: str
+) -> None:
+    order = [e.item_id for e in core.service.get_service().review_queue(experiment_id)]
+    show(app, "pages/review.py", experiment_id)
+    # Previous / Next are the page's first buttons.
+    assert [b.label for b in app.button][:2] == ["← Previous", "Next →"]
+    assert button(app, "← Previous").disabled
+    seen = []
+    for index, item_id in enumerate(order):
+        seen.append(app.query_params["pos"])
+        text = plain(" ".join(m.value for m in app.markdown))
+        assert "Why here:" in text and f"**Item {item_id}**" in text
+        if index < len(order) - 1:
+            button(app, "Next →").click()
+            app.run()
+            assert not app.exception, app.exception
+    assert [p if isinstance(p, str) else p[0] for p in seen] == ["1", "2", "3"]
+    assert button(app, "Next →").disabled
+    button(app, "← Previous").click()
+    app.run()
+    assert app.query_params["pos"] in ("2", ["2"])
+
+
+def test_a_link_with_a_position_opens_that_item_and_a_bad_one_is_clamped(
+    app: AppTest, experiment_id: str
+) -> None:
+    order = [e.item_id for e in core.service.get_service().review_queue(experiment_id)]
+    show(app, "pages/review.py", experiment_id, pos="3")
+    assert f"**Item {order[2]}**" in plain(" ".join(m.value for m in app.markdown))
+    show(app, "pages/review.py", experiment_id, pos="99")
+    assert app.query_params["pos"] in ("3", ["3"])
+    show(app, "pages/review.py", experiment_id, pos="x")
+    assert app.query_params["pos"] in ("1", ["1"])
+
+
+def test_a_review_from_the_queue_is_stored_and_the_order_recomputed_on_demand(
+    app: AppTest, experiment_id: str
+) -> None:
+    first = core.service.get_service().review_queue(experiment_id)[0].item_id
+    show(app, "pages/review.py", experiment_id)
+    button(app, "✓ Score is right").click()
+    app.run()
+    assert not app.exception, app.exception
+    (saved,) = core.service.get_service().reviews(experiment_id)
+    assert saved.item_id == first and saved.verdict == "right"
+    # The walk keeps its order until asked: the reviewed item is still first.
+    assert f"**Item {first}**" in plain(" ".join(m.value for m in app.markdown))
+    button(app, "Recompute the order").click()
+    app.run()
+    text = plain(" ".join(m.value for m in app.markdown))
+    assert f"**Item {first}**" not in text
+
+
+def test_the_agreement_panel_offers_the_reviews_as_labels(app: AppTest, experiment_id: str) -> None:
+    show(app, "pages/experiment.py", experiment_id)
+    assert any("no score was reviewed yet" in c.value for c in app.caption)
+    assert not [s for s in app.selectbox if s.label == "Label column"]
+    service = core.service.get_service()
+    for item_id in ("a", "b", "c"):
+        service.save_review(experiment_id, item_id, SCORERS[1], "right")
+    show(app, "pages/experiment.py", experiment_id)
+    app.selectbox(key="experiment.label").set_value(":reviews")
+    app.run()
+    assert not app.exception, app.exception
+    assert app.query_params["label"] in (":reviews", [":reviews"])
+    texts = [t.value for t in app.text]
+    assert any(
+        t.startswith("Labels from the reviews (human verdicts): 3 items labelled") for t in texts
+    )
+    table = app.dataframe[0].value
+    reviewed = table[table.iloc[:, 0].astype(str).str.contains(SCORERS[1])]
+    assert len(reviewed) == 1 and reviewed["n"].item() == 3
+    assert reviewed["AUC"].item() == 1.0  # "right" everywhere: the scores rank their labels
+    # One verdict flipped: the panel follows the reviews, not a stale cache.
+    service.save_review(experiment_id, "b", SCORERS[1], "wrong")
+    app.run()
+    table = app.dataframe[0].value
+    reviewed = table[table.iloc[:, 0].astype(str).str.contains(SCORERS[1])]
+    assert reviewed["AUC"].item() < 1.0
