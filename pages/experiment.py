@@ -336,7 +336,8 @@ def main() -> None:
         f"{page.total:,}{more} of {info.total_items:,} items · page {page.page:,} of "
         f"{page.pages:,}{more}"
     )
-    render_drilldown(info, render_grid(page, info, metadata_columns))
+    marks = review.grid_marks(info.id)
+    render_drilldown(info, render_grid(page, info, metadata_columns, marks))
     render_themes(info)
     if info.counts.failed:
         st.page_link(

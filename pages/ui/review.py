@@ -18,6 +18,8 @@ from pages.ui.widgets import age
 
 __all__ = [
     "NAME_KEY",
+    "REVIEW_COLUMN",
+    "grid_marks",
     "label_sources",
     "option_label",
     "render_review",
@@ -154,6 +156,28 @@ def _listing(
 
 def _reviews(experiment_id: str, item_id: str) -> list[Review]:
     return service().reviews(experiment_id, item_id)
+
+
+# ---- the grid's review column ----
+
+REVIEW_COLUMN = "reviewed"
+"""The grid's column of review marks."""
+
+_MARKS = {"right": "✓", "wrong": "✗"}
+
+
+def grid_marks(experiment_id: str) -> dict[str, dict[str, str]]:
+    """The grid's `reviewed` column: per reviewed item, each reviewed scorer with ✓ (its score
+    was marked right) or ✗ (wrong), by the latest review; no column before the first review."""
+    marks = service().review_marks(experiment_id)
+    if not marks:
+        return {}
+    return {
+        REVIEW_COLUMN: {
+            item_id: " · ".join(f"{scorer} {_MARKS[verdict]}" for scorer, verdict in by.items())
+            for item_id, by in marks.items()
+        }
+    }
 
 
 # ---- reviews as a label source of the agreement panel ----

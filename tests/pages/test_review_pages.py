@@ -166,3 +166,18 @@ def test_the_agreement_panel_offers_the_reviews_as_labels(app: AppTest, experime
     table = app.dataframe[0].value
     reviewed = table[table.iloc[:, 0].astype(str).str.contains(SCORERS[1])]
     assert reviewed["AUC"].item() < 1.0
+
+
+def test_the_grid_marks_each_reviewed_score(app: AppTest, experiment_id: str) -> None:
+    from grid_rows import grid
+
+    service = core.service.get_service()
+    service.save_review(experiment_id, "a", SCORERS[0], "right", reviewer="Ana")
+    service.save_review(experiment_id, "c", SCORERS[1], "wrong", reviewer="Ana")
+    show(app, "pages/experiment.py", experiment_id)
+    frame = grid(app).value
+    frame = frame.data if hasattr(frame, "data") else frame  # a Styler carries its frame
+    marks = dict(zip(frame["item_id"], frame["reviewed"], strict=True))
+    assert marks["a"] == f"{SCORERS[0]} ✓"
+    assert marks["c"] == f"{SCORERS[1]} ✗"
+    assert marks["b"] in (None, "") or marks["b"] != marks["b"]  # unreviewed: empty (or NaN)
