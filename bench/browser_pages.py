@@ -33,7 +33,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -82,10 +81,11 @@ CATEGORIES = (
     "Weather",
     "Nutrition",
 )
-WORDS = (
+TEXT = (
     "the people who study this say that most claims about it are wrong and the evidence "
     "shows a simple answer with some exceptions depending on where you live and when"
-).split()
+)
+WORDS = TEXT.split()
 TARGETS = {817: (1.0, 0.5), 10_000: (2.0, 1.0)}
 """Items → (page switch, interaction) targets in seconds."""
 HOME_TARGET = 3.0
@@ -123,7 +123,8 @@ import os, time
 import core.service
 from core.experiment_records import ExperimentConfig, ScorerSpec
 service = core.service.get_service()
-dataset = service.import_dataset("truthfulqa-{items}.csv", open({str(path) + ".csv"!r}, "rb").read())
+data = open({str(path) + ".csv"!r}, "rb").read()
+dataset = service.import_dataset("truthfulqa-{items}.csv", data)
 for name in ("baseline", "candidate"):
     started = time.perf_counter()
     experiment = service.start_experiment(ExperimentConfig(
@@ -251,7 +252,9 @@ def measure(browser: Any, database: Path, folder: Path, items: int) -> list[tupl
         rows.append(("home after restart", time.perf_counter() - began))
         for visit in ("1st", "2nd"):
             for title, what, interaction in PAGES:
-                rows.append((f"switch to {title} ({visit})", timed(page, sidebar_click(page, title))))
+                rows.append(
+                    (f"switch to {title} ({visit})", timed(page, sidebar_click(page, title)))
+                )
                 if visit == "1st":
                     try:
                         seconds = timed(page, interaction(page))
@@ -267,7 +270,13 @@ def verdict(name: str, seconds: float, items: int) -> str:
     switch, interaction = TARGETS.get(items, (2.0, 1.0))
     if name.startswith("server"):
         return ""
-    limit = HOME_TARGET if name.startswith("home") else switch if name.startswith("switch") else interaction
+    limit = (
+        HOME_TARGET
+        if name.startswith("home")
+        else switch
+        if name.startswith("switch")
+        else interaction
+    )
     if seconds != seconds:
         return "n/a"
     return f"{'ok  ' if seconds < limit else 'SLOW'} (< {limit:g} s)"
@@ -275,7 +284,9 @@ def verdict(name: str, seconds: float, items: int) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="817,10000", help="items per experiment, comma-separated")
+    parser.add_argument(
+        "--sizes", default="817,10000", help="items per experiment, comma-separated"
+    )
     parser.add_argument("--data", type=Path, help="keep the databases here and reuse them")
     arguments = parser.parse_args()
     sizes = [int(size) for size in arguments.sizes.split(",")]
@@ -296,10 +307,12 @@ def main() -> None:
                 load_before = os.getloadavg()
                 results[items] = measure(browser, database, folder, items)
                 load_after = os.getloadavg()
-                print(f"\n{items:,} items × {len(CODE_SCORERS)} code scorers "
-                      f"(load average before {load_before[0]:.2f} / {load_before[1]:.2f} / "
-                      f"{load_before[2]:.2f}, after {load_after[0]:.2f} / {load_after[1]:.2f} / "
-                      f"{load_after[2]:.2f}; {os.cpu_count()} cores)")
+                print(
+                    f"\n{items:,} items × {len(CODE_SCORERS)} code scorers "
+                    f"(load average before {load_before[0]:.2f} / {load_before[1]:.2f} / "
+                    f"{load_before[2]:.2f}, after {load_after[0]:.2f} / {load_after[1]:.2f} / "
+                    f"{load_after[2]:.2f}; {os.cpu_count()} cores)"
+                )
                 for name, seconds in results[items]:
                     print(f"  {name:<46} {seconds:6.2f} s  {verdict(name.strip(), seconds, items)}")
             browser.close()

@@ -8,7 +8,6 @@ and inside the group."""
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
 
@@ -27,14 +26,19 @@ def _core(error: str) -> str:
 
 
 def _shared_prefix(texts: Sequence[str]) -> str:
-    """The words at the start of every text (whole words only)."""
+    """The whole words (each with its following space) every text starts with, unless that
+    is all of some text."""
     if len(texts) < 2:
         return ""
-    common = os.path.commonprefix(list(texts))
-    if all(text == common for text in texts):
-        return ""
-    cut = max(common.rfind(" "), -1)
-    return common[: cut + 1]
+    split = [text.split(" ") for text in texts]
+    shared: list[str] = []
+    for words in zip(*split, strict=False):
+        if any(word != words[0] for word in words):
+            break
+        shared.append(words[0])
+    if any(len(shared) >= len(words) for words in split):
+        shared = shared[: min(len(words) for words in split) - 1]
+    return "".join(word + " " for word in shared)
 
 
 def distinctive(errors: Sequence[str], width: int = WIDTH) -> dict[str, str]:

@@ -11,7 +11,6 @@ import plotly.graph_objects as go
 import pytest
 
 from core.experiment_records import ExperimentDetail, ScorerOutcome
-from core.reporting.figures import LABEL_WIDTH, short_label
 from core.reporting import (
     calls_and_attempts,
     cost_by_scorer,
@@ -22,6 +21,7 @@ from core.reporting import (
     tokens_by_model,
     tokens_by_scorer_step,
 )
+from core.reporting.figures import LABEL_WIDTH, short_label
 
 USAGE_FIGURES: list[Callable[[pd.DataFrame], go.Figure]] = [
     tokens_by_scorer_step,
