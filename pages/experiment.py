@@ -53,9 +53,10 @@ PARAMS = {
 TEXT_PREVIEW = 160
 PAGE_SIZE = 50
 """Items per page of the table (read from the database a page at a time)."""
-AUTO_AGREEMENT_ITEMS = 50_000
+AUTO_AGREEMENT_ITEMS = 5_000
 """Up to this many items the label agreement is computed as the page opens; above, on a
-button (it reads every item's scores)."""
+toggle: it reads every item's scores (4 s at 10,000 items × 5 scorers, bench/browser_pages.py),
+which kept the page from opening within its 2 s."""
 POSITION = "position"
 
 

@@ -2,9 +2,30 @@
 
 from __future__ import annotations
 
+import importlib
+import threading
+
 import streamlit as st
 
 from core.service import Service, get_service
+
+WARM_MODULES = (
+    "plotly.graph_objects",
+    "plotly.subplots",
+    "scipy.stats",
+    "sklearn.metrics",
+)
+"""Modules the result pages import on first use (2 s on this 2-core machine: SciPy and
+scikit-learn for the label agreement, plotly for the charts): imported in the background as
+the server starts, so the first visit to a result page does not wait for them."""
+
+
+def _warm_up() -> None:
+    for name in WARM_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:  # the page that needs it says so itself
+            return
 
 
 @st.cache_resource(show_spinner="Starting scorelab…")
@@ -12,4 +33,5 @@ def service() -> Service:
     """The service, with the sample datasets imported on first start."""
     shared = get_service()
     shared.ensure_sample_datasets()
+    threading.Thread(target=_warm_up, name="scorelab-warm-up", daemon=True).start()
     return shared
