@@ -74,9 +74,8 @@ def render_groups(failures: list[ScorerOutcome]) -> None:
             f"{row.count} × {md_short(titles[str(row.error)], 200)}"
         )
         with st.expander(title):
-            st.caption(
-                f"Error: {md_short(row.error, 500)}"
-            )  # the title keeps the telling part only
+            # The title keeps the telling part of the error only: the whole of it here.
+            st.caption(f"Error: {md_short(row.error, 500)}")
             for outcome in members[:50]:
                 render_failure(outcome)
                 st.divider()
