@@ -20,6 +20,8 @@ WARM_MODULES = (
 scikit-learn for the label agreement, plotly for the charts): imported in the background as
 the server starts, so the first visit to a result page does not wait for them."""
 
+_WARMED: list[bool] = []
+
 
 def _warm_up() -> None:
     for name in WARM_MODULES:
@@ -38,5 +40,7 @@ def service() -> Service:
     """The service, with the sample datasets imported on first start."""
     shared = get_service()
     shared.ensure_sample_datasets()
-    threading.Thread(target=_warm_up, name="scorelab-warm-up", daemon=True).start()
+    if not _WARMED:  # once per process (a test makes many services)
+        _WARMED.append(True)
+        threading.Thread(target=_warm_up, name="scorelab-warm-up", daemon=True).start()
     return shared
