@@ -37,9 +37,17 @@ def _warm_up() -> None:
 
 @st.cache_resource(show_spinner="Starting scorelab…")
 def service() -> Service:
-    """The service, with the sample datasets imported on first start."""
+    """The service, with the sample datasets imported on first start (on a restart, checked
+    in the background)."""
     shared = get_service()
-    shared.ensure_sample_datasets()
+    if shared.list_datasets():
+        # A restart: the samples are in unless someone deleted one. Checking reads and parses
+        # every sample file (1 s of the home page's first paint): done beside it instead.
+        threading.Thread(
+            target=shared.ensure_sample_datasets, name="scorelab-samples", daemon=True
+        ).start()
+    else:
+        shared.ensure_sample_datasets()
     if not _WARMED:  # once per process (a test makes many services)
         _WARMED.append(True)
         threading.Thread(target=_warm_up, name="scorelab-warm-up", daemon=True).start()
