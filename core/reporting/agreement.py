@@ -511,8 +511,8 @@ def _coded_auc(positives: np.ndarray, negatives: np.ndarray, width: int) -> np.n
 
     wins, losses = counts(positives), counts(negatives)
     below = np.cumsum(losses, axis=1) - losses
-    pairs = (wins * (below + 0.5 * losses)).sum(axis=1)
-    share = pairs / (positives.shape[-1] * negatives.shape[-1])
+    pairs: np.ndarray = (wins * (below + 0.5 * losses)).sum(axis=1)
+    share: np.ndarray = pairs / (positives.shape[-1] * negatives.shape[-1])
     return share.reshape(batch)
 
 

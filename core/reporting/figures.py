@@ -12,6 +12,7 @@ is input + output.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from itertools import pairwise
 
@@ -139,14 +140,19 @@ def _by_scorer_step(usage: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame
 LABEL_WIDTH = 32
 """Characters of a bar's label shown beside it; the whole label is in its hover text."""
 
+_ENTITY_OR_CHAR = re.compile(r"&(?:#\d+|#x[0-9a-fA-F]+|[A-Za-z]\w*);|.", re.DOTALL)
+
 
 def short_label(label: str, width: int = LABEL_WIDTH) -> str:
     """`label` cut to `width` characters, the cut in the middle (`answer-rel…cy · analyze`):
-    the scorer's start and the step at the end are what tell bars apart."""
-    if len(label) <= width:
+    the scorer's start and the step at the end are what tell bars apart. An HTML entity
+    (`&lt;`, as labels escaped for plotly hold) counts as the one character it shows and is
+    never cut."""
+    units = _ENTITY_OR_CHAR.findall(label)
+    if len(units) <= width:
         return label
     keep = width - 1
-    return label[: keep - keep // 2] + "…" + label[len(label) - keep // 2 :]
+    return "".join(units[: keep - keep // 2]) + "…" + "".join(units[len(units) - keep // 2 :])
 
 
 def _horizontal(

@@ -208,3 +208,11 @@ def test_short_label_keeps_distinct_labels_apart() -> None:
     usage = usage.assign(step="analyze", model_calls=1, attempts=1)
     (bars, _) = calls_and_attempts(usage).data
     assert len(set(bars.y)) == 2  # two shortened labels that would read the same: whole ones
+
+
+def test_short_label_never_cuts_an_entity() -> None:
+    escaped = "&lt;a href=javascript:alert(3)&gt;model&lt;/a&gt; [m](http://example.com)"
+    short = short_label(escaped)
+    assert short.startswith("&lt;a href=javascr")  # "&lt;" is one character
+    assert len(short.replace("&lt;", "<").replace("&gt;", ">")) == LABEL_WIDTH
+    assert short_label("&amp;" * 10) == "&amp;" * 10  # ten characters: kept whole
