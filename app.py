@@ -8,7 +8,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import streamlit as st
 
 from pages.ui import auth, nav
-from pages.ui.services import service
+from pages.ui.services import after_first_page, service
 
 st.set_page_config(page_title="scorelab", page_icon=":material/straighten:", layout="wide")
 sections = nav.sections()
@@ -21,3 +21,4 @@ service()  # imports the sample datasets on first start
 with st.sidebar:
     st.caption("scorelab · LLM eval experiments on Mastra's scorer model")
 page.run()
+after_first_page()  # the warm-up and the checks that could wait (pages/ui/services.py)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import importlib
 import threading
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -38,17 +39,28 @@ def _warm_up() -> None:
 @st.cache_resource(show_spinner="Starting scorelab…")
 def service() -> Service:
     """The service, with the sample datasets imported on first start (on a restart, checked
-    in the background)."""
+    in the background once the first page is drawn: `after_first_page`)."""
     shared = get_service()
     if shared.list_datasets():
         # A restart: the samples are in unless someone deleted one. Checking reads and parses
-        # every sample file (1 s of the home page's first paint): done beside it instead.
-        threading.Thread(
-            target=shared.ensure_sample_datasets, name="scorelab-samples", daemon=True
-        ).start()
+        # every sample file (1 s of the home page's first paint): done after it instead.
+        _LATER.append(shared.ensure_sample_datasets)
     else:
         shared.ensure_sample_datasets()
+    return shared
+
+
+_LATER: list[Callable[[], object]] = []
+"""Start-up work that waits until the first page is drawn."""
+
+
+def after_first_page() -> None:
+    """Start, in the background, what the start-up left for later (the sample check of a
+    restart) and, once per process, the warm-up: the first page was drawn without them."""
+    later = list(_LATER)
+    _LATER.clear()
     if not _WARMED:  # once per process (a test makes many services)
         _WARMED.append(True)
-        threading.Thread(target=_warm_up, name="scorelab-warm-up", daemon=True).start()
-    return shared
+        later.append(_warm_up)
+    for work in later:
+        threading.Thread(target=work, name="scorelab-start-up", daemon=True).start()
