@@ -33,6 +33,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -165,6 +166,7 @@ def serve(database: Path, log: Path) -> Iterator[tuple[str, float, int]]:
         env=env,
         stdout=log.open("wb"),
         stderr=subprocess.STDOUT,
+        start_new_session=True,  # its Streamlit child is stopped with it (a process group)
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -179,12 +181,22 @@ def serve(database: Path, log: Path) -> Iterator[tuple[str, float, int]]:
                 time.sleep(0.05)
         yield url, time.perf_counter() - started, process.pid
     finally:
-        process.terminate()
+        # `scorelab serve` waits on `streamlit run`: stopping the parent alone left the
+        # server running (and loading the machine) after the benchmark.
+        os.killpg(process.pid, signal.SIGTERM)
         try:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            process.kill()
+            os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+        for _ in range(100):  # the Streamlit child, until it has gone
+            try:
+                os.killpg(process.pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.1)
+        else:
+            os.killpg(process.pid, signal.SIGKILL)
 
 
 class ServerClock:
