@@ -8,13 +8,17 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import streamlit as st
 
 from pages.ui import auth, nav
-from pages.ui.services import service
+from pages.ui.services import after_first_page, service
 
 st.set_page_config(page_title="scorelab", page_icon=":material/straighten:", layout="wide")
 sections = nav.sections()
 # Before anything else is drawn: off loopback only with the login, and behind it when set up.
 auth.gate(page.url_path for pages in sections.values() for page in pages)
+# The menu goes out before the service starts (seconds on a fresh server), so the first paint
+# shows it, not Streamlit's file-based page list (see core/cli/serve.py STREAMLIT_MAIN).
+page = st.navigation(sections)
 service()  # imports the sample datasets on first start
 with st.sidebar:
     st.caption("scorelab · LLM eval experiments on Mastra's scorer model")
-st.navigation(sections).run()
+page.run()
+after_first_page()  # the warm-up and the checks that could wait (pages/ui/services.py)

@@ -225,8 +225,23 @@ def render_items(comparison: Comparison, scorer_id: str) -> None:
     if not ids:
         st.info("No paired item.")
         return
+    _item_follows_focus(comparison, scorer_id, ids[0])
     item_id = _choose("Item (largest change first)", ids, PARAMS["item"], "item")
     render_pair(comparison, scorer_id, item_id)
+
+
+def _item_follows_focus(comparison: Comparison, scorer_id: str, largest: str) -> None:
+    """Another pair of experiments or another scorer lists other changes: the item picked for
+    the last ones (or left in the URL by them) gives way to the largest change of the new list,
+    which an item unchanged under the new scorer could otherwise hide. A link opened with its
+    own `?item=` keeps it (the first run has no focus yet)."""
+    focus = (comparison.baseline.id, comparison.candidate.id, scorer_id)
+    key = f"{KEY}.item"
+    last = st.session_state.get(f"{key}.focus")
+    st.session_state[f"{key}.focus"] = focus
+    if last is not None and last != focus:
+        st.session_state[key] = largest
+        _to_url(key, PARAMS["item"], largest)
 
 
 def render_pair(comparison: Comparison, scorer_id: str, item_id: str) -> None:

@@ -17,6 +17,7 @@ from core.experiment_records import ExperimentInfo, ScorerOutcome
 from core.service import ExperimentConfigError, NotFoundError
 from core.service.views import failure_groups
 from pages.ui import fmt
+from pages.ui.failure_titles import distinctive
 from pages.ui.judge_key import judge_key_input
 from pages.ui.services import service
 from pages.ui.text import md_short, md_text, show_text
@@ -28,6 +29,14 @@ MEMORY_NOTE = (
     "Failed scorer runs are kept **in memory only**: they are never written to the score "
     "storage, and they will not survive a restart of the dashboard. Recovered scores shown here "
     "do not count in any mean."
+)
+
+LOST_NOTE = (
+    "{count:,} runs of this experiment failed, but their details are not here: they lived only "
+    "in the memory of the process that ran it (`scorelab run` on the command line, or a "
+    "dashboard since restarted), and went with it. To keep them, run with `scorelab run "
+    "--json results.json`: the file holds the failed runs too, and importing it on the "
+    "Compare page (*Import an exported experiment*) shows them here."
 )
 
 
@@ -58,13 +67,16 @@ def render_groups(failures: list[ScorerOutcome]) -> None:
         by_key.setdefault((outcome.scorer_id, outcome.failed_step, outcome.error), []).append(
             outcome
         )
+    titles = distinctive([str(error) for error in groups["error"]])
     for row in groups.itertuples():
         members = by_key.get((row.scorer_id, row.failed_step, row.error), [])
         title = (
             f"{md_short(row.scorer_id, 60)} · {md_short(row.failed_step, 40)} · "
-            f"{row.count} × {md_short(row.error, 90)}"
+            f"{row.count} × {md_short(titles[str(row.error)], 200)}"
         )
         with st.expander(title):
+            # The title keeps the telling part of the error only: the whole of it here.
+            st.caption(f"Error: {md_short(row.error, 500)}")
             for outcome in members[:50]:
                 render_failure(outcome)
                 st.divider()
@@ -115,10 +127,7 @@ def main() -> None:
     failures = shared.failures(info.id) if counts.in_memory else []
     if not failures:
         if counts.total and not counts.details_in_memory:
-            st.warning(
-                f"{counts.total:,} runs of this experiment failed, but their details are "
-                "gone: they were kept in memory by a dashboard process that has since stopped."
-            )
+            st.warning(LOST_NOTE.format(count=counts.total))
         else:
             st.success("No scorer run failed in this experiment.")
         return

@@ -19,29 +19,45 @@ from pages.ui.widgets import experiment_label, running_experiments
 OPEN_KEY = "home.open"
 
 
+NONE = "—"
+"""What a missing value (no mean, no price, not finished) is shown as."""
+
+
 def render_table(frame: pd.DataFrame) -> None:
-    """The experiments table (a dataframe: names and scorer ids are shown as they are)."""
+    """The experiments table (a dataframe: names and scorer ids are shown as they are): the
+    name, then the means (what a reader came for, before any scrolling), then the rest."""
     mean_columns = [c for c in frame.columns if c.startswith("mean · ")]
+    rest = [c for c in frame.columns if c not in ("id", "name", *mean_columns)]
+    shown = frame[["name", *mean_columns, *rest]]
+    # A missing value shows as "—", not as the grid's "None" (a format per column: the
+    # column_config formats do not apply to a styled frame).
+    styled = (
+        shown.style.format("{:.3f}", subset=mean_columns, na_rep=NONE)
+        .format("${:.4f}", subset=["est_cost_usd"], na_rep=NONE)
+        .format("{:.1f}", subset=["duration_s"], na_rep=NONE)
+        .format("{:,}", subset=["items", "runs", "failed", "judge_tokens"])
+        .format(lambda t: t.strftime("%Y-%m-%d %H:%M"), subset=["created_at"], na_rep=NONE)
+    )
     st.dataframe(
-        frame.drop(columns=["id"]),
+        styled,
         hide_index=True,
         column_config={
-            "name": st.column_config.TextColumn("Experiment", width="large"),
+            "name": st.column_config.TextColumn("Experiment", width="medium"),
             "tags": "Tags",
             "note": st.column_config.TextColumn("Note", width="medium"),
             "dataset": "Dataset",
             "status": "Status",
-            "items": st.column_config.NumberColumn("Items", format="%d"),
-            "runs": st.column_config.NumberColumn("Scorer runs", format="%d"),
-            "failed": st.column_config.NumberColumn("Failed runs", format="%d"),
-            "judge_tokens": st.column_config.NumberColumn("Judge tokens", format="%d"),
-            "est_cost_usd": st.column_config.NumberColumn(
-                "Est. judge cost (USD)", format="$%.4f", help="An estimate from litellm's prices"
+            "items": "Items",
+            "runs": "Scorer runs",
+            "failed": "Failed runs",
+            "judge_tokens": "Judge tokens",
+            "est_cost_usd": st.column_config.Column(
+                "Est. judge cost (USD)", help="An estimate from litellm's prices"
             ),
-            "duration_s": st.column_config.NumberColumn("Duration (s)", format="%.1f"),
-            "created_at": st.column_config.DatetimeColumn("Created", format="YYYY-MM-DD HH:mm"),
+            "duration_s": "Duration (s)",
+            "created_at": "Created",
             **{
-                column: st.column_config.NumberColumn(column.removeprefix("mean · "), format="%.3f")
+                column: st.column_config.Column(column.removeprefix("mean · "), width="small")
                 for column in mean_columns
             },
         },
@@ -51,6 +67,10 @@ def render_table(frame: pd.DataFrame) -> None:
 def render_open(experiments: list[ExperimentInfo]) -> None:
     """A picker over the experiments and buttons to open one on a result page."""
     by_id = {info.id: info for info in experiments}
+    if st.session_state.get(OPEN_KEY) in by_id:
+        # Set again so the browser gets the label again after a status change (it keeps the
+        # last label it was sent when only the label changed).
+        st.session_state[OPEN_KEY] = st.session_state[OPEN_KEY]
     chosen = st.selectbox(
         "Open an experiment",
         list(by_id),

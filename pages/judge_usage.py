@@ -27,7 +27,7 @@ from core.service.views import (
 from pages.ui import fmt
 from pages.ui.data import experiment_aggregates
 from pages.ui.services import service
-from pages.ui.text import chart_text
+from pages.ui.text import chart_text, md_text
 from pages.ui.widgets import pick_experiment, running_experiments
 
 KEY = "judge_usage"
@@ -80,13 +80,28 @@ def render_charts(summary: pd.DataFrame, sample: pd.DataFrame) -> None:
     """Tokens by scorer and by model, calls and attempts, cost (summed by the database over
     every stored run, step `all steps`; failed runs held in memory step by step), and the
     durations of a sample of executions."""
+    note = unpriced_note(summary) if summary["est_cost_usd"].isna().all() else None
     summary, sample = _escaped(summary), _escaped(sample)
     left, right = st.columns(2)
     left.plotly_chart(tokens_by_scorer_step(summary), width="stretch")
     right.plotly_chart(tokens_by_model(summary), width="stretch")
     left.plotly_chart(calls_and_attempts(summary), width="stretch")
     right.plotly_chart(duration_distribution(sample), width="stretch")
-    st.plotly_chart(cost_by_scorer(summary), width="stretch")
+    if note is not None:
+        # An empty chart framing a note said less than one sentence naming the model.
+        st.info(note, icon=":material/money_off:")
+    else:
+        st.plotly_chart(cost_by_scorer(summary), width="stretch")
+
+
+def unpriced_note(summary: pd.DataFrame) -> str:
+    """What the cost chart would have shown when no execution has a known price."""
+    models = sorted({str(model) for model in summary["model"].dropna()}) or ["the judge model"]
+    named = ", ".join(md_text(model) for model in models)
+    return (
+        f"No price known for model {named}: litellm's price table does not list it, so "
+        "the judge cost cannot be estimated."
+    )
 
 
 def main() -> None:

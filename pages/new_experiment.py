@@ -290,8 +290,10 @@ def main() -> None:
         calls = shared.estimate_judge_calls(dataset.id, specs)
         runs = dataset.item_count * len(specs)
         st.caption(
-            f"{runs:,} scorer runs · at least {calls:,} judge calls"
-            + (" (the structured-output fallback and retries can add more)" if calls else "")
+            f"{runs:,} scorer runs · at least {calls:,} judge calls (the structured-output "
+            "fallback and retries can add more)"
+            if calls
+            else f"{runs:,} scorer runs · no judge calls (code scorers only)"
         )
     else:
         problems.append("Choose at least one scorer.")

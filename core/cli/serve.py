@@ -15,13 +15,31 @@ from core.cli._errors import CliError
 if TYPE_CHECKING:
     from core.cli._options import Commands
 
-__all__ = ["LOOPBACK", "PROJECT_DIR", "register"]
+__all__ = ["LOOPBACK", "PROJECT_DIR", "STREAMLIT_MAIN", "register"]
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 """The checkout: app.py and the project's .streamlit folder are there."""
 
 LOOPBACK = "127.0.0.1"
 """Where `scorelab serve` listens unless told otherwise: this machine only."""
+
+STREAMLIT_MAIN = """
+import sys
+from streamlit.runtime.pages_manager import PagesManager
+PagesManager.uses_pages_directory = False
+try:
+    import core.service
+except ImportError:
+    pass
+from streamlit.web.cli import main
+sys.exit(main(prog_name="streamlit"))
+"""
+"""What `python -m streamlit` runs, after two changes. The first script run of a fresh server
+goes straight to app.py's router: left alone, Streamlit sees the `pages/` folder beside app.py
+and runs that first run in its legacy file-based mode, whose page list (app, compare,
+datasets, ...) the browser shows until app.py's own navigation replaces it. And the service's
+modules are imported as the server starts, not on the first page's run (1 s of the home
+page's first paint). Run by the subprocess: core never imports Streamlit."""
 
 TomlTable = dict[str, object]
 """A TOML document, as `tomllib` reads it."""
@@ -58,7 +76,7 @@ def _serve(arguments: argparse.Namespace) -> int:
         address = LOOPBACK
         flags = ["--server.address", LOOPBACK, *flags]
     _check_serving_address(address, flags, env)
-    command = [sys.executable, "-m", "streamlit", "run", str(app), *flags]
+    command = [sys.executable, "-c", STREAMLIT_MAIN, "run", str(app), *flags]
     return subprocess.call(command, env=env)
 
 

@@ -19,8 +19,9 @@ not-scorable runs and runs that did not happen are left out (and counted). The s
 when the scorer gives every item the same score.
 
 The statistics come from scikit-learn (AUC, ROC curve, kappa, confusion matrix) and SciPy
-(Spearman, the bootstrap, Mann-Whitney U for the resampled AUCs); both are imported inside the
-functions that need them, so importing `core` or showing a page without labels stays fast.
+(Spearman, the bootstrap; each resample's AUC is its Mann-Whitney U, counted with numpy); both
+are imported inside the functions that need them, so importing `core` or showing a page
+without labels stays fast.
 """
 
 from __future__ import annotations
@@ -482,18 +483,22 @@ def _auc_interval(
     stratified bootstrap, so every resample has both classes; pROC's default for `ci.auc`).
 
     Each resample's AUC is its Mann-Whitney U over (positives x negatives), the same number
-    as the ROC AUC, computed for a whole batch of resamples at once.
+    as the ROC AUC, computed for a whole batch of resamples at once (`_pair_auc`).
     """
     import numpy as np
-    from scipy.stats import bootstrap, mannwhitneyu
+    from scipy.stats import bootstrap
+
+    # The AUC depends on the scores' order only: each score is replaced by its place among
+    # the distinct scores once, and the resamples are resamples of places (the same draws).
+    values = np.unique(np.concatenate([positive_scores, negative_scores]))
+    width = len(values)
 
     def auc(positives: Any, negatives: Any) -> Any:
-        u = mannwhitneyu(positives, negatives, axis=-1, method="asymptotic").statistic
-        return u / (positives.shape[-1] * negatives.shape[-1])
+        return _coded_auc(positives, negatives, width)
 
     # SciPy resamples only samples of two or more; a class of one item is the same in every
     # resample anyway, so it is held fixed and only the other class is resampled.
-    classes = (np.asarray(positive_scores), np.asarray(negative_scores))
+    classes = (np.searchsorted(values, positive_scores), np.searchsorted(values, negative_scores))
     resampled = [k for k, scores in enumerate(classes) if len(scores) > 1]
     if not resampled:
         value = float(auc(*classes))
@@ -519,6 +524,38 @@ def _auc_interval(
     )
     interval = result.confidence_interval
     return float(interval.low), float(interval.high)
+
+
+def _pair_auc(positives: np.ndarray, negatives: np.ndarray) -> np.ndarray:
+    """Mann-Whitney U / (n1 x n0) along the last axis: the share of (positive, negative) pairs
+    the positive wins, a tie counting half."""
+    import numpy as np
+
+    values = np.unique(np.concatenate([positives.ravel(), negatives.ravel()]))
+    codes = np.searchsorted(values, positives), np.searchsorted(values, negatives)
+    return _coded_auc(*codes, len(values))
+
+
+def _coded_auc(positives: np.ndarray, negatives: np.ndarray, width: int) -> np.ndarray:
+    """`_pair_auc` of scores given as their places (0 .. width - 1) among the distinct scores:
+    counted per place (each row's counts by one `bincount`, then a running sum of the
+    negatives below), not by ranking every row: SciPy's `mannwhitneyu` sorted each resample,
+    6 s for 5 scorers at 10,000 items."""
+    import numpy as np
+
+    batch = positives.shape[:-1]
+    rows = int(np.prod(batch, dtype=np.int64))
+    offsets = (np.arange(rows, dtype=np.int64) * width)[:, None]
+
+    def counts(places: np.ndarray) -> np.ndarray:
+        at = places.reshape(rows, -1) + offsets
+        return np.bincount(at.ravel(), minlength=rows * width).reshape(rows, width)
+
+    wins, losses = counts(positives), counts(negatives)
+    below = np.cumsum(losses, axis=1) - losses
+    pairs: np.ndarray = (wins * (below + 0.5 * losses)).sum(axis=1)
+    share: np.ndarray = pairs / (positives.shape[-1] * negatives.shape[-1])
+    return share.reshape(batch)
 
 
 # ---- tables and text ----

@@ -12,6 +12,7 @@ is input + output.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from itertools import pairwise
 
@@ -29,6 +30,7 @@ __all__ = [
     "cost_by_scorer",
     "duration_distribution",
     "score_histograms",
+    "short_label",
     "tokens_by_model",
     "tokens_by_scorer_step",
 ]
@@ -135,27 +137,71 @@ def _by_scorer_step(usage: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame
     return sums.reset_index(drop=True)
 
 
-def _stacked_tokens(sums: pd.DataFrame, labels: Sequence[str], title: str) -> go.Figure:
-    figure = go.Figure(
-        [
-            go.Bar(
-                name=name,
-                x=list(labels),
-                y=sums[column].to_numpy(),
-                hovertemplate="%{x}<br>" + name + ": %{y:,}<extra></extra>",
-            )
-            for column, name in _TOKEN_PARTS
-        ]
-    )
+LABEL_WIDTH = 32
+"""Characters of a bar's label shown beside it; the whole label is in its hover text."""
+
+_ENTITY_OR_CHAR = re.compile(r"&(?:#\d+|#x[0-9a-fA-F]+|[A-Za-z]\w*);|.", re.DOTALL)
+
+
+def short_label(label: str, width: int = LABEL_WIDTH) -> str:
+    """`label` cut to `width` characters, the cut in the middle (`answer-rel…cy · analyze`):
+    the scorer's start and the step at the end are what tell bars apart. An HTML entity
+    (`&lt;`, as labels escaped for plotly hold) counts as the one character it shows and is
+    never cut."""
+    units = _ENTITY_OR_CHAR.findall(label)
+    if len(units) <= width:
+        return label
+    keep = width - 1
+    return "".join(units[: keep - keep // 2]) + "…" + "".join(units[len(units) - keep // 2 :])
+
+
+def _horizontal(
+    figure: go.Figure, labels: Sequence[str], title: str, axis: str, per_label: int = 1
+) -> go.Figure:
+    """Bars lying down, labels (shortened) beside them and read top to bottom, the figure as
+    tall as its bars need: upright bars spent most of their height on slanted labels."""
     figure.update_layout(
-        title=title, barmode="stack", yaxis_title="tokens", legend_title_text="tokens"
+        title=title,
+        xaxis_title=axis,
+        yaxis={"autorange": "reversed", "automargin": True},
+        height=160 + 24 * max(len(labels), 1) * per_label,
+        legend={"orientation": "h", "y": -0.2},
     )
     return figure
 
 
+def _bar(name: str, labels: Sequence[str], values: object, hover: str) -> go.Bar:
+    """One horizontal bar trace: short labels on the axis (whole ones when two would read
+    the same: bars of one category are drawn as one), the whole label in the hover."""
+    shown = [short_label(label) for label in labels]
+    if len(set(shown)) < len(set(labels)):
+        shown = list(labels)
+    return go.Bar(
+        name=name,
+        # plotly takes text categories on either axis; plotly-stubs allow numbers only.
+        y=shown,  # type: ignore[arg-type]
+        x=values,  # type: ignore[arg-type]
+        orientation="h",
+        # plotly takes any values as customdata; plotly-stubs allow numbers only.
+        customdata=list(labels),  # type: ignore[arg-type]
+        hovertemplate="%{customdata}<br>" + hover + "<extra></extra>",
+    )
+
+
+def _stacked_tokens(sums: pd.DataFrame, labels: Sequence[str], title: str) -> go.Figure:
+    figure = go.Figure(
+        [
+            _bar(name, labels, sums[column].to_numpy(), name + ": %{x:,}")
+            for column, name in _TOKEN_PARTS
+        ]
+    )
+    figure.update_layout(barmode="stack", legend_title_text="tokens")
+    return _horizontal(figure, labels, title, "tokens")
+
+
 def tokens_by_scorer_step(usage: pd.DataFrame) -> go.Figure:
     """Stacked judge tokens per scorer × step: input (not cached), cached input, output (not
-    reasoning), reasoning; each bar's height is that step's input + output tokens."""
+    reasoning), reasoning; each bar's length is that step's input + output tokens."""
     title = "Judge tokens by scorer and step"
     if usage.empty:
         return _note(title, NO_JUDGE_CALLS)
@@ -183,26 +229,34 @@ def calls_and_attempts(usage: pd.DataFrame) -> go.Figure:
     labels = sums["label"].tolist()
     figure = go.Figure(
         [
-            go.Bar(name="model calls", x=labels, y=sums["model_calls"].to_numpy()),
-            go.Bar(name="attempts", x=labels, y=sums["attempts"].to_numpy()),
+            _bar("model calls", labels, sums["model_calls"].to_numpy(), "model calls: %{x:,}"),
+            _bar("attempts", labels, sums["attempts"].to_numpy(), "attempts: %{x:,}"),
         ]
     )
-    figure.update_layout(title=title, barmode="group", yaxis_title="count")
-    return figure
+    figure.update_layout(barmode="group")
+    return _horizontal(figure, labels, title, "count", per_label=2)
 
 
 def duration_distribution(usage: pd.DataFrame) -> go.Figure:
-    """Box plot of judge execution durations (ms) per scorer."""
+    """Box plot of judge execution durations (ms) per scorer, lying down."""
     title = "Judge execution duration by scorer (ms)"
     if usage.empty:
         return _note(title, NO_JUDGE_CALLS)
+    groups = list(usage.groupby("scorer_id", sort=False))
     figure = go.Figure(
         [
-            go.Box(name=str(scorer_id), y=group["duration_ms"].to_numpy(), boxpoints="outliers")
-            for scorer_id, group in usage.groupby("scorer_id", sort=False)
+            go.Box(
+                name=short_label(str(scorer_id)),
+                x=group["duration_ms"].to_numpy(),
+                orientation="h",
+                boxpoints="outliers",
+                hovertext=str(scorer_id),
+            )
+            for scorer_id, group in groups
         ]
     )
-    figure.update_layout(title=title, yaxis_title="duration (ms)", showlegend=False)
+    _horizontal(figure, [str(scorer_id) for scorer_id, _ in groups], title, "duration (ms)")
+    figure.update_layout(showlegend=False)
     return figure
 
 
@@ -214,13 +268,8 @@ def cost_by_scorer(usage: pd.DataFrame) -> go.Figure:
     if usage["est_cost_usd"].isna().all():
         return _note(title, NO_PRICE)
     sums = usage.groupby("scorer_id", sort=False)["est_cost_usd"].sum(min_count=1).reset_index()
+    labels = sums["scorer_id"].tolist()
     figure = go.Figure(
-        go.Bar(
-            name="estimated cost",
-            x=sums["scorer_id"].tolist(),
-            y=sums["est_cost_usd"].to_numpy(),
-            hovertemplate="%{x}: ≈ $%{y:.6f}<extra>estimate</extra>",
-        )
+        _bar("estimated cost", labels, sums["est_cost_usd"].to_numpy(), "≈ $%{x:.6f} (estimate)")
     )
-    figure.update_layout(title=title, yaxis_title="estimated USD")
-    return figure
+    return _horizontal(figure, labels, title, "estimated USD")

@@ -83,6 +83,7 @@ text costs one dictionary look-up per token and a short pass for compounds.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from itertools import product
@@ -258,16 +259,25 @@ def _load_terms() -> dict[str, tuple[_Term, ...]]:
     return {form: tuple(sorted(terms, key=lambda t: -t.length)) for form, terms in index.items()}
 
 
-_TERM_INDEX = _load_terms()
-_TERM_SECOND_FORMS: frozenset[str] = frozenset(
-    form for terms in _TERM_INDEX.values() for term in terms for form in term.words[1]
-)
+@functools.cache
+def _term_index() -> dict[str, tuple[_Term, ...]]:
+    """`_load_terms`, on first use: lemmatising the list took 0.3 s of every process's start
+    (the dashboard's, the CLI's), scorer used or not."""
+    return _load_terms()
+
+
+@functools.cache
+def _term_second_forms() -> frozenset[str]:
+    """Every form of the second word of a curated term."""
+    return frozenset(
+        form for terms in _term_index().values() for term in terms for form in term.words[1]
+    )
 
 
 def _terms_starting_with(forms: frozenset[str]) -> tuple[_Term, ...]:
     found: dict[str, _Term] = {}
     for form in forms:
-        for term in _TERM_INDEX.get(form, ()):
+        for term in _term_index().get(form, ()):
             found.setdefault(term.key, term)
     return tuple(sorted(found.values(), key=lambda t: -t.length))
 
@@ -346,7 +356,7 @@ class _Word:
             self.head
             or self.percent
             or self.surface == "per"
-            or not self.forms.isdisjoint(_TERM_SECOND_FORMS)
+            or not self.forms.isdisjoint(_term_second_forms())
         )
         return self
 

@@ -35,6 +35,10 @@ def pick_experiment(service: Service, key: str) -> ExperimentInfo | None:
         st.session_state[key] = wanted if wanted in ids else ids[0]
     elif wanted in ids and wanted != st.session_state.get(written):
         st.session_state[key] = wanted
+    else:
+        # Set by the script, so the browser is sent the label again: it keeps the label it
+        # was last sent (" · running") when only the label changed, the choice being the same.
+        st.session_state[key] = st.session_state[key]
     by_id = {info.id: info for info in experiments}
     chosen = st.selectbox(
         "Experiment", ids, key=key, format_func=lambda i: experiment_label(by_id[i])

@@ -130,7 +130,10 @@ def test_judge_usage_page_sums(app: AppTest, experiment_id: str) -> None:
     assert metrics["Failed runs"] == "1"
     counts = core.service.get_service().get_experiment(experiment_id).counts
     assert metrics["Model calls"] == f"{counts.judge_calls:,}" and counts.judge_calls >= 7
-    assert len(app.get("plotly_chart")) == 5
+    # The fake judge has no price: a sentence naming it, not an empty cost chart.
+    assert len(app.get("plotly_chart")) == 4
+    (unpriced,) = [i.value for i in app.info if "No price known" in i.value]
+    assert "openai/fake-judge" in plain(unpriced)
     # The sample of executions: 2 items × 3 judge steps succeeded, plus q2's failed preprocess.
     executions = app.dataframe[0].value
     assert len(executions) == 7 and (executions["status"] == "failed").sum() == 1
