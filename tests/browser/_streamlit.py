@@ -25,6 +25,9 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 TIMEOUT = 60_000
 """Milliseconds to wait for something a script rerun or a judge call produces."""
 
+POLL_MS = 250
+"""Longest single wait for the server's next message before the state is looked at again."""
+
 _ENDED = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_WITH_COMPILE_ERROR}
 """How a run ends when no other run follows it (an exception in the script is a success: the
 exception is an element of the page)."""
@@ -84,7 +87,10 @@ class Runs:
                     f"no script run settled within {timeout / 1000:.0f} s: started "
                     f"{self.started}, ended {self.ended}"
                 )
-            self._next_message(left)
+            # Short waits, each followed by a look: a frame Playwright had already taken in
+            # before the wait began is handed to `_received` during it, but does not end it
+            # (seen: a run's end arrived that way and the wait sat out its whole 60 s).
+            self._next_message(min(left, POLL_MS))
 
     def _next_message(self, timeout: float) -> None:
         """Block until the server sends something (or a new websocket opens)."""
