@@ -107,6 +107,11 @@ def test_code_scorer_experiment_and_drilldown(dashboard_url: str, page: Any) -> 
     rerun(page, page.get_by_role("button", name="Open the results").click)
     page.get_by_role("heading", name="Experiment detail").wait_for()
     page.get_by_role("heading", name="Item drill-down").wait_for()
+    page.get_by_text("Click a row of the grid to open its item here.").wait_for()
+    grid = in_view(page, page.locator('[data-testid="stDataFrame"]').last)
+    box = grid.bounding_box()
+    first_row = box["y"] + 35 * 1.5  # below the 35-pixel header
+    rerun(page, lambda: page.mouse.click(box["x"] + box["width"] / 2, first_row))
     page.get_by_text("Ground truth", exact=True).first.wait_for()
     page.get_by_role("tab", name="keyword-coverage-scorer").click()
     page.get_by_text(re.compile(r"^Score \d\.\d{3}$")).first.wait_for()
