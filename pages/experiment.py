@@ -36,7 +36,7 @@ from pages.ui.judge_key import judge_key_input
 from pages.ui.manage import render_experiment_manage
 from pages.ui.services import service
 from pages.ui.slices import render_slices
-from pages.ui.text import chart_text, md_short, md_text, show_text
+from pages.ui.text import chart_text, md_short, md_text, show_item_texts, show_text
 from pages.ui.themes import render_themes
 from pages.ui.widgets import pick_experiment, running_experiments
 
@@ -280,17 +280,7 @@ def render_drilldown(info: ExperimentInfo, item_id: str | None) -> None:
         return
     st.caption(f"Item {md_short(item_id, 120)}")
     item = detail.items[0]
-    columns = st.columns(3)
-    for column, title, value in zip(
-        columns,
-        ("Input", "Output", "Ground truth"),
-        (item.input, item.output, item.ground_truth),
-        strict=True,
-    ):
-        show_text(title, value, where=column)
-    if item.metadata:
-        with st.expander("Metadata"):
-            st.json(item.metadata, expanded=True)
+    show_item_texts(item)
     outcomes = item_outcomes(detail, item_id)
     if not outcomes:
         st.info("No scorer result for this item yet.")

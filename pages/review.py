@@ -18,7 +18,7 @@ from core.experiment_records import ExperimentInfo
 from core.service.views import QueueEntry, item_outcomes, scored_label
 from pages.ui import fmt, nav, review
 from pages.ui.services import service
-from pages.ui.text import md_short, md_text, show_text
+from pages.ui.text import md_short, md_text, show_item_texts, show_text
 from pages.ui.widgets import pick_experiment
 
 KEY = "review"
@@ -84,17 +84,7 @@ def render_entry(info: ExperimentInfo, entry: QueueEntry) -> None:
     detail = service().item_detail(info.id, entry.item_id)
     item = detail.items[0]
     st.markdown(f"**Item {md_short(entry.item_id)}**")
-    columns = st.columns(3)
-    for column, title, value in zip(
-        columns,
-        ("Input", "Output", "Ground truth"),
-        (item.input, item.output, item.ground_truth),
-        strict=True,
-    ):
-        show_text(title, value, where=column)
-    if item.metadata:
-        with st.expander("Metadata"):
-            st.json(item.metadata, expanded=True)
+    show_item_texts(item)
     outcomes = item_outcomes(detail, entry.item_id)
     if not outcomes:
         st.info("No scorer result for this item.")

@@ -51,6 +51,7 @@ __all__ = [
     "Run",
     "RunFailed",
     "ScorerInput",
+    "final_status",
     "run_experiment",
     "run_outcome",
 ]
@@ -365,7 +366,7 @@ async def run_experiment(
     counts = totals.current()
     cancelled = aborted or (cancel is not None and cancel.cancelled and counts.skipped > 0)
     capped = budget is not None and budget.reached and counts.skipped > 0
-    status = _final_status(counts, cancelled, capped)
+    status = final_status(counts, cancelled, capped)
     if on_progress is not None:
         on_progress(ExperimentProgress.measured(status, counts, time.perf_counter() - started))
     return ExperimentSummary(
@@ -507,7 +508,9 @@ async def _run_workers(
     return aborted
 
 
-def _final_status(counts: RunCounts, cancelled: bool, capped: bool = False) -> ExperimentStatus:
+def final_status(counts: RunCounts, cancelled: bool, capped: bool = False) -> ExperimentStatus:
+    """How a run of `counts` ended: cancelled, stopped by the spend cap, failed (every run
+    failed) or completed; the one rule of every backend (in-process, Ray)."""
     if cancelled:
         return "cancelled"
     if capped:

@@ -46,13 +46,19 @@ from core._sync import run_coroutine_sync
 from core.errors import ExperimentConfigError
 from core.experiment_records import (
     DatasetItem,
-    ExperimentStatus,
     ExperimentSummary,
     RunCounts,
     ScorerOutcome,
     ScorerSpec,
 )
-from core.experiments.engine import CancelToken, OnOutcome, OnProgress, Skip, run_experiment
+from core.experiments.engine import (
+    CancelToken,
+    OnOutcome,
+    OnProgress,
+    Skip,
+    final_status,
+    run_experiment,
+)
 from core.judge.budget import JudgeBudget
 from core.judge.config import JudgeConfig
 from core.judge.credentials import JudgeKey, JudgeSetupError, judge_key
@@ -525,7 +531,7 @@ class RayRunner:
         counts = tally.counts
         cancelled = aborted or (cancel is not None and cancel.cancelled and counts.skipped > 0)
         return ExperimentSummary(
-            status=_status(counts, cancelled),
+            status=final_status(counts, cancelled),
             counts=counts,
             scores=tally.means(),
             started_at=started_at,
@@ -708,14 +714,6 @@ class _Tally:
 
     def means(self) -> dict[str, float]:
         return {scorer_id: mean for scorer_id, (_, mean) in self._means.items()}
-
-
-def _status(counts: RunCounts, cancelled: bool) -> ExperimentStatus:
-    if cancelled:
-        return "cancelled"
-    if counts.total and counts.failed == counts.total:
-        return "failed"
-    return "completed"
 
 
 def ray_runner(

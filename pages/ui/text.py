@@ -26,6 +26,8 @@ from typing import Any
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+from core.experiment_records import DatasetItem
+
 __all__ = ["as_text", "chart_text", "md_short", "md_text", "show_text"]
 
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:=&])")
@@ -87,3 +89,19 @@ def show_text(
         target.markdown(f"**{label}**")
     text = as_text(value)
     target.code(text if text else empty, language=language, wrap_lines=True)
+
+
+def show_item_texts(item: DatasetItem) -> None:
+    """A dataset item's input, output and ground truth side by side (each through `show_text`),
+    then its metadata in an expander: the top of an item's drill-down, wherever it is opened."""
+    columns = st.columns(3)
+    for column, title, value in zip(
+        columns,
+        ("Input", "Output", "Ground truth"),
+        (item.input, item.output, item.ground_truth),
+        strict=True,
+    ):
+        show_text(title, value, where=column)
+    if item.metadata:
+        with st.expander("Metadata"):
+            st.json(item.metadata, expanded=True)
