@@ -186,7 +186,7 @@ def grid_marks(experiment_id: str) -> dict[str, dict[str, str]]:
 def label_sources(info: ExperimentInfo) -> list[str]:
     """`[REVIEWS_SOURCE]` when the experiment has a review (the agreement panel offers the
     reviews as labels next to the label columns), else none."""
-    return [REVIEWS_SOURCE] if service().reviews(info.id) else []
+    return [REVIEWS_SOURCE] if service().review_count([info.id]) else []  # a count, not a read
 
 
 def option_label(source: str) -> str:
