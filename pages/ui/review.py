@@ -62,14 +62,20 @@ def _login() -> str | None:
     return None
 
 
+def _cookie() -> str | None:
+    """The name cookie as the browser sent it when this session connected (None: none)."""
+    try:
+        raw = st.context.cookies.get(NAME_COOKIE)
+    except Exception:  # outside a browser session (a bare script): no cookie
+        return None
+    return raw if isinstance(raw, str) else None
+
+
 def _typed_name() -> str:
     """The name typed in this browser session: the session's, else the cookie's (a reload)."""
     if NAME_KEY not in st.session_state:
-        try:
-            raw = st.context.cookies.get(NAME_COOKIE)
-        except Exception:  # outside a browser session (a bare script): no cookie
-            raw = None
-        kept = unquote(raw).strip()[:200] if isinstance(raw, str) else ""
+        raw = _cookie()
+        kept = unquote(raw).strip()[:200] if raw else ""
         st.session_state[NAME_KEY] = kept
         st.session_state[_WRITTEN] = kept
     return str(st.session_state.get(NAME_KEY) or "").strip()
