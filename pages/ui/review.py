@@ -19,6 +19,7 @@ from urllib.parse import quote, unquote
 
 import pandas as pd
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core.experiment_records import REVIEW_NOTE_MAX, ExperimentInfo, Review
 from core.service import NotFoundError, ReviewError
@@ -106,8 +107,9 @@ def reviewer_field() -> None:
         st.caption(f"Reviewing as {md_text(login)} (the dashboard login).")
         return
     # A widget's value is dropped with the widget when the page changes: keep it apart.
-    typed = st.columns([1, 2])[0].text_input(
+    typed = st.text_input(
         "Your name (for your reviews)",
+        width=320,
         value=_typed_name(),
         max_chars=200,
         placeholder=ANONYMOUS,
@@ -193,6 +195,14 @@ def render_review(info: ExperimentInfo, item_id: str, scorer_id: str) -> None:
     _listing(found, info, item_id, scorer_id, who)
 
 
+def _rerun_here() -> None:
+    """Rerun the fragment the review widget is in when this is a fragment's run (a click in the
+    experiment page's drill-down), else the page (the review queue, a full run)."""
+    context = get_script_run_ctx()
+    in_fragment = context is not None and bool(context.fragment_ids_this_run)
+    st.rerun(scope="fragment" if in_fragment else "app")
+
+
 def _is(review: Review | None, verdict: str) -> bool:
     return review is not None and review.verdict == verdict
 
@@ -216,7 +226,7 @@ def _save(
         return
     what = "the item" if scorer_id == WHOLE_ITEM else md_text(scorer_id)
     st.toast(f"Review saved: {what} on {md_text(item_id)} is {verdict}.")
-    st.rerun()
+    _rerun_here()
 
 
 def _listing(
@@ -239,7 +249,7 @@ def _listing(
         "Delete my review", key=f"review.{info.id}.{item_id}.{scorer_id}.delete"
     ):
         service().delete_review(info.id, item_id, scorer_id, who)
-        st.rerun()
+        _rerun_here()
 
 
 def _reviews(experiment_id: str, item_id: str) -> list[Review]:
