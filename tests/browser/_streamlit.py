@@ -13,6 +13,7 @@ and drill-down) are not the page's runs: they are counted apart (`Runs.fragments
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 import weakref
@@ -126,7 +127,8 @@ class Runs:
         """Block until the server sends something (or a new websocket opens)."""
         socket = self._socket
         if socket is None or socket.is_closed():
-            self._page.wait_for_event("websocket", timeout=timeout)
+            with contextlib.suppress(PlaywrightTimeout):  # the caller's deadline says
+                self._page.wait_for_event("websocket", timeout=timeout)
             return
         try:
             socket.wait_for_event("framereceived", timeout=timeout)
