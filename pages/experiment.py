@@ -4,7 +4,7 @@ time, picked in a segmented control kept in the URL (`tab`): Results (the grid w
 filters, kept in the URL by pages/ui/grid.py, and the drill-down of the row clicked beside it),
 Distributions (score histograms), Slices (pages/ui/slices.py), Agreement (each scorer against a
 label column or the reviews), Themes (pages/ui/themes.py) and Reviews (every review of the
-experiment). Only the view picked is drawn (docs/dashboard.md).
+experiment). Only the view picked is drawn.
 
 The grid and the drill-down are one `st.fragment`: a row click, a filter or the previous/next
 item buttons (keys J and K) rerun only that part, never the summary or the picker. The URL keeps

@@ -5,6 +5,8 @@ duplicate-start guard."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from typing import Any
 
@@ -15,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 import core.service
 from core.experiment_records import ExperimentConfig, ScorerSpec
 from core.service import ReviewError, Service
-from core.service.views import WHOLE_ITEM, experiment_json_text
+from core.service.views import WHOLE_ITEM, experiment_html, experiment_json_text, results_csv
 
 DATA = b"id,question,answer,category\n" + b"".join(
     b"i%03d,question %d,%s %d,%s\n"
@@ -155,9 +157,7 @@ def test_a_verdict_on_the_whole_item_is_stored_with_the_reviewer(
     assert list(table["judged"]) == ["whole item"] and list(table["reviewer"]) == ["Ana"]
 
 
-def test_the_whole_item_verdict_is_exported_and_imported(
-    app: AppTest, experiment_id: str
-) -> None:
+def test_the_whole_item_verdict_is_exported_and_imported(app: AppTest, experiment_id: str) -> None:
     service = core.service.get_service()
     service.save_review(experiment_id, "i002", WHOLE_ITEM, "wrong", note="off topic", reviewer="Bo")
     service.save_review(experiment_id, "i002", SCORERS[0], "right", reviewer="Bo")
@@ -169,6 +169,16 @@ def test_the_whole_item_verdict_is_exported_and_imported(
         (WHOLE_ITEM, "wrong"),
         (SCORERS[0], "right"),
     }
+    detail = service.load_experiment(experiment_id)
+    rows = list(csv.DictReader(io.StringIO(results_csv(detail))))
+    verdicts = {
+        (r["itemId"], r["scorerId"]): (r["itemVerdict"], r["itemReviewNotes"]) for r in rows
+    }
+    assert verdicts[("i002", SCORERS[1])] == ("wrong", "Bo: off topic")  # on each of its rows
+    assert verdicts[("i001", SCORERS[0])] == ("", "")
+    report = experiment_html(detail)
+    assert "<td>whole item</td><td class=num>0</td><td class=num>1</td>" in report
+    assert "<b>whole item</b> on item i002" in report
     copy = service.import_experiment_json(exported.encode(), name="copy")
     back = {(r.scorer_id, r.verdict, r.note) for r in service.reviews(copy)}
     assert back == {(WHOLE_ITEM, "wrong", "off topic"), (SCORERS[0], "right", "")}
@@ -177,9 +187,7 @@ def test_the_whole_item_verdict_is_exported_and_imported(
     assert [entry.scorer_id for entry in agreement.scorers] == list(SCORERS)
 
 
-def test_the_typed_name_is_written_to_the_session_cookie(
-    app: AppTest, experiment_id: str
-) -> None:
+def test_the_typed_name_is_written_to_the_session_cookie(app: AppTest, experiment_id: str) -> None:
     show(app, experiment_id, item="i001")
     app.text_input(key="review.name.field").input("Zoë </script>")
     app.run()
