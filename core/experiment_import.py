@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import logging
 
+from core.datasets.upload import dataset_fingerprint
 from core.errors import ReviewError
 from core.experiment_records import ColumnMapping, DatasetInfo, ExperimentInfo, RunCounts
-from core.experiments.datasets import dataset_fingerprint
 from core.experiments.jobs import ExperimentJob
 from core.judge.secrets import secret_masker
 from core.reporting.experiment_file import (

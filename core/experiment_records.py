@@ -129,7 +129,7 @@ class ImportProblem(Record):
 class ImportReport(Record):
     """What reading a file under one mapping gave: its columns, the mappings, a preview, and its
     problems or its fingerprint. The items themselves come with it from the parsed upload
-    (`core.experiments.datasets.MappedUpload.items`), not in this record."""
+    (`core.datasets.upload.MappedUpload.items`), not in this record."""
 
     file_name: str
     """The file's name as given."""

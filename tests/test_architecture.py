@@ -134,8 +134,13 @@ BREAKS = [
     ),
     (
         "Dataset import: the pipeline on top",
-        "core/experiments/_cell_values.py",
-        "import core.experiments.datasets",
+        "core/datasets/_cell_values.py",
+        "import core.datasets.upload",
+    ),
+    (
+        "Dataset import reads tables into records",
+        "core/datasets/library.py",
+        "import core.testing.fake_judge",
     ),
 ]
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 
+from core.datasets.library import DatasetImportError
+from core.datasets.upload import ParsedUpload
 from core.errors import ExperimentConfigError, InvalidInputError, ReviewError
 from core.experiment_records import ScorerCatalogEntry
-from core.experiments.dataset_library import DatasetImportError
-from core.experiments.datasets import ParsedUpload
 from core.judge.credentials import (
     ALLOWED_JUDGE_SETTINGS,
     DEFAULT_JUDGE_SETTINGS,

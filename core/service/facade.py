@@ -22,6 +22,8 @@ from typing import Any
 from pydantic import SecretStr
 
 from core._sync import run_coroutine_sync
+from core.datasets.library import import_parsed, import_samples
+from core.datasets.upload import ParsedUpload, read_upload
 from core.errors import ExperimentConfigError, ScorerRunError
 from core.experiment_import import import_experiment
 from core.experiment_records import (
@@ -50,8 +52,6 @@ from core.experiment_records import (
     SliceChange,
     SliceSummary,
 )
-from core.experiments.dataset_library import import_parsed, import_samples
-from core.experiments.datasets import ParsedUpload, read_upload
 from core.experiments.engine import MAX_CONCURRENCY
 from core.experiments.estimate import sample_judge_requests
 from core.experiments.jobs import ExperimentJob, Jobs, StoredPairs, stored_progress

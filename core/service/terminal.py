@@ -24,7 +24,7 @@ from core.dashboard_access import (
     read_secrets,
     unprotected_address_message,
 )
-from core.experiments.datasets import release_unused_memory
+from core.datasets.upload import release_unused_memory
 from core.experiments.engine import MAX_CONCURRENCY
 from core.experiments.thresholds import (
     Threshold,
