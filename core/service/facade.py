@@ -25,7 +25,7 @@ from core._sync import run_coroutine_sync
 from core.datasets.library import import_parsed, import_samples
 from core.datasets.upload import ParsedUpload, read_upload
 from core.errors import ExperimentConfigError, ScorerRunError
-from core.experiment_import import import_experiment
+from core.exchange.experiment_import import import_experiment
 from core.experiment_records import (
     ColumnMapping,
     CostEstimate,
@@ -744,7 +744,7 @@ class Service(ThemesMixin, ManageMixin):
     # ---- imported experiments ----
 
     def import_experiment_json(self, data: bytes, *, name: str | None = None) -> str:
-        """Import an exported experiment (whole or nothing; `core.experiment_import`): its
+        """Import an exported experiment (whole or nothing; `core.exchange.experiment_import`): its
         results stored, its failures in this process's memory only; returns its new id."""
         return self._jobs.add(import_experiment(self.store, data, name)).experiment_id
 

@@ -18,6 +18,8 @@ from typing import Any
 import pytest
 from reporting._records import NOW, build_detail  # tests/ is on sys.path (rootdir)
 
+from core.exchange.exports import experiment_json_text
+from core.exchange.html import experiment_html
 from core.experiment_records import (
     DatasetItem,
     ExperimentDetail,
@@ -25,7 +27,6 @@ from core.experiment_records import (
     RunCounts,
     ScorerOutcome,
 )
-from core.reporting import experiment_html, experiment_json_text
 
 from ._streamlit import TIMEOUT, open_page, rerun, watch_runs
 

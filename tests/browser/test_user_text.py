@@ -27,6 +27,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from reporting._records import NOW, success_execution, usage  # tests/ is on sys.path
 
+from core.exchange.exports import experiment_json_text
 from core.experiment_records import (
     DatasetItem,
     ExperimentDetail,
@@ -34,7 +35,6 @@ from core.experiment_records import (
     RunCounts,
     ScorerOutcome,
 )
-from core.reporting import experiment_json_text
 from core.run_results import (
     ErrorSummary,
     JudgeExecutionFailure,

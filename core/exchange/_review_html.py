@@ -1,4 +1,4 @@
-"""The HTML report's "Reviews" section (core/reporting/html.py): per scorer, the reviews saying
+"""The HTML report's "Reviews" section (core/exchange/html.py): per scorer, the reviews saying
 its score was right or wrong and the items reviewed, then every note with who wrote it and
 when. Every text is escaped."""
 
