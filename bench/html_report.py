@@ -29,7 +29,7 @@ from reporting_tables import best_of, synthetic_detail
 
 from core.exchange.exports import experiment_json, results_csv
 from core.exchange.html import _plotly_js, experiment_html
-from core.experiment_records import ExperimentDetail
+from core.records import ExperimentDetail
 
 MB = 1024 * 1024
 

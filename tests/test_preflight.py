@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from core.exchange.exports import experiment_json_text
-from core.experiment_records import ExperimentConfig, ScorerSpec
+from core.records import ExperimentConfig, ScorerSpec
 from core.service import ExperimentConfigError, Service
 from core.testing import FakeJudge
 

@@ -19,7 +19,7 @@ from scorelab_db import BACKENDS, database
 import core.service
 import core.service.facade
 from core import JudgeConfig, PromptStep, Scorer, create_scorer
-from core.experiment_records import (
+from core.records import (
     ColumnMapping,
     ExperimentConfig,
     FailureCounts,

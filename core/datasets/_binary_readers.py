@@ -24,7 +24,7 @@ from core.datasets._import_problems import MAX_LISTED_PER_KIND, Unreadable, prob
 from core.datasets._limits import DEFAULT_LIMITS, INT_DIGITS, ImportLimits, size_text
 from core.datasets._row_columns import ColumnsBuilder
 from core.datasets._value_checks import might_exceed, text_bytes
-from core.experiment_records import ImportProblem
+from core.records import ImportProblem
 
 _PARQUET_BATCH_ROWS = 65_536
 

@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from core.datasets._import_problems import problem
-from core.experiment_records import ColumnMapping, ImportProblem
+from core.records import ColumnMapping, ImportProblem
 
 ROLE_CANDIDATES: dict[str, tuple[str, ...]] = {
     "id": ("id", "item_id", "itemId"),

@@ -24,7 +24,7 @@ from core.datasets._import_problems import (
     problem,
 )
 from core.datasets._limits import DEFAULT_LIMITS, ImportLimits, size_text
-from core.experiment_records import ImportProblem
+from core.records import ImportProblem
 
 if TYPE_CHECKING:  # pyarrow is imported where it is used, for the start-up time
     import pyarrow as pa

@@ -12,7 +12,7 @@ import pandas as pd
 
 from core.datasets._cell_values import arrow_text, chunkwise, plain
 from core.datasets._import_problems import MAX_LISTED_PER_KIND, problem
-from core.experiment_records import ImportProblem
+from core.records import ImportProblem
 
 PREVIEW_ROWS = 20
 

@@ -21,7 +21,7 @@ from core.datasets._import_problems import MAX_LISTED_PER_KIND, Unreadable, prob
 from core.datasets._limits import DEFAULT_LIMITS, INT_DIGITS, ImportLimits, size_text
 from core.datasets._row_columns import ColumnsBuilder
 from core.datasets._value_checks import might_exceed, nested_deeper_than, text_bytes
-from core.experiment_records import ImportProblem
+from core.records import ImportProblem
 
 _NUL_ESCAPE = b"\\u0000"
 _WHITESPACE = re.compile(r"[ \t\n\r]*")

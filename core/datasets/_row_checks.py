@@ -13,7 +13,7 @@ from core.datasets._dataset_table import Table
 from core.datasets._import_problems import capped, join, problem
 from core.datasets._mapped_columns import Column, MappedColumns
 from core.datasets._value_checks import NUL, holds_nul
-from core.experiment_records import ColumnMapping, ImportProblem
+from core.records import ColumnMapping, ImportProblem
 
 
 def check_rows(table: Table, mapping: ColumnMapping, columns: MappedColumns) -> list[ImportProblem]:

@@ -12,7 +12,7 @@ from pathlib import Path, PurePath
 from typing import Protocol
 
 from core.datasets.upload import SUPPORTED_EXTENSIONS, ParsedUpload, read_upload
-from core.experiment_records import ColumnMapping, DatasetInfo, DatasetItem, ImportReport
+from core.records import ColumnMapping, DatasetInfo, DatasetItem, ImportReport
 
 __all__ = ["DatasetImportError", "DatasetShelf", "import_parsed", "import_samples"]
 

@@ -42,7 +42,7 @@ from core.datasets._json_readers import read_json, read_jsonl
 from core.datasets._limits import DEFAULT_LIMITS, ImportLimits, size_text
 from core.datasets._mapped_columns import MappedColumns, map_columns
 from core.datasets._row_checks import check_rows
-from core.experiment_records import (
+from core.records import (
     ColumnMapping,
     DatasetFormat,
     DatasetItem,

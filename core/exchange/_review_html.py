@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from html import escape
 
-from core.experiment_records import ExperimentDetail
+from core.records import ExperimentDetail
 from core.reporting.reviews import review_summary
 
 __all__ = ["reviews_section"]

@@ -19,9 +19,9 @@ from core.exchange.experiment_file import (
     ExportedExperiment,
     read_experiment_json,
 )
-from core.experiment_records import ColumnMapping, DatasetInfo, ExperimentInfo, RunCounts
 from core.experiments.jobs import ExperimentJob
 from core.judge.secrets import secret_masker
+from core.records import ColumnMapping, DatasetInfo, ExperimentInfo, RunCounts
 from core.reporting.reviews import check_review
 from core.storage import StorageError, Store
 

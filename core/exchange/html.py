@@ -36,7 +36,7 @@ from plotly.offline import get_plotlyjs
 from core.exchange._report_assets import REPORT_SCRIPT, REPORT_STYLE
 from core.exchange._review_html import reviews_section
 from core.exchange.exports import finite_values, masked_export
-from core.experiment_records import ExperimentDetail, ScorerOutcome
+from core.records import ExperimentDetail, ScorerOutcome
 from core.reporting.agreement import REVIEWS_SOURCE, LabelAgreement, ScorerAgreement
 from core.reporting.figures import calls_and_attempts, score_histograms, tokens_by_scorer_step
 from core.reporting.tables import (

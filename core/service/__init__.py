@@ -13,7 +13,6 @@ from core.datasets.library import DatasetImportError
 from core.datasets.upload import ParsedUpload
 from core.errors import ExperimentConfigError, InvalidInputError, ReviewError
 from core.exchange.experiment_file import ExperimentFileError
-from core.experiment_records import ScorerCatalogEntry
 from core.judge.credentials import (
     ALLOWED_JUDGE_SETTINGS,
     DEFAULT_JUDGE_SETTINGS,
@@ -22,6 +21,7 @@ from core.judge.credentials import (
     JudgeKey,
 )
 from core.judge.secrets import mask_secrets
+from core.records import ScorerCatalogEntry
 from core.scorers import PREBUILT, PrebuiltScorer
 from core.scorers.catalog import ScorerCatalog
 from core.service import views

@@ -26,7 +26,26 @@ from core.datasets.library import import_parsed, import_samples
 from core.datasets.upload import ParsedUpload, read_upload
 from core.errors import ExperimentConfigError, ScorerRunError
 from core.exchange.experiment_import import import_experiment
-from core.experiment_records import (
+from core.experiments.engine import MAX_CONCURRENCY
+from core.experiments.estimate import sample_judge_requests
+from core.experiments.jobs import ExperimentJob, Jobs, StoredPairs, stored_progress
+from core.experiments.ray_backend import ray_runner
+from core.judge import JudgeConfig
+from core.judge.budget import JudgeBudget
+from core.judge.cache import JudgeCacheError, judge_cache
+from core.judge.credentials import (
+    DEFAULT_JUDGE_SETTINGS,
+    JudgeKey,
+    check_api_base,
+    check_judge_settings,
+    experiment_judge,
+    judge_key,
+)
+from core.judge.estimate import cost_estimate
+from core.judge.pricing import estimate_cost_usd, unit_prices
+from core.judge.rate_limit import judge_rate_limit
+from core.judge.secrets import remember_secret, secret_masker
+from core.records import (
     ColumnMapping,
     CostEstimate,
     DatasetInfo,
@@ -52,25 +71,6 @@ from core.experiment_records import (
     SliceChange,
     SliceSummary,
 )
-from core.experiments.engine import MAX_CONCURRENCY
-from core.experiments.estimate import sample_judge_requests
-from core.experiments.jobs import ExperimentJob, Jobs, StoredPairs, stored_progress
-from core.experiments.ray_backend import ray_runner
-from core.judge import JudgeConfig
-from core.judge.budget import JudgeBudget
-from core.judge.cache import JudgeCacheError, judge_cache
-from core.judge.credentials import (
-    DEFAULT_JUDGE_SETTINGS,
-    JudgeKey,
-    check_api_base,
-    check_judge_settings,
-    experiment_judge,
-    judge_key,
-)
-from core.judge.estimate import cost_estimate
-from core.judge.pricing import estimate_cost_usd, unit_prices
-from core.judge.rate_limit import judge_rate_limit
-from core.judge.secrets import remember_secret, secret_masker
 from core.reporting.agreement import LabelAgreement
 from core.reporting.review_queue import QueueEntry
 from core.run_results import ScorerRunResult

@@ -33,7 +33,7 @@ from sqlalchemy.engine import Connection, RowMapping, make_url
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import col
 
-from core.experiment_records import (
+from core.records import (
     ColumnMapping,
     DatasetInfo,
     DatasetItem,

@@ -20,7 +20,7 @@ from reporting._records import NOW, build_detail  # tests/ is on sys.path (rootd
 
 from core.exchange.exports import experiment_json_text
 from core.exchange.html import experiment_html
-from core.experiment_records import (
+from core.records import (
     DatasetItem,
     ExperimentDetail,
     ExperimentInfo,

@@ -28,7 +28,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from reporting._records import NOW, success_execution, usage  # tests/ is on sys.path
 
 from core.exchange.exports import experiment_json_text
-from core.experiment_records import (
+from core.records import (
     DatasetItem,
     ExperimentDetail,
     ExperimentInfo,

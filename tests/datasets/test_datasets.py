@@ -21,7 +21,7 @@ from core.datasets.upload import (
     read_dataset,
     read_upload,
 )
-from core.experiment_records import ColumnMapping, ImportReport
+from core.records import ColumnMapping, ImportReport
 
 ROWS = [
     {"id": "q1", "question": "What is 2+2?", "answer": "4", "expected": "4", "topic": "math"},

@@ -22,7 +22,7 @@ from core.datasets.upload import (
     read_dataset,
     read_upload,
 )
-from core.experiment_records import ImportReport
+from core.records import ImportReport
 
 MB = 1024 * 1024
 

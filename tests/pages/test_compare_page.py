@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 import core.service
 from core.exchange.exports import experiment_json_text
-from core.experiment_records import ExperimentConfig, ScorerSpec
+from core.records import ExperimentConfig, ScorerSpec
 
 PAGE = "pages/compare.py"
 BASELINE_CSV = (

@@ -8,7 +8,7 @@ import json
 from core.exchange.experiment_file import read_experiment_json
 from core.exchange.exports import experiment_json, experiment_json_text
 from core.exchange.html import experiment_html
-from core.experiment_records import ExperimentDetail
+from core.records import ExperimentDetail
 from core.reporting import label_agreement
 
 from .test_agreement import detail_of

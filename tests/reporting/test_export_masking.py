@@ -13,7 +13,7 @@ import pytest
 
 from core.exchange.exports import experiment_json_text, masked_export, results_csv
 from core.exchange.html import experiment_html
-from core.experiment_records import ExperimentDetail
+from core.records import ExperimentDetail
 
 PLAIN = "sk-canary-export-0123456789"
 ESCAPED = 'pa<ss&"word\\-0123456789'

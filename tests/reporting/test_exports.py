@@ -10,7 +10,7 @@ import pytest
 
 from core.exchange.exports import experiment_json, neutralise_cell, result_rows, results_csv
 from core.exchange.html import experiment_html
-from core.experiment_records import (
+from core.records import (
     DatasetItem,
     ExperimentDetail,
     ExperimentInfo,

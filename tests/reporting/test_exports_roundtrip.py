@@ -16,7 +16,7 @@ from scorelab_db import BACKENDS, database
 
 from core.exchange.experiment_file import ExperimentFileError, read_experiment_json
 from core.exchange.exports import experiment_json_text, neutralise_cell, results_csv
-from core.experiment_records import ExperimentConfig, ExperimentDetail, ScorerSpec
+from core.records import ExperimentConfig, ExperimentDetail, ScorerSpec
 from core.run_results import JudgeUsage
 from core.service import Service, StorageError
 

@@ -17,7 +17,7 @@ import pytest
 from plotly.offline import get_plotlyjs
 
 from core.exchange.html import experiment_html, script_json
-from core.experiment_records import DatasetItem, ExperimentDetail, ScorerOutcome
+from core.records import DatasetItem, ExperimentDetail, ScorerOutcome
 from core.run_results import ErrorSummary, JudgeExecutionFailure
 
 from ._records import build_detail, build_items
