@@ -21,7 +21,7 @@ import threading
 import streamlit as st
 from pydantic import SecretStr
 
-from core.experiment_records import (
+from core.records import (
     CostEstimate,
     DatasetInfo,
     ExperimentConfig,

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from core.experiment_records import ExperimentInfo, ScorerOutcome
+from core.records import ExperimentInfo, ScorerOutcome
 from core.service import NotFoundError
 from core.service.views import item_outcomes, scored_label, step_views
 from pages.ui import fmt, review

@@ -21,7 +21,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from core.experiment_records import REVIEW_NOTE_MAX, ExperimentInfo, Review
+from core.records import REVIEW_NOTE_MAX, ExperimentInfo, Review
 from core.service import NotFoundError, ReviewError
 from core.service.views import ANONYMOUS, REVIEWS_SOURCE, WHOLE_ITEM, scorer_range
 from pages.ui.services import service

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from core.experiment_records import ExperimentConfig, ScorerSpec
+from core.records import ExperimentConfig, ScorerSpec
 from core.service import Service
 from core.service.views import WHOLE_ITEM
 
