@@ -1,0 +1,472 @@
+"""Reading (and writing) a Mastra project's own store: `@mastra/libsql` (an SQLite-format file) or
+`@mastra/pg` (a PostgreSQL database). docs/mastra.md describes the tables and what is read.
+
+Rows come out as plain dicts keyed by Mastra's own (camelCase) column names, JSON columns
+decoded. LibSQL keeps its `jsonb` columns as SQLite JSONB blobs, which only SQLite >= 3.45 reads:
+the file is opened with `apsw`, which bundles a current SQLite (Python's `sqlite3` may be older).
+PostgreSQL is read with psycopg, the driver scorelab's own store uses.
+
+Only the columns this module knows are read (a newer Mastra may add others: they are named in
+`MastraStore.skipped`, never an error); a missing table or column this module needs is a
+`MastraStoreError` naming it. The file is opened read-only for reading: importing never changes
+the Mastra store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import unquote, urlsplit
+
+import apsw
+
+__all__ = [
+    "DATASETS",
+    "DATASET_ITEMS",
+    "EXPERIMENTS",
+    "EXPERIMENT_RESULTS",
+    "SCORES",
+    "MastraStore",
+    "MastraStoreError",
+    "open_mastra_store",
+]
+
+
+class MastraStoreError(RuntimeError):
+    """The Mastra store cannot be read (or written): the message names the store and the cause."""
+
+
+@dataclass(frozen=True)
+class _Table:
+    name: str
+    needed: tuple[str, ...]
+    """Columns without which its rows mean nothing: missing, the store is refused."""
+    optional: tuple[str, ...] = ()
+    """Columns read when present (older Mastra versions lack some)."""
+    json_columns: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def known(self) -> tuple[str, ...]:
+        return self.needed + self.optional
+
+
+DATASETS = _Table(
+    "mastra_datasets",
+    ("id", "name", "version"),
+    ("description", "metadata", "tags", "createdAt", "updatedAt"),
+    frozenset({"metadata", "tags"}),
+)
+DATASET_ITEMS = _Table(
+    "mastra_dataset_items",
+    ("id", "datasetId", "datasetVersion", "input"),
+    ("groundTruth", "metadata", "validTo", "isDeleted", "externalId", "createdAt"),
+    frozenset({"input", "groundTruth", "metadata"}),
+)
+EXPERIMENTS = _Table(
+    "mastra_experiments",
+    ("id", "status"),
+    (
+        "name",
+        "description",
+        "metadata",
+        "datasetId",
+        "datasetVersion",
+        "targetType",
+        "targetId",
+        "totalItems",
+        "succeededCount",
+        "failedCount",
+        "skippedCount",
+        "startedAt",
+        "completedAt",
+        "createdAt",
+    ),
+    frozenset({"metadata"}),
+)
+EXPERIMENT_RESULTS = _Table(
+    "mastra_experiment_results",
+    ("id", "experimentId", "itemId", "input"),
+    (
+        "itemDatasetVersion",
+        "output",
+        "groundTruth",
+        "metadata",
+        "error",
+        "startedAt",
+        "completedAt",
+        "traceId",
+        "status",
+        "tags",
+        "comment",
+        "createdAt",
+    ),
+    frozenset({"input", "output", "groundTruth", "metadata", "error", "tags"}),
+)
+SCORES = _Table(
+    "mastra_scorers",
+    ("id", "scorerId", "runId", "score", "source"),
+    (
+        "scorer",
+        "traceId",
+        "spanId",
+        "preprocessStepResult",
+        "extractStepResult",
+        "analyzeStepResult",
+        "reason",
+        "metadata",
+        "preprocessPrompt",
+        "extractPrompt",
+        "generateScorePrompt",
+        "generateReasonPrompt",
+        "analyzePrompt",
+        "reasonPrompt",
+        "input",
+        "output",
+        "additionalContext",
+        "requestContext",
+        "entityType",
+        "entity",
+        "entityId",
+        "resourceId",
+        "threadId",
+        "datasetId",
+        "datasetItemId",
+        "createdAt",
+    ),
+    frozenset(
+        {
+            "scorer",
+            "preprocessStepResult",
+            "extractStepResult",
+            "analyzeStepResult",
+            "metadata",
+            "input",
+            "output",
+            "additionalContext",
+            "requestContext",
+            "entity",
+        }
+    ),
+)
+_TABLES = (DATASETS, DATASET_ITEMS, EXPERIMENTS, EXPERIMENT_RESULTS, SCORES)
+_PAGE = 5_000
+
+
+class _Backend(Protocol):
+    placeholder: str
+
+    def columns(self, table: str) -> list[str] | None: ...
+
+    def rows(self, sql: str, params: Sequence[Any]) -> Iterator[tuple[Any, ...]]: ...
+
+    def begin(self) -> None: ...
+
+    def end(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class _SQLiteBackend:
+    """A LibSQL file through apsw (read-only unless `writable`)."""
+
+    placeholder = "?"
+
+    def __init__(self, path: Path, writable: bool) -> None:
+        if not path.is_file():
+            raise MastraStoreError(f"No Mastra store at {path}: the file does not exist")
+        self.path = path
+        flags = apsw.SQLITE_OPEN_READWRITE if writable else apsw.SQLITE_OPEN_READONLY
+        try:
+            self.connection = apsw.Connection(str(path), flags=flags)
+            self.connection.set_busy_timeout(2_000)
+            # A file that is not SQLite at all fails on the first read, not on open.
+            self.connection.execute("SELECT count(*) FROM sqlite_master").fetchall()
+        except apsw.Error as error:
+            raise MastraStoreError(f"Cannot read {path} as a Mastra store: {error}") from error
+
+    def columns(self, table: str) -> list[str] | None:
+        found = [row[1] for row in self.connection.execute(f'PRAGMA table_info("{table}")')]
+        return found or None
+
+    def rows(self, sql: str, params: Sequence[Any]) -> Iterator[tuple[Any, ...]]:
+        try:
+            yield from self.connection.execute(sql, tuple(params))
+        except apsw.BusyError as error:
+            raise MastraStoreError(
+                f"{self.path} is locked by another process (a Mastra run writing it?): try again "
+                f"when it has finished ({error})"
+            ) from error
+        except apsw.Error as error:
+            raise MastraStoreError(f"Cannot read {self.path}: {_first_line(error)}") from error
+
+    def begin(self) -> None:
+        self._run("BEGIN")
+        # the snapshot starts with the first read: take it now
+        list(self.rows("SELECT count(*) FROM sqlite_master", ()))
+
+    def end(self) -> None:
+        if not self.connection.getautocommit():
+            self._run("COMMIT")
+
+    def _run(self, sql: str) -> None:
+        list(self.rows(sql, ()))
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+class _PostgresBackend:
+    """A `@mastra/pg` database through psycopg (its tables in `schema`, `public` by default)."""
+
+    placeholder = "%s"
+
+    def __init__(self, url: str, schema: str) -> None:
+        import psycopg  # lazily: only a PostgreSQL store needs the driver
+
+        self.schema = schema
+        self.url = _safe(url)
+        try:
+            self.connection = psycopg.connect(_libpq_url(url), connect_timeout=5)
+        except psycopg.Error as error:
+            raise MastraStoreError(
+                f"Cannot connect to the Mastra store {_safe(url)}: {_first_line(error)}"
+            ) from error
+        self.connection.read_only = True
+        self.connection.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+
+    def begin(self) -> None:
+        pass  # psycopg opens a transaction at the first query (not autocommit)
+
+    def end(self) -> None:
+        self.connection.rollback()  # read only: nothing to keep
+
+    def columns(self, table: str) -> list[str] | None:
+        query = (
+            "SELECT column_name FROM information_schema.columns"
+            " WHERE table_schema = %s AND table_name = %s ORDER BY ordinal_position"
+        )
+        with self.connection.cursor() as cursor:
+            cursor.execute(query, (self.schema, table))
+            found = [str(row[0]) for row in cursor.fetchall()]
+        return found or None
+
+    def rows(self, sql: str, params: Sequence[Any]) -> Iterator[tuple[Any, ...]]:
+        import psycopg
+
+        try:
+            with self.connection.cursor() as cursor:
+                cursor.execute(sql.replace('FROM "', f'FROM "{self.schema}"."'), tuple(params))
+                yield from cursor
+        except psycopg.Error as error:
+            self.connection.rollback()
+            raise MastraStoreError(f"Cannot read {self.url}: {_first_line(error)}") from error
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+class MastraStore:
+    """An open Mastra store. Use `open_mastra_store(location)`; close it (or use `with`)."""
+
+    def __init__(self, location: str, backend: _Backend) -> None:
+        self.location = location
+        """The store as given (a PostgreSQL URL with its password hidden)."""
+        self._backend = backend
+        self._columns: dict[str, tuple[str, ...]] = {}
+        self.skipped: list[str] = []
+        """`table.column` of every column of Mastra's tables this reader does not know."""
+        missing: list[str] = []
+        for table in _TABLES:
+            present = backend.columns(table.name)
+            if present is None:
+                missing.append(f"table {table.name}")
+                continue
+            missing += [f"{table.name}.{c}" for c in table.needed if c not in present]
+            self._columns[table.name] = tuple(c for c in table.known if c in present)
+            self.skipped += [f"{table.name}.{c}" for c in present if c not in table.known]
+        if missing:
+            backend.close()
+            raise MastraStoreError(
+                f"{location} is not a Mastra store (or not one this scorelab reads): missing "
+                + ", ".join(missing)
+            )
+
+    def __enter__(self) -> MastraStore:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._backend.close()
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Every read inside in one read transaction: a consistent view of the store even while
+        a Mastra process writes it (SQLite's snapshot; PostgreSQL's repeatable read)."""
+        self._backend.begin()
+        try:
+            yield
+        finally:
+            self._backend.end()
+
+    def _select(
+        self, table: _Table, where: str = "", params: Sequence[Any] = (), order: str = '"id"'
+    ) -> Iterator[dict[str, Any]]:
+        columns = self._columns[table.name]
+        listed = ", ".join(self._column_sql(table, c) for c in columns)
+        sql = f'SELECT {listed} FROM "{table.name}"'
+        if where:
+            sql += " WHERE " + where.replace("?", self._backend.placeholder)
+        sql += f" ORDER BY {order}"
+        for row in self._backend.rows(sql, params):
+            yield {
+                name: _decoded(value) if name in table.json_columns else value
+                for name, value in zip(columns, row, strict=True)
+            }
+
+    def _column_sql(self, table: _Table, column: str) -> str:
+        if column in table.json_columns and isinstance(self._backend, _SQLiteBackend):
+            # JSONB blob -> JSON text (text columns are read as they are)
+            return (
+                f'CASE WHEN typeof("{column}") = \'blob\' THEN json("{column}") ELSE "{column}" END'
+            )
+        return f'"{column}"'
+
+    # ---- what there is ----
+
+    def datasets(self) -> list[dict[str, Any]]:
+        """Every dataset, with `itemCount`: its live items at its current version."""
+        found = list(self._select(DATASETS))
+        for dataset in found:
+            dataset["itemCount"] = sum(1 for _ in self.dataset_items(dataset["id"]))
+        return found
+
+    def dataset_items(
+        self, dataset_id: str, version: int | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """The items of a dataset as of `version` (None: the newest): for each item id, its row
+        with the highest `datasetVersion` at or below it, unless that row is a deletion."""
+        where, params = "\"datasetId\" = ?", list[Any]([dataset_id])
+        if version is not None:
+            where += ' AND "datasetVersion" <= ?'
+            params.append(version)
+        newest: dict[str, dict[str, Any]] = {}
+        for row in self._select(DATASET_ITEMS, where, params, order='"datasetVersion", "id"'):
+            newest[row["id"]] = row
+        for row in newest.values():
+            if not row.get("isDeleted"):
+                yield row
+
+    def experiments(self) -> list[dict[str, Any]]:
+        """Every experiment, with `resultCount` (stored item results) and `scoreCount`."""
+        found = list(self._select(EXPERIMENTS, order='"createdAt", "id"'))
+        results = self._counts(EXPERIMENT_RESULTS.name, "experimentId")
+        scores = self._counts(SCORES.name, "runId")
+        for experiment in found:
+            experiment["resultCount"] = results.get(experiment["id"], 0)
+            experiment["scoreCount"] = scores.get(experiment["id"], 0)
+        return found
+
+    def _counts(self, table: str, column: str) -> dict[str, int]:
+        sql = f'SELECT "{column}", count(*) FROM "{table}" GROUP BY "{column}"'
+        return {str(key): int(n) for key, n in self._backend.rows(sql, ())}
+
+    def experiment_results(self, experiment_id: str) -> Iterator[dict[str, Any]]:
+        """An experiment's item results (input, output, ground truth, comment, tags...)."""
+        return self._select(EXPERIMENT_RESULTS, '"experimentId" = ?', [experiment_id])
+
+    def scores(self, run_id: str) -> Iterator[dict[str, Any]]:
+        """The scores of one run (an experiment's id), oldest first."""
+        return self._select(SCORES, '"runId" = ?', [run_id], order='"createdAt", "id"')
+
+    def live_scores(self, experiment_ids: Sequence[str]) -> Iterator[dict[str, Any]]:
+        """Scores not tied to an experiment (`source` LIVE, or a run id no experiment has)."""
+        known = set(experiment_ids)
+        for row in self._select(SCORES, order='"createdAt", "id"'):
+            if row["source"] == "LIVE" or (row["runId"] not in known and row["source"] != "TEST"):
+                yield row
+
+    def scorer_ids_by_run(self) -> dict[str, list[str]]:
+        """The scorer ids of each run id's scores."""
+        sql = f'SELECT DISTINCT "runId", "scorerId" FROM "{SCORES.name}" ORDER BY 1, 2'
+        found: dict[str, list[str]] = {}
+        for run_id, scorer_id in self._backend.rows(sql, ()):
+            found.setdefault(str(run_id), []).append(str(scorer_id))
+        return found
+
+    def live_score_groups(self, experiment_ids: Sequence[str]) -> dict[tuple[str, str], int]:
+        """How many live scores each (entity type, entity id) has."""
+        groups: dict[tuple[str, str], int] = {}
+        for row in self.live_scores(experiment_ids):
+            key = (str(row.get("entityType") or "UNKNOWN"), str(row.get("entityId") or "unknown"))
+            groups[key] = groups.get(key, 0) + 1
+        return groups
+
+
+def open_mastra_store(location: str, *, schema: str = "public") -> MastraStore:
+    """Open a Mastra store for reading: a LibSQL file (a path, `file:PATH` as Mastra's own
+    `LibSQLStore({url})` takes it, or `sqlite:///PATH`) or a PostgreSQL URL
+    (`postgresql://user:password@host:port/db`; `schema`: where `@mastra/pg` made its tables).
+
+    Raises MastraStoreError, naming the store and what is wrong (no such file, not SQLite, not
+    a Mastra store: which table or column is missing, a refused connection)."""
+    location = location.strip()
+    if not location:
+        raise MastraStoreError("No Mastra store given: a LibSQL file path or a PostgreSQL URL")
+    if location.startswith(("postgres://", "postgresql://", "postgresql+psycopg://")):
+        return MastraStore(_safe(location), _PostgresBackend(location, schema))
+    if "://" in location and not location.startswith(("file:", "sqlite:")):
+        scheme = location.split("://", 1)[0]
+        raise MastraStoreError(
+            f"Cannot open {location!r} as a Mastra store: scheme {scheme!r} is neither a LibSQL "
+            "file (a path or file:PATH) nor PostgreSQL (postgresql://...)"
+        )
+    path = sqlite_path(location)
+    return MastraStore(str(path), _SQLiteBackend(path, writable=False))
+
+
+def sqlite_path(location: str) -> Path:
+    """The file of a LibSQL location: `file:PATH`, `file:///PATH`, `sqlite:///PATH` or a path."""
+    if location.startswith("sqlite:///"):
+        return Path(location.removeprefix("sqlite:///"))
+    if location.startswith("file:"):
+        rest = location.removeprefix("file:")
+        if rest.startswith("//"):
+            rest = urlsplit(location).path
+        return Path(unquote(rest.split("?", 1)[0]))
+    return Path(os.path.expanduser(location))
+
+
+def _libpq_url(url: str) -> str:
+    return url.replace("postgresql+psycopg://", "postgresql://", 1)
+
+
+def _safe(url: str) -> str:
+    """A URL with its password hidden."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return parts._replace(netloc=netloc).geturl()
+
+
+def _decoded(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    if isinstance(value, bytes | memoryview):
+        return _decoded(bytes(value).decode("utf-8", errors="replace"))
+    return value
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip() or type(error).__name__
+    return text.splitlines()[0]
