@@ -80,6 +80,7 @@ from core.scoring import Scorer
 from core.service import review_desk
 from core.service import slices as slicing
 from core.service.manage import ManageMixin
+from core.service.mastra_desk import MastraMixin
 from core.service.themes import ThemesMixin
 from core.storage import Store
 
@@ -96,9 +97,10 @@ RESUMABLE: tuple[ExperimentStatus, ...] = ("interrupted", "cancelled", "budget_r
 # ---- the service ----
 
 
-class Service(ThemesMixin, ManageMixin):
+class Service(ThemesMixin, ManageMixin, MastraMixin):
     """One per process (see `get_service`); thread-safe. Themes: core/service/themes.py;
-    renames, notes, tags and deletion impacts: core/service/manage.py."""
+    renames, notes, tags and deletion impacts: core/service/manage.py; a Mastra store:
+    core/service/mastra_desk.py."""
 
     def __init__(
         self,

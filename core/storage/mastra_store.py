@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
@@ -28,6 +29,7 @@ import apsw
 __all__ = [
     "DATASETS",
     "DATASET_ITEMS",
+    "DATASET_VERSIONS",
     "EXPERIMENTS",
     "EXPERIMENT_RESULTS",
     "SCORES",
@@ -85,8 +87,10 @@ EXPERIMENTS = _Table(
         "startedAt",
         "completedAt",
         "createdAt",
+        "scorerIds",
+        "updatedAt",
     ),
-    frozenset({"metadata"}),
+    frozenset({"metadata", "scorerIds"}),
 )
 EXPERIMENT_RESULTS = _Table(
     "mastra_experiment_results",
@@ -153,7 +157,10 @@ SCORES = _Table(
         }
     ),
 )
+DATASET_VERSIONS = _Table("mastra_dataset_versions", ("id", "datasetId", "version"), ("createdAt",))
 _TABLES = (DATASETS, DATASET_ITEMS, EXPERIMENTS, EXPERIMENT_RESULTS, SCORES)
+_OPTIONAL_TABLES = (DATASET_VERSIONS,)
+"""Read or written when present; a store without them is still a Mastra store."""
 _PAGE = 5_000
 
 
@@ -167,6 +174,20 @@ class _Backend(Protocol):
     def begin(self) -> None: ...
 
     def end(self) -> None: ...
+
+    json_param: str
+
+    def json_value(self, value: Any) -> Any: ...
+
+    def plain_value(self, value: Any) -> Any: ...
+
+    def begin_write(self) -> None: ...
+
+    def commit(self) -> None: ...
+
+    def rollback(self) -> None: ...
+
+    def execute_many(self, sql: str, rows: Sequence[tuple[Any, ...]]) -> None: ...
 
     def close(self) -> None: ...
 
@@ -216,6 +237,34 @@ class _SQLiteBackend:
     def _run(self, sql: str) -> None:
         list(self.rows(sql, ()))
 
+    json_param = "jsonb(?)"  # as Mastra's LibSQL store writes them
+
+    def json_value(self, value: Any) -> Any:
+        return None if value is None else json.dumps(value, ensure_ascii=False, default=str)
+
+    def plain_value(self, value: Any) -> Any:
+        if isinstance(value, datetime):
+            return value.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        if isinstance(value, bool):
+            return int(value)
+        return value
+
+    def begin_write(self) -> None:
+        self._run("BEGIN IMMEDIATE")
+
+    def commit(self) -> None:
+        self._run("COMMIT")
+
+    def rollback(self) -> None:
+        if not self.connection.getautocommit():
+            self.connection.execute("ROLLBACK")
+
+    def execute_many(self, sql: str, rows: Sequence[tuple[Any, ...]]) -> None:
+        try:
+            self.connection.executemany(sql, rows)
+        except apsw.Error as error:
+            raise MastraStoreError(f"Cannot write {self.path}: {_first_line(error)}") from error
+
     def close(self) -> None:
         self.connection.close()
 
@@ -225,7 +274,7 @@ class _PostgresBackend:
 
     placeholder = "%s"
 
-    def __init__(self, url: str, schema: str) -> None:
+    def __init__(self, url: str, schema: str, writable: bool = False) -> None:
         import psycopg  # lazily: only a PostgreSQL store needs the driver
 
         self.schema = schema
@@ -236,7 +285,7 @@ class _PostgresBackend:
             raise MastraStoreError(
                 f"Cannot connect to the Mastra store {_safe(url)}: {_first_line(error)}"
             ) from error
-        self.connection.read_only = True
+        self.connection.read_only = not writable
         self.connection.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
 
     def begin(self) -> None:
@@ -244,6 +293,35 @@ class _PostgresBackend:
 
     def end(self) -> None:
         self.connection.rollback()  # read only: nothing to keep
+
+    json_param = "%s"
+
+    def json_value(self, value: Any) -> Any:
+        from psycopg.types.json import Jsonb
+
+        return None if value is None else Jsonb(value, dumps=lambda v: json.dumps(v, default=str))
+
+    def plain_value(self, value: Any) -> Any:
+        return value
+
+    def begin_write(self) -> None:
+        self.connection.rollback()  # whatever was read before: a fresh transaction
+        self.connection.isolation_level = None  # the server's default (read committed)
+
+    def commit(self) -> None:
+        self.connection.commit()
+
+    def rollback(self) -> None:
+        self.connection.rollback()
+
+    def execute_many(self, sql: str, rows: Sequence[tuple[Any, ...]]) -> None:
+        import psycopg
+
+        try:
+            with self.connection.cursor() as cursor:
+                cursor.executemany(sql.replace('INTO "', f'INTO "{self.schema}"."'), rows)
+        except psycopg.Error as error:
+            raise MastraStoreError(f"Cannot write {self.url}: {_first_line(error)}") from error
 
     def columns(self, table: str) -> list[str] | None:
         query = (
@@ -278,6 +356,7 @@ class MastraStore:
         """The store as given (a PostgreSQL URL with its password hidden)."""
         self._backend = backend
         self._columns: dict[str, tuple[str, ...]] = {}
+        self._present: dict[str, tuple[str, ...]] = {}
         self.skipped: list[str] = []
         """`table.column` of every column of Mastra's tables this reader does not know."""
         missing: list[str] = []
@@ -288,7 +367,12 @@ class MastraStore:
                 continue
             missing += [f"{table.name}.{c}" for c in table.needed if c not in present]
             self._columns[table.name] = tuple(c for c in table.known if c in present)
+            self._present[table.name] = tuple(present)
             self.skipped += [f"{table.name}.{c}" for c in present if c not in table.known]
+        for table in _OPTIONAL_TABLES:
+            present = backend.columns(table.name)
+            if present is not None:
+                self._present[table.name] = tuple(present)
         if missing:
             backend.close()
             raise MastraStoreError(
@@ -338,6 +422,46 @@ class MastraStore:
             )
         return f'"{column}"'
 
+    # ---- writing (the export: core/exchange/mastra_export.py) ----
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Every `insert` inside in one write transaction: committed whole at the end, rolled
+        back whole on any error (the store is left as it was)."""
+        self._backend.begin_write()
+        try:
+            yield
+        except BaseException:
+            self._backend.rollback()
+            raise
+        self._backend.commit()
+
+    def insert(self, table: _Table, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Insert rows (Mastra's column names; JSON columns given as Python values) into one of
+        Mastra's tables; a column the table lacks is left out (an older Mastra)."""
+        if not rows or table.name not in self._present:
+            return
+        present = set(self._present[table.name])
+        columns = [c for c in rows[0] if c in present]
+        values = ", ".join(
+            self._backend.json_param if c in table.json_columns else self._backend.placeholder
+            for c in columns
+        )
+        listed = ", ".join(f'"{c}"' for c in columns)
+        sql = f'INSERT INTO "{table.name}" ({listed}) VALUES ({values})'
+        self._backend.execute_many(
+            sql,
+            [
+                tuple(
+                    self._backend.json_value(row.get(c))
+                    if c in table.json_columns
+                    else self._backend.plain_value(row.get(c))
+                    for c in columns
+                )
+                for row in rows
+            ],
+        )
+
     # ---- what there is ----
 
     def datasets(self) -> list[dict[str, Any]]:
@@ -352,7 +476,7 @@ class MastraStore:
     ) -> Iterator[dict[str, Any]]:
         """The items of a dataset as of `version` (None: the newest): for each item id, its row
         with the highest `datasetVersion` at or below it, unless that row is a deletion."""
-        where, params = "\"datasetId\" = ?", list[Any]([dataset_id])
+        where, params = '"datasetId" = ?', list[Any]([dataset_id])
         if version is not None:
             where += ' AND "datasetVersion" <= ?'
             params.append(version)
@@ -409,7 +533,9 @@ class MastraStore:
         return groups
 
 
-def open_mastra_store(location: str, *, schema: str = "public") -> MastraStore:
+def open_mastra_store(
+    location: str, *, schema: str = "public", writable: bool = False
+) -> MastraStore:
     """Open a Mastra store for reading: a LibSQL file (a path, `file:PATH` as Mastra's own
     `LibSQLStore({url})` takes it, or `sqlite:///PATH`) or a PostgreSQL URL
     (`postgresql://user:password@host:port/db`; `schema`: where `@mastra/pg` made its tables).
@@ -420,7 +546,7 @@ def open_mastra_store(location: str, *, schema: str = "public") -> MastraStore:
     if not location:
         raise MastraStoreError("No Mastra store given: a LibSQL file path or a PostgreSQL URL")
     if location.startswith(("postgres://", "postgresql://", "postgresql+psycopg://")):
-        return MastraStore(_safe(location), _PostgresBackend(location, schema))
+        return MastraStore(_safe(location), _PostgresBackend(location, schema, writable))
     if "://" in location and not location.startswith(("file:", "sqlite:")):
         scheme = location.split("://", 1)[0]
         raise MastraStoreError(
@@ -428,7 +554,7 @@ def open_mastra_store(location: str, *, schema: str = "public") -> MastraStore:
             "file (a path or file:PATH) nor PostgreSQL (postgresql://...)"
         )
     path = sqlite_path(location)
-    return MastraStore(str(path), _SQLiteBackend(path, writable=False))
+    return MastraStore(str(path), _SQLiteBackend(path, writable))
 
 
 def sqlite_path(location: str) -> Path:
