@@ -14,7 +14,11 @@ from core.exchange.mastra_records import MastraExport, MastraImport, MastraStore
 if TYPE_CHECKING:
     from core.storage import Store
 
-__all__ = ["MastraMixin"]
+__all__ = ["MastraExport", "MastraImport", "MastraMixin", "MastraStoreSummary", "summarize"]
+
+summarize = summarize_mastra_store
+"""What a Mastra store holds, without opening scorelab's database (`scorelab mastra import
+--list`)."""
 
 
 class MastraMixin:

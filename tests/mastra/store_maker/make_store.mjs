@@ -31,7 +31,7 @@ if (!args.store || !args.judge) {
 async function makeStorage(url) {
   if (url.startsWith('postgres')) {
     const { PostgresStore } = await import('@mastra/pg');
-    return new PostgresStore({ id: 'scorelab-test-pg', connectionString: url });
+    return new PostgresStore({ id: 'scorelab-test-pg', connectionString: url, schemaName: args.schema ?? 'public' });
   }
   const { LibSQLStore } = await import('@mastra/libsql');
   return new LibSQLStore({ id: 'scorelab-test-libsql', url });
@@ -153,15 +153,19 @@ await dataset.updateExperimentResult({
 });
 
 // Live scoring: an agent run, its reply scored by the sampled tone scorer.
-await agent.generate('Is the Great Wall of China visible from space?');
-let live = 0;
-for (let attempt = 0; attempt < 300 && live === 0; attempt += 1) {
+async function liveCount() {
   const page = await scoresStore.listScoresByEntityId({
     entityId: 'qa-agent',
     entityType: 'AGENT',
-    pagination: { page: 0, perPage: 10 },
+    pagination: { page: 0, perPage: 1 },
   });
-  live = page.pagination.total;
+  return page.pagination.total;
+}
+const liveBefore = await liveCount();
+await agent.generate('Is the Great Wall of China visible from space?');
+let live = 0;
+for (let attempt = 0; attempt < 300 && live === 0; attempt += 1) {
+  live = (await liveCount()) - liveBefore;
   if (live === 0) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 

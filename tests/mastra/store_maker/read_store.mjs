@@ -13,7 +13,7 @@ const args = Object.fromEntries(
 async function makeStorage(url) {
   if (url.startsWith('postgres')) {
     const { PostgresStore } = await import('@mastra/pg');
-    return new PostgresStore({ id: 'scorelab-read-pg', connectionString: url });
+    return new PostgresStore({ id: 'scorelab-read-pg', connectionString: url, schemaName: args.schema ?? 'public' });
   }
   const { LibSQLStore } = await import('@mastra/libsql');
   return new LibSQLStore({ id: 'scorelab-read-libsql', url });
