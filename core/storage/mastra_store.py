@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
 import apsw
 
@@ -538,7 +538,8 @@ def open_mastra_store(
 ) -> MastraStore:
     """Open a Mastra store for reading: a LibSQL file (a path, `file:PATH` as Mastra's own
     `LibSQLStore({url})` takes it, or `sqlite:///PATH`) or a PostgreSQL URL
-    (`postgresql://user:password@host:port/db`; `schema`: where `@mastra/pg` made its tables).
+    (`postgresql://user:password@host:port/db`, with `?schema=NAME` when `@mastra/pg` was given
+    a `schemaName`; `schema`: the default, `public`).
 
     Raises MastraStoreError, naming the store and what is wrong (no such file, not SQLite, not
     a Mastra store: which table or column is missing, a refused connection)."""
@@ -546,7 +547,8 @@ def open_mastra_store(
     if not location:
         raise MastraStoreError("No Mastra store given: a LibSQL file path or a PostgreSQL URL")
     if location.startswith(("postgres://", "postgresql://", "postgresql+psycopg://")):
-        return MastraStore(_safe(location), _PostgresBackend(location, schema, writable))
+        url, schema = _schema_of(location, schema)
+        return MastraStore(_safe(location), _PostgresBackend(url, schema, writable))
     if "://" in location and not location.startswith(("file:", "sqlite:")):
         scheme = location.split("://", 1)[0]
         raise MastraStoreError(
@@ -567,6 +569,16 @@ def sqlite_path(location: str) -> Path:
             rest = urlsplit(location).path
         return Path(unquote(rest.split("?", 1)[0]))
     return Path(os.path.expanduser(location))
+
+
+def _schema_of(url: str, default: str) -> tuple[str, str]:
+    """A PostgreSQL URL without its `schema=NAME` query parameter (where `@mastra/pg` made its
+    tables: its `schemaName`), and that schema (`default` without one)."""
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    schemas = [value for key, value in query if key == "schema"]
+    rest = urlencode([(key, value) for key, value in query if key != "schema"])
+    return parts._replace(query=rest).geturl(), (schemas[-1] if schemas else default)
 
 
 def _libpq_url(url: str) -> str:
