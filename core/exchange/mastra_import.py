@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -30,8 +30,13 @@ from core.exchange.mastra_records import (
     MastraLiveEntry,
     MastraStoreSummary,
 )
-from core.experiment_records import ColumnMapping, DatasetItem, ExperimentStatus, ScorerOutcome
-from core.storage.mastra_shelf import merge_dataset, merge_experiment, set_run_counts
+from core.experiment_records import ColumnMapping, DatasetItem, ExperimentStatus
+from core.storage.mastra_shelf import (
+    add_scored_rows,
+    merge_dataset,
+    merge_experiment,
+    set_run_counts,
+)
 from core.storage.mastra_store import MastraStore, MastraStoreError, open_mastra_store
 from core.storage.store import Store
 
@@ -138,9 +143,7 @@ def summarize_mastra_store(location: str) -> MastraStoreSummary:
             ],
             live=[
                 MastraLiveEntry(entity_type=kind, entity_id=entity, score_count=n)
-                for (kind, entity), n in sorted(
-                    mastra.live_score_groups([e["id"] for e in experiments]).items()
-                )
+                for (kind, entity), n in sorted(mastra.live_score_groups().items())
             ],
             skipped_columns=list(mastra.skipped),
         )
@@ -175,13 +178,13 @@ def import_mastra_store(
         for dataset in found.values():
             if datasets is None or dataset["id"] in datasets:
                 _import_dataset(store, mastra, dataset, report)
+        scorers = mastra.scorer_ids_by_run()
         for run in runs:
             if experiments is None or run["id"] in experiments:
-                _import_experiment(
-                    store, mastra, run, found.get(run.get("datasetId") or ""), report
-                )
+                of_run = found.get(run.get("datasetId") or "")
+                _import_experiment(store, mastra, run, of_run, scorers.get(run["id"], []), report)
         if live:
-            _import_live(store, mastra, [e["id"] for e in runs], report)
+            _import_live(store, mastra, report)
         skipped = list(mastra.skipped)
         shown = mastra.location
     return MastraImport(location=shown, skipped_columns=skipped, **report)
@@ -219,6 +222,7 @@ def _import_experiment(
     mastra: MastraStore,
     run: dict[str, Any],
     dataset: dict[str, Any] | None,
+    scorer_ids: list[str],
     report: dict[str, Any],
 ) -> None:
     items: list[DatasetItem] = []
@@ -236,10 +240,6 @@ def _import_experiment(
                 result.get("output"),
             )
         )
-    outcomes, skipped = _outcomes(mastra.scores(run["id"]), lambda row: row.get("entityId"))
-    known = {item.id for item in items}
-    stray = sorted({o.item_id for o in outcomes} - known)  # scored, no result row
-    items += [DatasetItem(id=item_id) for item_id in stray]
     name = run.get("name") or run["id"]
     base = f"{dataset['name']} · " if dataset else ""
     dataset_id = _store_dataset(
@@ -251,7 +251,6 @@ def _import_experiment(
         report,
     )
     failed = int(run.get("failedCount") or 0)
-    scorer_ids = list(dict.fromkeys(o.scorer_id for o in outcomes))
     origin = {
         "kind": "mastra-experiment",
         "store": mastra.location,
@@ -277,23 +276,22 @@ def _import_experiment(
         run.get("description"),
         origin,
         (run.get("createdAt"), run.get("startedAt"), run.get("completedAt")),
-        outcomes,
-        skipped,
+        mastra.scores(run["id"], raw_json=True),
+        "entityId",
+        {item.id for item in items},
         report,
     )
 
 
-def _import_live(
-    store: Store, mastra: MastraStore, experiment_ids: list[str], report: dict[str, Any]
-) -> None:
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for row in mastra.live_scores(experiment_ids):
-        key = (str(row.get("entityType") or "UNKNOWN"), str(row.get("entityId") or "unknown"))
-        groups.setdefault(key, []).append(row)
-    for (kind, entity), rows in sorted(groups.items()):
+def _import_live(store: Store, mastra: MastraStore, report: dict[str, Any]) -> None:
+    for (kind, entity), scorer_ids in sorted(mastra.live_scorer_ids().items()):
         items: dict[str, DatasetItem] = {}
-        for row in rows:
+        first: Any = None
+        last: Any = None
+        for row in mastra.live_scores((kind, entity)):
             metadata = {k: row.get(k) for k in _LIVE_METADATA if row.get(k) is not None}
+            last = last or row.get("createdAt")
+            first = row.get("createdAt")
             items.setdefault(
                 row["runId"],
                 _item(
@@ -303,7 +301,6 @@ def _import_live(
                     row.get("output"),
                 ),
             )
-        outcomes, skipped = _outcomes(rows, lambda row: row.get("runId"))
         label = f"{kind.lower()} {entity}"
         dataset_id = _store_dataset(
             store,
@@ -313,7 +310,6 @@ def _import_live(
             list(items.values()),
             report,
         )
-        scorer_ids = list(dict.fromkeys(o.scorer_id for o in outcomes))
         origin = {
             "kind": "mastra-live",
             "store": mastra.location,
@@ -330,9 +326,10 @@ def _import_live(
             0,
             None,
             origin,
-            (rows[0].get("createdAt"), rows[0].get("createdAt"), rows[-1].get("createdAt")),
-            outcomes,
-            skipped,
+            (first, first, last),
+            mastra.live_scores((kind, entity), raw_json=True),
+            "runId",
+            set(items),
             report,
         )
 
@@ -359,51 +356,66 @@ def _flat_metadata(metadata: Any) -> dict[str, Any]:
     }
 
 
-def _outcomes(rows: Iterable[dict[str, Any]], item_of: Any) -> tuple[list[ScorerOutcome], int]:
-    outcomes: dict[tuple[str, str], ScorerOutcome] = {}
-    skipped = 0
+_RAW_KEYS = (
+    "input",
+    "output",
+    "preprocessStepResult",
+    "extractStepResult",
+    "analyzeStepResult",
+    "additionalContext",
+    "requestContext",
+)
+"""JSON columns of a score passed into its scorelab result as the JSON text they are."""
+_PROMPTS = (
+    "preprocessPrompt",
+    "extractPrompt",
+    "analyzePrompt",
+    "generateScorePrompt",
+    "generateReasonPrompt",
+    "reasonPrompt",
+)
+_ORIGIN_KEYS = (
+    "id",
+    "source",
+    "entityType",
+    "entityId",
+    "traceId",
+    "spanId",
+    "threadId",
+    "resourceId",
+    "createdAt",
+)
+
+
+def _score_rows(
+    rows: Iterable[dict[str, Any]], item_key: str, items: set[str], skipped: list[int]
+) -> Iterator[dict[str, Any]]:
+    """Scores (JSON columns as text) as rows of `scorer_results`: the result (Mastra's score
+    row in scorelab's result format) assembled as JSON text around the columns' own JSON.
+    A score without an item of `items`, a scorer id or a number is counted in `skipped`."""
     for row in rows:
-        item_id, scorer_id, score = item_of(row), row.get("scorerId"), row.get("score")
-        if not item_id or not scorer_id or not isinstance(score, int | float):
-            skipped += 1
+        item_id, scorer_id, score = row.get(item_key), row.get("scorerId"), row.get("score")
+        if item_id not in items or not scorer_id or not isinstance(score, int | float):
+            skipped[0] += 1
             continue
-        result: dict[str, Any] = {
-            "runId": row["runId"],
-            "input": row.get("input"),
-            "output": row.get("output"),
-            "score": score,
-            "reason": row.get("reason"),
-        }
-        result.update({k: row[k] for k in _STEP_KEYS if row.get(k) is not None})
-        result["mastra"] = {
-            k: row.get(k)
-            for k in (
-                "id",
-                "scorer",
-                "source",
-                "entityType",
-                "entityId",
-                "traceId",
-                "spanId",
-                "threadId",
-                "resourceId",
-                "metadata",
-                "createdAt",
-            )
+        head: dict[str, Any] = {"runId": row["runId"], "score": score, "reason": row.get("reason")}
+        head.update({k: row[k] for k in _PROMPTS if row.get(k) is not None})
+        origin = {k: row[k] for k in _ORIGIN_KEYS if row.get(k) is not None}
+        head["mastra"] = _json_ready(origin)
+        text = json.dumps(head, ensure_ascii=False)[:-1]
+        raw = "".join(f',"{k}":{row[k]}' for k in _RAW_KEYS if row.get(k) is not None)
+        extra = "".join(
+            f',"mastra{k[0].upper()}{k[1:]}":{row[k]}'
+            for k in ("scorer", "metadata")
             if row.get(k) is not None
-        }
-        key = (str(item_id), str(scorer_id))
-        if key in outcomes:  # a retried item scored twice: the newest score counts
-            skipped += 1
-        outcomes[key] = ScorerOutcome(
-            item_id=key[0],
-            scorer_id=key[1],
-            status="success",
-            score=float(score),
-            reason=row.get("reason"),
-            result=_json_ready(result),
         )
-    return list(outcomes.values()), skipped
+        yield {
+            "item_id": str(item_id),
+            "scorer_id": str(scorer_id),
+            "score": float(score),
+            "reason_json": json.dumps(row.get("reason"), ensure_ascii=False),
+            "result_json": text + raw + extra + "}",
+        }
 
 
 def _json_ready(value: Any) -> Any:
@@ -461,8 +473,9 @@ def _store_experiment(
     note: str | None,
     origin: dict[str, Any],
     times: tuple[Any, Any, Any],
-    outcomes: list[ScorerOutcome],
-    skipped: int,
+    scores: Iterable[dict[str, Any]],
+    item_key: str,
+    items: set[str],
     report: dict[str, Any],
 ) -> None:
     created, started, finished = (_when(t) for t in times)
@@ -481,13 +494,13 @@ def _store_experiment(
         started_at=started,
         finished_at=finished,
     )
-    before = store.result_count(experiment_id)
-    store.add_results(experiment_id, outcomes)
+    skipped = [0]
+    added = add_scored_rows(store, experiment_id, _score_rows(scores, item_key, items, skipped))
     set_run_counts(store, experiment_id)
     report["experiment_ids"].append(experiment_id)
     report["new_experiments"] += int(made)
-    report["new_scores"] += store.result_count(experiment_id) - before
-    report["skipped_scores"] += skipped
+    report["new_scores"] += added
+    report["skipped_scores"] += skipped[0]
 
 
 def _when(value: Any) -> datetime | None:

@@ -3,14 +3,14 @@
 Imported datasets and experiments keep ids derived from Mastra's (the translation in
 `core/exchange/mastra_import.py` makes them), so importing the same store again finds them:
 `merge_dataset` adds only the items not stored yet, `merge_experiment` creates the experiment
-once and then refreshes its status and counts, and the scores go in through
-`Store.add_results`, which skips every (item, scorer) already stored. Each call is one
+once and then refreshes its status and counts, and `add_scored_rows` adds the scores, skipping
+every (item, scorer) already stored. Each call is one
 transaction: whole or nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,9 +19,9 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from core.experiment_records import ColumnMapping, DatasetInfo, DatasetItem, ExperimentStatus
 from core.storage.store import StorageError, Store
-from core.storage.tables import DatasetItemRow, DatasetRow, ExperimentRow
+from core.storage.tables import DatasetItemRow, DatasetRow, ExperimentRow, ScoreRow
 
-__all__ = ["merge_dataset", "merge_experiment"]
+__all__ = ["add_scored_rows", "merge_dataset", "merge_experiment", "set_run_counts"]
 
 _BATCH = 5_000
 
@@ -197,3 +197,71 @@ def set_run_counts(store: Store, experiment_id: str) -> None:
             .where(table.c.id == experiment_id)
             .values(done_runs=stored + table.c.failed_runs, succeeded_runs=stored)
         )
+
+
+def add_scored_rows(store: Store, experiment_id: str, rows: Iterable[dict[str, Any]]) -> int:
+    """Insert imported scores into `scorer_results` in one transaction, a batch at a time,
+    skipping every (item, scorer) already stored (the first of two given for one pair wins);
+    returns how many were added.
+
+    Each row: `item_id`, `scorer_id`, `score`, `reason_json` and `result_json`, the reason and
+    the result as JSON text, passed to the driver as they are (an import decodes and encodes no
+    message twice; bench/mastra_import.py)."""
+    postgres = store.engine.dialect.name == "postgresql"
+    mark = "%s" if postgres else "?"
+    json_mark = "%s::json" if postgres else "?"
+    columns = [
+        "experiment_id",
+        "item_id",
+        "scorer_id",
+        "score",
+        "reason",
+        "result",
+        *_SCORE_DEFAULTS,
+    ]
+    values = [mark, mark, mark, mark, json_mark, json_mark, *([mark] * len(_SCORE_DEFAULTS))]
+    sql = (
+        f"INSERT INTO {ScoreRow.__tablename__} ({', '.join(columns)}) VALUES "
+        f"({', '.join(values)}) ON CONFLICT (experiment_id, item_id, scorer_id) DO NOTHING"
+    )
+    defaults = tuple(_SCORE_DEFAULTS.values())
+    before = store.result_count(experiment_id)
+    try:
+        with store.engine.begin() as connection:
+            if not postgres:  # the indexes of 100,000 rows stay in memory while they grow
+                connection.exec_driver_sql("PRAGMA cache_size = -131072")
+            batch: list[tuple[Any, ...]] = []
+            for row in rows:
+                batch.append(
+                    (
+                        experiment_id,
+                        row["item_id"],
+                        row["scorer_id"],
+                        row["score"],
+                        row["reason_json"],
+                        row["result_json"],
+                        *defaults,
+                    )
+                )
+                if len(batch) >= _BATCH:
+                    connection.exec_driver_sql(sql, batch)
+                    batch = []
+            if batch:
+                connection.exec_driver_sql(sql, batch)
+    except SQLAlchemyError as error:
+        raise StorageError(f"Cannot store the imported scores: {error}") from error
+    return store.result_count(experiment_id) - before
+
+
+_SCORE_DEFAULTS: dict[str, Any] = {
+    "duration_ms": 0,
+    "judge_calls": 0,
+    "judge_attempts": 0,
+    "cached_calls": 0,
+    "input_tokens": None,
+    "output_tokens": None,
+    "total_tokens": None,
+    "reasoning_tokens": None,
+    "cached_input_tokens": None,
+    "cache_creation_input_tokens": None,
+}

@@ -400,17 +400,30 @@ class MastraStore:
             self._backend.end()
 
     def _select(
-        self, table: _Table, where: str = "", params: Sequence[Any] = (), order: str = '"id"'
+        self,
+        table: _Table,
+        where: str = "",
+        params: Sequence[Any] = (),
+        order: str = '"id"',
+        *,
+        only: Sequence[str] | None = None,
+        raw_json: bool = False,
     ) -> Iterator[dict[str, Any]]:
+        """Rows of `table` (the known columns present, or those of `only`); JSON columns
+        decoded, or with `raw_json` as JSON text (None for SQL NULL), not decoded."""
         columns = self._columns[table.name]
+        if only is not None:
+            columns = tuple(c for c in only if c in columns)
         listed = ", ".join(self._column_sql(table, c) for c in columns)
         sql = f'SELECT {listed} FROM "{table.name}"'
         if where:
             sql += " WHERE " + where.replace("?", self._backend.placeholder)
         sql += f" ORDER BY {order}"
+        json_columns = table.json_columns
+        convert = _json_text if raw_json else _decoded
         for row in self._backend.rows(sql, params):
             yield {
-                name: _decoded(value) if name in table.json_columns else value
+                name: convert(value) if name in json_columns else value
                 for name, value in zip(columns, row, strict=True)
             }
 
@@ -468,11 +481,12 @@ class MastraStore:
         """Every dataset, with `itemCount`: its live items at its current version."""
         found = list(self._select(DATASETS))
         for dataset in found:
-            dataset["itemCount"] = sum(1 for _ in self.dataset_items(dataset["id"]))
+            light = ("id", "datasetVersion", "isDeleted")
+            dataset["itemCount"] = sum(1 for _ in self.dataset_items(dataset["id"], only=light))
         return found
 
     def dataset_items(
-        self, dataset_id: str, version: int | None = None
+        self, dataset_id: str, version: int | None = None, *, only: Sequence[str] | None = None
     ) -> Iterator[dict[str, Any]]:
         """The items of a dataset as of `version` (None: the newest): for each item id, its row
         with the highest `datasetVersion` at or below it, unless that row is a deletion."""
@@ -481,7 +495,9 @@ class MastraStore:
             where += ' AND "datasetVersion" <= ?'
             params.append(version)
         newest: dict[str, dict[str, Any]] = {}
-        for row in self._select(DATASET_ITEMS, where, params, order='"datasetVersion", "id"'):
+        for row in self._select(
+            DATASET_ITEMS, where, params, order='"datasetVersion", "id"', only=only
+        ):
             newest[row["id"]] = row
         for row in newest.values():
             if not row.get("isDeleted"):
@@ -505,16 +521,36 @@ class MastraStore:
         """An experiment's item results (input, output, ground truth, comment, tags...)."""
         return self._select(EXPERIMENT_RESULTS, '"experimentId" = ?', [experiment_id])
 
-    def scores(self, run_id: str) -> Iterator[dict[str, Any]]:
-        """The scores of one run (an experiment's id), oldest first."""
-        return self._select(SCORES, '"runId" = ?', [run_id], order='"createdAt", "id"')
+    def scores(self, run_id: str, *, raw_json: bool = False) -> Iterator[dict[str, Any]]:
+        """The scores of one run (an experiment's id), newest first (`raw_json`: JSON columns
+        as text, as `_select`)."""
+        return self._select(
+            SCORES, '"runId" = ?', [run_id], order='"createdAt" DESC, "id"', raw_json=raw_json
+        )
 
-    def live_scores(self, experiment_ids: Sequence[str]) -> Iterator[dict[str, Any]]:
-        """Scores not tied to an experiment (`source` LIVE, or a run id no experiment has)."""
-        known = set(experiment_ids)
-        for row in self._select(SCORES, order='"createdAt", "id"'):
-            if row["source"] == "LIVE" or (row["runId"] not in known and row["source"] != "TEST"):
-                yield row
+    def live_scores(
+        self, entity: tuple[str, str] | None = None, *, raw_json: bool = False
+    ) -> Iterator[dict[str, Any]]:
+        """Scores sampled from a running agent or workflow (`source` LIVE), newest first; of one
+        (entity type, entity id) when given."""
+        where, params = "\"source\" = 'LIVE'", list[Any]()
+        if entity is not None:
+            where += ' AND "entityType" = ? AND "entityId" = ?'
+            params += list(entity)
+        return self._select(
+            SCORES, where, params, order='"createdAt" DESC, "id"', raw_json=raw_json
+        )
+
+    def live_scorer_ids(self) -> dict[tuple[str, str], list[str]]:
+        """The scorer ids of each (entity type, entity id)'s live scores."""
+        sql = (
+            f'SELECT DISTINCT "entityType", "entityId", "scorerId" FROM "{SCORES.name}" '
+            "WHERE \"source\" = 'LIVE' ORDER BY 1, 2, 3"
+        )
+        found: dict[tuple[str, str], list[str]] = {}
+        for kind, entity, scorer_id in self._backend.rows(sql, ()):
+            found.setdefault((str(kind), str(entity)), []).append(str(scorer_id))
+        return found
 
     def scorer_ids_by_run(self) -> dict[str, list[str]]:
         """The scorer ids of each run id's scores."""
@@ -524,13 +560,13 @@ class MastraStore:
             found.setdefault(str(run_id), []).append(str(scorer_id))
         return found
 
-    def live_score_groups(self, experiment_ids: Sequence[str]) -> dict[tuple[str, str], int]:
+    def live_score_groups(self) -> dict[tuple[str, str], int]:
         """How many live scores each (entity type, entity id) has."""
-        groups: dict[tuple[str, str], int] = {}
-        for row in self.live_scores(experiment_ids):
-            key = (str(row.get("entityType") or "UNKNOWN"), str(row.get("entityId") or "unknown"))
-            groups[key] = groups.get(key, 0) + 1
-        return groups
+        sql = (
+            f'SELECT "entityType", "entityId", count(*) FROM "{SCORES.name}" '
+            "WHERE \"source\" = 'LIVE' GROUP BY 1, 2 ORDER BY 1, 2"
+        )
+        return {(str(k), str(e)): int(n) for k, e, n in self._backend.rows(sql, ())}
 
 
 def open_mastra_store(
@@ -603,6 +639,15 @@ def _decoded(value: Any) -> Any:
     if isinstance(value, bytes | memoryview):
         return _decoded(bytes(value).decode("utf-8", errors="replace"))
     return value
+
+
+def _json_text(value: Any) -> str | None:
+    """A JSON column's value as JSON text (PostgreSQL's driver hands jsonb over decoded)."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bytes | memoryview):
+        return bytes(value).decode("utf-8", errors="replace")
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 def _first_line(error: BaseException) -> str:
