@@ -1,2 +1,3 @@
-"""Experiments in and out of scorelab: a Mastra project's own store (`mastra_import`,
-`mastra_export`; docs/mastra.md)."""
+"""What crosses the border of the app: experiment files out (JSON, CSV, HTML) and back in
+(JSON); a Mastra project's own store in and out (`mastra_import`, `mastra_export`;
+docs/mastra.md)."""

@@ -20,12 +20,12 @@ from __future__ import annotations
 import json
 import uuid
 from collections import defaultdict
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 from core.exchange.mastra_records import MastraExport
-from core.experiment_records import DatasetItem, ExperimentInfo, ScorerOutcome
-from core.scorers import PREBUILT
+from core.records import DatasetItem, ExperimentInfo, ScorerCatalogEntry, ScorerOutcome
 from core.storage.mastra_store import (
     DATASET_ITEMS,
     DATASET_VERSIONS,
@@ -55,8 +55,14 @@ _STEP_KEYS = (
 _ENTITY = {"id": "scorelab", "name": "scorelab"}
 
 
-def export_to_mastra(store: Store, experiment_id: str, location: str) -> MastraExport:
-    """Write experiment `experiment_id` of `store` into the Mastra store at `location`.
+def export_to_mastra(
+    store: Store,
+    experiment_id: str,
+    location: str,
+    catalog: Mapping[str, ScorerCatalogEntry] | None = None,
+) -> MastraExport:
+    """Write experiment `experiment_id` of `store` into the Mastra store at `location`
+    (`catalog`: the scorers' names and descriptions, by id, for Mastra's `scorer` column).
 
     Raises NotFoundError (no such experiment) or MastraStoreError (the store cannot be written,
     or already has this experiment): the Mastra store is unchanged then."""
@@ -89,7 +95,10 @@ def export_to_mastra(store: Store, experiment_id: str, location: str) -> MastraE
             mastra.insert(EXPERIMENT_RESULTS, results)
             mastra.insert(
                 SCORES,
-                [_score_row(mastra_id, o, items.get(o.item_id), now) for o in outcomes],
+                [
+                    _score_row(mastra_id, o, items.get(o.item_id), now, catalog or {})
+                    for o in outcomes
+                ],
             )
         return MastraExport(
             location=mastra.location,
@@ -243,16 +252,25 @@ def _result_row(
 
 
 def _score_row(
-    mastra_id: str, outcome: ScorerOutcome, item: DatasetItem | None, now: datetime
+    mastra_id: str,
+    outcome: ScorerOutcome,
+    item: DatasetItem | None,
+    now: datetime,
+    catalog: Mapping[str, ScorerCatalogEntry],
 ) -> dict[str, Any]:
     result = outcome.result or {}
-    prebuilt = PREBUILT.get(outcome.scorer_id)
-    scorer = {
-        "id": outcome.scorer_id,
-        "name": prebuilt.name if prebuilt else outcome.scorer_id,
-        "description": prebuilt.description if prebuilt else "",
-        "hasJudge": bool(prebuilt.calls_judge) if prebuilt else outcome.judge_calls > 0,
-    }
+    entry = catalog.get(outcome.scorer_id)
+    imported = result.get("mastraScorer")
+    scorer = (
+        imported
+        if isinstance(imported, dict)
+        else {
+            "id": outcome.scorer_id,
+            "name": entry.name if entry else outcome.scorer_id,
+            "description": entry.description if entry else "",
+            "hasJudge": entry.calls_judge if entry else outcome.judge_calls > 0,
+        }
+    )
     reason = outcome.reason
     row: dict[str, Any] = {
         "id": str(uuid.uuid4()),

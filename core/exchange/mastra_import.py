@@ -30,7 +30,7 @@ from core.exchange.mastra_records import (
     MastraLiveEntry,
     MastraStoreSummary,
 )
-from core.experiment_records import ColumnMapping, DatasetItem, ExperimentStatus
+from core.records import ColumnMapping, DatasetItem, ExperimentStatus
 from core.storage.mastra_shelf import (
     add_scored_rows,
     merge_dataset,

@@ -12,6 +12,7 @@ from core.exchange.mastra_import import import_mastra_store, summarize_mastra_st
 from core.exchange.mastra_records import MastraExport, MastraImport, MastraStoreSummary
 
 if TYPE_CHECKING:
+    from core.records import ScorerCatalogEntry
     from core.storage import Store
 
 __all__ = ["MastraExport", "MastraImport", "MastraMixin", "MastraStoreSummary", "summarize"]
@@ -26,6 +27,8 @@ class MastraMixin:
 
     if TYPE_CHECKING:  # provided by Service
         store: Store
+
+        def scorer_catalog(self) -> list[ScorerCatalogEntry]: ...
 
     def mastra_summary(self, location: str) -> MastraStoreSummary:
         """The datasets, experiments (with counts) and live scores of the Mastra store at
@@ -49,4 +52,5 @@ class MastraMixin:
     def export_mastra(self, experiment_id: str, location: str) -> MastraExport:
         """Write a stored experiment into a Mastra store as Mastra's dataset (made when
         missing), experiment, results and scores. Raises NotFoundError, MastraStoreError."""
-        return export_to_mastra(self.store, experiment_id, location)
+        catalog = {entry.id: entry for entry in self.scorer_catalog()}
+        return export_to_mastra(self.store, experiment_id, location, catalog)

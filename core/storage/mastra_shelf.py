@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.exc import SQLAlchemyError
 
-from core.experiment_records import ColumnMapping, DatasetInfo, DatasetItem, ExperimentStatus
+from core.records import ColumnMapping, DatasetInfo, DatasetItem, ExperimentStatus
 from core.storage.store import StorageError, Store
 from core.storage.tables import DatasetItemRow, DatasetRow, ExperimentRow, ScoreRow
 

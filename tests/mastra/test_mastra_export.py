@@ -15,7 +15,7 @@ import pytest
 from mastra_maker import MAKER, MadeStore, make_store, node_ready
 
 from core.exchange.mastra_import import scorelab_experiment_id
-from core.experiment_records import ExperimentConfig, ScorerSpec
+from core.records import ExperimentConfig, ScorerSpec
 from core.service import MastraStoreError, Service
 from core.testing.fake_judge import FakeJudge, Fault, answer_from_schema
 

@@ -17,7 +17,7 @@ from mastra_maker import MAKER, MadeStore, make_store
 from scorelab_db import BACKENDS, database
 
 from core.exchange.mastra_import import message_text, scorelab_experiment_id
-from core.experiment_records import ExperimentConfig, ScorerSpec
+from core.records import ExperimentConfig, ScorerSpec
 from core.service import MastraStoreError, Service, views
 
 QUESTION = "Why do matadors wave red capes?"
