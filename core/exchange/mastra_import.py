@@ -38,7 +38,7 @@ from core.storage.mastra_shelf import (
     set_run_counts,
 )
 from core.storage.mastra_store import MastraStore, MastraStoreError, open_mastra_store
-from core.storage.store import Store
+from core.storage.store import NotFoundError, Store
 
 __all__ = [
     "MastraStoreError",
@@ -225,6 +225,9 @@ def _import_experiment(
     scorer_ids: list[str],
     report: dict[str, Any],
 ) -> None:
+    if _already_whole(store, run):
+        report["experiment_ids"].append(scorelab_experiment_id(run["id"]))
+        return
     items: list[DatasetItem] = []
     for result in mastra.experiment_results(run["id"]):
         metadata = dict(result.get("metadata") or {})
@@ -280,6 +283,22 @@ def _import_experiment(
         "entityId",
         {item.id for item in items},
         report,
+    )
+
+
+def _already_whole(store: Store, run: dict[str, Any]) -> bool:
+    """Whether a finished Mastra experiment is stored whole already (its items and as many
+    scores as Mastra has): a second import then reads none of its rows again."""
+    if run.get("status") not in ("completed", "failed"):
+        return False
+    try:
+        info = store.get_experiment(scorelab_experiment_id(run["id"]))
+    except NotFoundError:
+        return False
+    return (
+        store.result_count(info.id) == run["scoreCount"]
+        and info.total_items == run["resultCount"]
+        and info.status == _STATUSES.get(str(run["status"]))
     )
 
 

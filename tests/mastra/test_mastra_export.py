@@ -240,3 +240,36 @@ def make_store_pg(url: str, schema: str, judge: FakeJudge) -> dict[str, Any]:
     assert done.returncode == 0, done.stderr
     summary: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return summary
+
+
+def test_cli_list_and_export(store_copy: MadeStore, tmp_path: Path) -> None:
+    scorelab = str(Path(".venv/bin/scorelab").resolve())
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    root = MAKER.parents[2]
+
+    def cli(*arguments: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [scorelab, "--database-url", url, "mastra", *arguments],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            cwd=root,
+        )
+
+    listed = cli("import", store_copy.location, "--list")
+    assert listed.returncode == 0, listed.stderr
+    assert "'baseline answers' (completed): 6 results, 24 scores" in listed.stdout
+    assert "live agent qa-agent: 1 scores" in listed.stdout
+    assert cli("import", store_copy.location).returncode == 0
+    experiment_id = scorelab_experiment_id(store_copy.summary["experiments"][1])
+    done = cli("export", experiment_id, store_copy.location, "--json")
+    assert done.returncode == 0, done.stderr
+    exported = json.loads(done.stdout)
+    assert exported["scores"] == 24 and not exported["datasetCreated"]
+    found = mastra_experiment(read_back(store_copy.location), exported["experimentId"])
+    assert found["scoreCount"] == 24
+    again = cli("export", experiment_id, store_copy.location)
+    assert again.returncode == 2 and "already in" in again.stderr
+    missing = cli("export", "nope", store_copy.location)
+    assert missing.returncode == 2 and "no experiment 'nope'" in missing.stderr
