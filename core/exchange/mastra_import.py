@@ -203,13 +203,20 @@ def _import_dataset(
     store: Store, mastra: MastraStore, dataset: dict[str, Any], report: dict[str, Any]
 ) -> None:
     version = int(dataset["version"])
+    dataset_id = scorelab_id("d", dataset["id"], str(version))
+    try:
+        if store.get_dataset(dataset_id).item_count == dataset["itemCount"]:
+            report["dataset_ids"].append(dataset_id)  # this version is stored whole already
+            return
+    except NotFoundError:
+        pass
     items = [
         _item(row, row.get("groundTruth"), row.get("metadata"), None)
         for row in mastra.dataset_items(dataset["id"], version)
     ]
     _store_dataset(
         store,
-        scorelab_id("d", dataset["id"], str(version)),
+        dataset_id,
         f"{dataset['name']} (Mastra v{version})",
         f"{mastra.location} · dataset {dataset['id']} v{version}",
         items,
@@ -478,7 +485,11 @@ def _store_dataset(
 
 
 def _exists(store: Store, dataset_id: str) -> bool:
-    return any(d.id == dataset_id for d in store.list_datasets())
+    try:
+        store.get_dataset(dataset_id)
+    except NotFoundError:
+        return False
+    return True
 
 
 def _store_experiment(
