@@ -29,6 +29,7 @@ from core.service.views import (
     suggested_label_column,
 )
 from pages.ui import fmt, nav, review
+from pages.ui.agreement import render_verdict
 from pages.ui.data import Aggregates, agreement, experiment_aggregates, sampled_label_columns
 from pages.ui.downloads import render_downloads
 from pages.ui.grid import render_filters, render_grid
@@ -199,6 +200,7 @@ def render_label_agreement(info: ExperimentInfo) -> LabelAgreement | None:
         f"{found.unlabelled_items:,} without a label (left out)."
     )
     review.source_note(column)
+    render_verdict(found)
     st.dataframe(
         agreement_frame(found, info.comparisons),
         hide_index=True,

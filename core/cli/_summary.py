@@ -176,8 +176,10 @@ def agreement(detail: ExperimentDetail | None, column: str | None) -> LabelAgree
 
 
 def print_agreement(agreement: LabelAgreement) -> None:
-    """Per scorer, how well its scores agree with the labels."""
-    from core.service.terminal import agreement_line
+    """Per scorer, how well its scores agree with the labels and its verdict (separates the
+    labels, no better than chance, inverted: core/reporting/agreement.py), then the verdict in
+    a sentence."""
+    from core.service.terminal import agreement_line, agreement_verdict, scorer_verdict
 
     print(
         f"  labels from column {printable(repr(agreement.label_column))}: "
@@ -185,4 +187,6 @@ def print_agreement(agreement: LabelAgreement) -> None:
         "label (left out)"
     )
     for entry in agreement.scorers:
-        print(f"  {printable(entry.scorer_id)}: {printable(agreement_line(entry))}")
+        line = f"{agreement_line(entry)} · verdict: {scorer_verdict(entry)}"
+        print(f"  {printable(entry.scorer_id)}: {printable(line)}")
+    print(f"  verdict: {printable(agreement_verdict(agreement))}")

@@ -30,6 +30,9 @@ th{background:var(--soft)}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .note{color:var(--muted);font-size:.9rem}
 .bad{color:var(--bad)}
+.verdict-separates{color:var(--good);font-weight:600}
+.verdict-inverted{color:var(--bad);font-weight:600}
+.verdict-chance,.verdict-not-defined{color:var(--muted)}
 .chart{min-height:320px;margin:.5rem 0}
 .controls{display:flex;flex-wrap:wrap;gap:.6rem 1rem;align-items:center;margin:.6rem 0}
 .controls input[type=search]{min-width:22rem;padding:.35rem .5rem}

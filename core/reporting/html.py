@@ -36,7 +36,14 @@ from plotly.offline import get_plotlyjs
 from core.experiment_records import ExperimentDetail, ScorerOutcome
 from core.reporting._report_assets import REPORT_SCRIPT, REPORT_STYLE
 from core.reporting._review_html import reviews_section
-from core.reporting.agreement import REVIEWS_SOURCE, LabelAgreement, ScorerAgreement
+from core.reporting.agreement import (
+    REVIEWS_SOURCE,
+    LabelAgreement,
+    ScorerAgreement,
+    agreement_verdict,
+    ranked_scorers,
+    scorer_verdict,
+)
 from core.reporting.exports import finite_values, masked_export
 from core.reporting.figures import calls_and_attempts, score_histograms, tokens_by_scorer_step
 from core.reporting.tables import (
@@ -378,16 +385,17 @@ def _agreement_section(agreement: LabelAgreement) -> str:
         "maximises Youden's J (a score &gt;= threshold counts as positive). Items whose run "
         "failed or was not scorable are left out of that scorer's n.</p>"
     )
+    verdict = f'<p class="verdict"><strong>{_e(agreement_verdict(agreement))}</strong></p>'
     head = (
-        "<tr><th>Scorer</th><th class=num>n</th><th class=num>AUC</th>"
+        "<tr><th>Scorer</th><th>Verdict</th><th class=num>n</th><th class=num>AUC</th>"
         f"<th class=num>AUC {_e(level)} interval</th><th class=num>Spearman</th>"
         "<th class=num>Threshold</th><th class=num>J</th><th class=num>Kappa</th>"
         "<th class=num>TP</th><th class=num>FP</th><th class=num>TN</th><th class=num>FN</th>"
         "<th>Left out</th></tr>"
     )
-    rows = "".join(_agreement_row(entry) for entry in agreement.scorers)
+    rows = "".join(_agreement_row(entry) for entry in ranked_scorers(agreement))
     return (
-        f'<section id="labels"><h2>Agreement with labels</h2>{note}'
+        f'<section id="labels"><h2>Agreement with labels</h2>{verdict}{note}'
         f"<table>{head}{rows}</table></section>"
     )
 
@@ -396,7 +404,11 @@ def _agreement_row(entry: ScorerAgreement) -> str:
     left_out = (
         f"{entry.left_out_no_label} without a label, {entry.left_out_no_score} without a score"
     )
-    start = f'<tr><td>{_e(entry.scorer_id)}</td><td class="num">{entry.n}</td>'
+    verdict = scorer_verdict(entry)
+    start = (
+        f'<tr><td>{_e(entry.scorer_id)}</td><td class="verdict-{verdict.replace(" ", "-")}">'
+        f'{_e(verdict)}</td><td class="num">{entry.n}</td>'
+    )
     if not entry.defined or entry.confusion is None:
         return (
             f'{start}<td colspan="10" class="text">not defined: {_e(entry.reason)}</td>'
