@@ -30,6 +30,7 @@ th{background:var(--soft)}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .note{color:var(--muted);font-size:.9rem}
 .bad{color:var(--bad)}
+.verdict{font-weight:600}
 .verdict-separates{color:var(--good);font-weight:600}
 .verdict-inverted{color:var(--bad);font-weight:600}
 .verdict-chance,.verdict-not-defined{color:var(--muted)}

@@ -385,7 +385,7 @@ def _agreement_section(agreement: LabelAgreement) -> str:
         "maximises Youden's J (a score &gt;= threshold counts as positive). Items whose run "
         "failed or was not scorable are left out of that scorer's n.</p>"
     )
-    verdict = f'<p class="verdict"><strong>{_e(agreement_verdict(agreement))}</strong></p>'
+    verdict = f'<p class="verdict">{_e(agreement_verdict(agreement))}</p>'
     head = (
         "<tr><th>Scorer</th><th>Verdict</th><th class=num>n</th><th class=num>AUC</th>"
         f"<th class=num>AUC {_e(level)} interval</th><th class=num>Spearman</th>"
