@@ -23,6 +23,7 @@ from core.service.views import (
     LabelAgreement,
     agreement_frame,
     binned_histograms,
+    experiment_cost,
     item_outcomes,
     scored_label,
     step_views,
@@ -56,7 +57,6 @@ AUTO_AGREEMENT_ITEMS = 5_000
 def render_summary(info: ExperimentInfo, aggregates: Aggregates) -> None:
     """The summary cards, each scorer's mean with what it compared, and the experiment's
     status, dataset and judge (names shown escaped)."""
-    costs = [u.est_cost_usd for u in aggregates.usage if u.est_cost_usd is not None]
     duration = (
         (info.finished_at - info.started_at).total_seconds()
         if info.started_at and info.finished_at
@@ -78,7 +78,7 @@ def render_summary(info: ExperimentInfo, aggregates: Aggregates) -> None:
     )
     cards[4].metric(
         "Est. judge cost",
-        fmt.money(sum(costs) if costs else None),
+        fmt.money(experiment_cost(info)),
         help="An estimate from litellm's price table, not a bill (stored runs).",
     )
     cards[5].metric("Duration", fmt.duration(duration))

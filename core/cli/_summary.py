@@ -130,10 +130,9 @@ def print_summary(info: ExperimentInfo, failures: list[ScorerOutcome], gate: Gat
 
 def print_budget_reached(info: ExperimentInfo, cap: float | None) -> None:
     """What a run stopped by its spend cap spent, what it left, and how to go on."""
-    from core.service.terminal import estimate_cost_usd
+    from core.service.terminal import experiment_cost
 
-    usage = info.counts.usage
-    spent = estimate_cost_usd(info.judge_model, usage.input_tokens or 0, usage.output_tokens or 0)
+    spent = experiment_cost(info)
     of_cap = "" if cap is None else f" of the ${cap:,.4f} cap"
     print(
         f"  STOPPED: the spend cap was reached: about ${spent or 0:,.4f} spent{of_cap} "

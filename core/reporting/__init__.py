@@ -78,6 +78,7 @@ from core.reporting.slices import (
 )
 from core.reporting.tables import (
     StepView,
+    experiment_cost,
     experiments_frame,
     failure_groups,
     filter_items,
@@ -117,6 +118,7 @@ __all__ = [
     "cost_by_scorer",
     "diff_html",
     "duration_distribution",
+    "experiment_cost",
     "experiment_html",
     "experiment_json",
     "experiment_json_text",

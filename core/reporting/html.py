@@ -47,6 +47,7 @@ from core.reporting.agreement import (
 from core.reporting.exports import finite_values, masked_export
 from core.reporting.figures import calls_and_attempts, score_histograms, tokens_by_scorer_step
 from core.reporting.tables import (
+    experiment_cost,
     failure_groups,
     item_frame,
     judge_usage_frame,
@@ -103,7 +104,7 @@ def experiment_html(
                 _charts_section(figures),
                 _items_section(detail.info.scorer_ids),
                 _failures_section(detail),
-                _usage_section(usage),
+                _usage_section(usage, experiment_cost(detail.info)),
                 "</main>",
             ]
         )
@@ -518,7 +519,7 @@ _USAGE_LABELS: tuple[tuple[str, str], ...] = (
 )
 
 
-def _usage_section(usage: pd.DataFrame) -> str:
+def _usage_section(usage: pd.DataFrame, cost: float | None) -> str:
     title = '<section id="usage"><h2>Judge usage</h2>'
     if usage.empty:
         return f"{title}<p>No judge call.</p></section>"
@@ -527,8 +528,7 @@ def _usage_section(usage: pd.DataFrame) -> str:
         f'<tr><th>{label}</th><td class="num">{totals[key]:,.0f}</td></tr>'
         for key, label in _USAGE_LABELS
     )
-    cost = totals["est_cost_usd"]
-    cost_text = "unknown (no price for the judge model)" if math.isnan(cost) else f"${cost:,.4f}"
+    cost_text = "unknown (no price for the judge model)" if cost is None else f"${cost:,.4f}"
     rows += f"<tr><th>Estimated cost (an estimate, not a bill)</th><td>{_e(cost_text)}</td></tr>"
     note = "<p class=note>Sums over every judge execution, failed ones included.</p>"
     return f"{title}{note}<table>{rows}</table>{_usage_by_step(usage)}</section>"
