@@ -305,7 +305,7 @@ def main() -> None:
         )
         render_pairing(comparison)
         render_scorers(comparison)
-        render_slice_changes(baseline, comparison.candidate)
+        render_slice_changes(comparison)
     st.subheader("Items, by size of change")
     focus, scorer_id = pick_focus(comparisons)
     render_items(focus, scorer_id)
