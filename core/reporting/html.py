@@ -1,15 +1,16 @@
 """The HTML report of an experiment: one self-contained file to send by email.
 
-It holds everything: the summary, per-scorer score charts and judge usage charts (plotly, with
-plotly.js inlined once), the item table with client-side filter, sort and pagination, each
+It holds everything: the summary, per-scorer score charts and judge usage charts (inline SVG
+drawn here, no plotly.js: a small experiment's report is well under 1 MB, and no dashboard
+theme reaches its colours), the item table with client-side filter, sort and pagination, each
 item's reasons and step results, the failures and the judge usage. It opens offline and loads
-nothing: a Content-Security-Policy forbids any fetch, and only the report's two scripts (by
-their sha256) may run.
+nothing: a Content-Security-Policy forbids any fetch, and only the report's script (by
+its sha256) may run.
 
 Every piece of text from a dataset, a scorer or a judge is escaped: `html.escape` in the markup;
 in the embedded JSON every `<`, `>` and `&` is a `\\u` escape (so `</script>` or `<!--` in a
 reason cannot end the data block); the inline script writes data with `textContent` only; chart
-labels are entity-escaped, so plotly shows them as text instead of reading its small tag set.
+labels are escaped in the SVG markup like the rest.
 
 Past `COMPRESS_OVER` bytes the data is gzip-compressed and base64-encoded, and the script
 inflates it (DecompressionStream, in every current browser): a 10,000-item report is a few MB.
@@ -24,14 +25,10 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from functools import lru_cache
 from html import escape
 from typing import Any, cast
 
 import pandas as pd
-import plotly.graph_objects as go
-import plotly.io as pio
-from plotly.offline import get_plotlyjs
 
 from core.experiment_records import ExperimentDetail, ScorerOutcome
 from core.reporting._report_assets import REPORT_SCRIPT, REPORT_STYLE
@@ -45,7 +42,7 @@ from core.reporting.agreement import (
     scorer_verdict,
 )
 from core.reporting.exports import finite_values, masked_export
-from core.reporting.figures import calls_and_attempts, score_histograms, tokens_by_scorer_step
+from core.reporting.svg_charts import histograms_svg, usage_svgs
 from core.reporting.tables import (
     experiment_cost,
     failure_groups,
@@ -85,11 +82,11 @@ def experiment_html(
     """
     frame = item_frame(detail)
     usage = judge_usage_frame([*detail.results, *detail.failures])
-    figures = _figures(frame, detail.info.scorer_ids, usage)
+    charts = _charts(frame, detail.info.scorer_ids, usage)
     # Masked before it may be compressed (the markup below is masked as written).
-    payload = masked_export(script_json(_payload(detail, frame, figures)))
+    payload = masked_export(script_json(_payload(detail, frame)))
     data_block = _data_block(payload, compress_over)
-    scripts = (_plotly_js(), REPORT_SCRIPT)
+    scripts = (REPORT_SCRIPT,)
     markup = masked_export(
         "\n".join(
             [
@@ -101,7 +98,7 @@ def experiment_html(
                 _summary(detail, frame),
                 _agreement_section(agreement) if agreement is not None else "",
                 reviews_section(detail),
-                _charts_section(figures),
+                _charts_section(charts),
                 _items_section(detail.info.scorer_ids),
                 _failures_section(detail),
                 _usage_section(usage, experiment_cost(detail.info)),
@@ -117,8 +114,7 @@ def experiment_html(
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
             markup,
             data_block,
-            f'<script id="plotlyjs">{scripts[0]}</script>',
-            f'<script id="report-app">{scripts[1]}</script>',
+            f'<script id="report-app">{scripts[0]}</script>',
             "</body></html>",
         ]
     )
@@ -155,7 +151,7 @@ def _data_block(payload: str, compress_over: int) -> str:
 
 def _policy(scripts: Sequence[str]) -> str:
     """Nothing may be fetched; only our scripts run (by hash, so no injected handler or
-    script could); plotly needs inline styles and data: images for its toolbar."""
+    script could); the SVG charts use inline styles."""
     hashes = " ".join(f"'sha256-{_sha256(script)}'" for script in scripts)
     return (
         f"default-src 'none'; script-src {hashes}; style-src 'unsafe-inline'; "
@@ -165,15 +161,6 @@ def _policy(scripts: Sequence[str]) -> str:
 
 def _sha256(script: str) -> str:
     return base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
-
-
-@lru_cache(maxsize=1)
-def _plotly_js() -> str:
-    """plotly.js as the plotly package ships it (checked to be safe inside a script element)."""
-    source: str = get_plotlyjs()
-    if "</script" in source.lower() or "<!--" in source or "\r" in source:
-        raise RuntimeError("plotly.js cannot be inlined verbatim (it holds </script, <!-- or CR)")
-    return source
 
 
 def _e(value: Any) -> str:
@@ -191,9 +178,7 @@ def _text(value: Any) -> str:
 # ---- data for the script ----
 
 
-def _payload(
-    detail: ExperimentDetail, frame: pd.DataFrame, figures: list[tuple[str, go.Figure]]
-) -> dict[str, Any]:
+def _payload(detail: ExperimentDetail, frame: pd.DataFrame) -> dict[str, Any]:
     scorer_ids = list(detail.info.scorer_ids)
     column = {scorer_id: k for k, scorer_id in enumerate(scorer_ids)}
     scores = frame[scorer_ids].to_numpy(dtype=float) if scorer_ids else None
@@ -220,7 +205,6 @@ def _payload(
         "scorers": scorer_ids,
         "items": items,
         "details": details,
-        "figures": [{"id": chart_id, "figure": _figure_json(fig)} for chart_id, fig in figures],
     }
 
 
@@ -282,29 +266,10 @@ def _execution(execution: dict[str, Any], view: Any) -> dict[str, Any]:
 # ---- charts ----
 
 
-def _figures(
-    frame: pd.DataFrame, scorer_ids: Sequence[str], usage: pd.DataFrame
-) -> list[tuple[str, go.Figure]]:
-    """Score histograms, and judge usage charts when the judge was called; scorer, step and
-    model names are entity-escaped first (plotly reads a few tags in labels)."""
-    labels = {scorer_id: _e(scorer_id) for scorer_id in scorer_ids}
-    figures = [
-        ("chart-scores", score_histograms(frame.rename(columns=labels), list(labels.values())))
-    ]
-    if not usage.empty:
-        safe = usage.assign(
-            scorer_id=usage["scorer_id"].map(_e),
-            step=usage["step"].map(_e),
-            model=usage["model"].map(lambda m: None if m is None else _e(m)),
-        )
-        figures.append(("chart-tokens", tokens_by_scorer_step(safe)))
-        figures.append(("chart-calls", calls_and_attempts(safe)))
-    return figures
-
-
-def _figure_json(figure: go.Figure) -> dict[str, Any]:
-    figure_json: dict[str, Any] = json.loads(pio.to_json(figure, validate=False))
-    return figure_json
+def _charts(frame: pd.DataFrame, scorer_ids: Sequence[str], usage: pd.DataFrame) -> list[str]:
+    """Score histograms, and judge usage charts when the judge was called, as inline SVG
+    (core/reporting/svg_charts.py: no plotly.js, no dashboard theme, every label escaped)."""
+    return [histograms_svg(frame, scorer_ids), *usage_svgs(usage)]
 
 
 # ---- sections ----
@@ -429,13 +394,9 @@ def _agreement_row(entry: ScorerAgreement) -> str:
     return f"{start}{numbers}<td>{_e(left_out)}</td></tr>"
 
 
-def _charts_section(figures: list[tuple[str, go.Figure]]) -> str:
-    boxes = "".join(f'<div class="chart" id="{chart_id}"></div>' for chart_id, _ in figures)
-    return (
-        '<section id="charts"><h2>Charts</h2>'
-        "<noscript><p>The charts need JavaScript.</p></noscript>"
-        f"{boxes}</section>"
-    )
+def _charts_section(charts: list[str]) -> str:
+    boxes = "".join(f'<div class="chart">{chart}</div>' for chart in charts)
+    return f'<section id="charts"><h2>Charts</h2>{boxes}</section>'
 
 
 def _items_section(scorer_ids: Sequence[str]) -> str:
