@@ -3,10 +3,11 @@
 The script is ours, small and dependency-free (the charts are inline SVG drawn in Python:
 core/reporting/svg_charts.py). It reads the report's data from a
 `<script type="application/json">` element, renders the item table a page at a time (a
-10,000-item report stays quick to open), filters it (text, score range, failed runs), sorts it by any column and shows one item's details. It only ever
-writes data into the page with `textContent`, never as HTML, so no text from a dataset or a
-judge can become markup. A large report's data is gzip-compressed and base64-encoded
-(`data-encoding="gzip+base64"`); the script inflates it with the browser's DecompressionStream.
+10,000-item report stays quick to open), filters it (text, score range, failed runs), sorts it
+by any column and shows one item's details. It only ever writes data into the page with
+`textContent`, never as HTML, so no text from a dataset or a judge can become markup. A large
+report's data is gzip-compressed and base64-encoded (`data-encoding="gzip+base64"`); the script
+inflates it with the browser's DecompressionStream.
 """
 
 from __future__ import annotations
