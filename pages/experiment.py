@@ -36,6 +36,7 @@ from pages.ui.downloads import render_downloads
 from pages.ui.grid import render_filters, render_grid
 from pages.ui.judge_key import judge_key_input
 from pages.ui.manage import render_experiment_manage
+from pages.ui.pass_fail import pass_column, render_pass_fail
 from pages.ui.services import service
 from pages.ui.slices import render_slices
 from pages.ui.text import chart_text, md_short, md_text, show_item_texts, show_text
@@ -306,6 +307,7 @@ def main() -> None:
     aggregates = experiment_aggregates(info)
     render_experiment_manage(info)
     render_summary(info, aggregates)
+    passing = render_pass_fail(info)
     if render_resume(info):
         st.rerun()  # the progress panel takes over
     downloads = st.container()  # filled last: the files include the chosen label agreement
@@ -329,7 +331,7 @@ def main() -> None:
         f"{page.total:,}{more} of {info.total_items:,} items · page {page.page:,} of "
         f"{page.pages:,}{more}"
     )
-    marks = review.grid_marks(info.id)
+    marks = {**review.grid_marks(info.id), **pass_column(passing)}
     render_drilldown(info, render_grid(page, info, metadata_columns, marks))
     render_themes(info)
     if info.counts.failed:

@@ -66,6 +66,7 @@ def experiment_html(
     generated_at: datetime | None = None,
     compress_over: int = COMPRESS_OVER,
     agreement: LabelAgreement | None = None,
+    thresholds: Sequence[Mapping[str, Any]] | None = None,
 ) -> str:
     """The report as one HTML string (UTF-8; see the module docstring for what it holds).
 
@@ -96,6 +97,7 @@ def experiment_html(
                     detail, generated_at or datetime.now(UTC), with_labels=agreement is not None
                 ),
                 _summary(detail, frame),
+                _thresholds_section(thresholds) if thresholds else "",
                 _agreement_section(agreement) if agreement is not None else "",
                 reviews_section(detail),
                 _charts_section(charts),
@@ -332,6 +334,43 @@ def _means(scorer_ids: Sequence[str], frame: pd.DataFrame, comparisons: Mapping[
         "<th class=num>Mean</th>"
         "<th class=num>Items scored</th><th class=num>Failed runs</th></tr>"
         f"{''.join(rows)}</table>"
+    )
+
+
+def _thresholds_section(results: Sequence[Mapping[str, Any]]) -> str:
+    """Pass/fail: each thresholded scorer's mean against its bounds (`ThresholdResult`s as
+    JSON, the export's `summary.thresholdResults`) and the verdict."""
+    passed = all(bool(result.get("passed")) for result in results)
+    rows = []
+    for result in results:
+        bounds = result.get("threshold") or {}
+        low, high = bounds.get("min"), bounds.get("max")
+        shown = " and ".join(
+            part
+            for part in (
+                f"≥ {low:g}" if isinstance(low, int | float) else "",
+                f"≤ {high:g}" if isinstance(high, int | float) else "",
+            )
+            if part
+        )
+        mean = result.get("averageScore")
+        ok = bool(result.get("passed"))
+        rows.append(
+            f"<tr><td>{_e(result.get('id'))}</td>"
+            f'<td class="verdict-{"separates" if ok else "inverted"}">'
+            f"{'✓ passed' if ok else '✗ failed'}</td>"
+            f'<td class="num">{_e("—" if mean is None else f"{mean:.3f}")}</td>'
+            f"<td>{_e(shown)}</td>"
+            f'<td class="num">{_e(result.get("failedRuns", 0))} of '
+            f"{_e(result.get('totalRuns', 0))}</td></tr>"
+        )
+    verdict = "Passed every threshold." if passed else "Failed: a scorer is outside its bounds."
+    return (
+        f'<section id="pass-fail"><h2>Pass/fail</h2><p class="verdict">{_e(verdict)}</p>'
+        "<p class=note>A scorer passes when its mean is within its bounds (inclusive) and "
+        "none of its runs failed (the rule of scorelab run --threshold).</p>"
+        "<table><tr><th>Scorer</th><th>Verdict</th><th class=num>Mean</th><th>Bounds</th>"
+        f"<th class=num>Failed or missing runs</th></tr>{''.join(rows)}</table></section>"
     )
 
 

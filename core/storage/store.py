@@ -53,7 +53,7 @@ from core.experiment_records import (
     SliceSummary,
 )
 from core.run_results import JudgeUsage
-from core.storage import reads, reviews, slices
+from core.storage import reads, reviews, slices, thresholds
 from core.storage._engines import make_engine, normalise_url
 from core.storage._manage import StoreManagement
 from core.storage.schema import SchemaError, upgrade_schema
@@ -296,6 +296,7 @@ class Store(StoreManagement):
         )
         with self._transaction("delete the dataset") as connection:
             reviews.delete_reviews_of(connection, experiments)
+            thresholds.delete_thresholds_of(connection, experiments)
             connection.execute(delete(ScoreRow).where(col(ScoreRow.experiment_id).in_(experiments)))
             connection.execute(
                 delete(ExperimentRow).where(col(ExperimentRow.dataset_id) == dataset_id)
@@ -466,6 +467,7 @@ class Store(StoreManagement):
         self._settled.pop(experiment_id, None)
         with self._transaction("delete the experiment") as connection:
             reviews.delete_reviews_of(connection, [experiment_id])
+            thresholds.delete_thresholds_of(connection, [experiment_id])
             connection.execute(delete(ScoreRow).where(col(ScoreRow.experiment_id) == experiment_id))
             connection.execute(delete(ExperimentRow).where(col(ExperimentRow.id) == experiment_id))
 
@@ -669,6 +671,20 @@ class Store(StoreManagement):
         if found is None:
             raise NotFoundError(f"No experiment with id {experiment_id!r}")
         return found.dataset_id, found.total_items, list(found.scorer_ids or [])
+
+    # ---- pass/fail thresholds (core/storage/thresholds.py) ----
+
+    def save_thresholds(
+        self, experiment_id: str, bounds: Mapping[str, tuple[float | None, float | None]]
+    ) -> None:
+        """Replace the experiment's thresholds (scorer id -> (min, max)), unchecked (the
+        service checks them)."""
+        with self._transaction("save the thresholds") as connection:
+            thresholds.save_thresholds(connection, experiment_id, bounds)
+
+    def thresholds(self, experiment_id: str) -> dict[str, tuple[float | None, float | None]]:
+        """The experiment's thresholds, scorer id -> (min, max)."""
+        return thresholds.read_thresholds(self.engine, experiment_id)
 
     # ---- human reviews of scores (core/storage/reviews.py) ----
 
