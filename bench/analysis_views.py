@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from reporting_tables import best_of, synthetic_detail
 
-from core.experiment_records import ExperimentDetail, SliceScorer, SliceSummary
-from core.reporting import experiment_html
+from core.exchange.html import experiment_html
+from core.records import ExperimentDetail, SliceScorer, SliceSummary
 from core.reporting.compare import compare_experiments
 from core.reporting.side_by_side import side_by_side
 from core.reporting.slice_views import paired_slice_changes, scorer_slice_chart, slice_pivot

@@ -28,8 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the synthetic experi
 
 from reporting_tables import best_of, synthetic_detail
 
-from core.experiment_records import ExperimentDetail
-from core.reporting import experiment_html, experiment_json, results_csv
+from core.exchange.exports import experiment_json, results_csv
+from core.exchange.html import experiment_html
+from core.records import ExperimentDetail
 
 MB = 1024 * 1024
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from scorelab_db import BACKENDS, database
 
-from core.experiment_records import ExperimentConfig, ScorerSpec
 from core.experiments.thresholds import Threshold
+from core.records import ExperimentConfig, ScorerSpec
 from core.service import InvalidInputError, Service, views
 
 # checks.includes "right": 1 for a, b, c; 0 for d. Mean 0.75.

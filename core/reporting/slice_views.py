@@ -17,7 +17,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from core.experiment_records import SliceScorer, SliceSummary
+from core.records import SliceScorer, SliceSummary
 from core.reporting.compare import Comparison
 from core.reporting.slices import NO_VALUE_LABEL, t_interval
 

@@ -15,13 +15,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from core.errors import InvalidInputError, MastraError
-from core.experiment_records import ExperimentInfo, ScoreSummary
 from core.experiments.thresholds import (
     Threshold,
     ThresholdResult,
     check_threshold,
     parse_threshold,
 )
+from core.records import ExperimentInfo, ScoreSummary
 
 if TYPE_CHECKING:
     from core.storage import Store

@@ -32,6 +32,8 @@ from core.dashboard_access import (
     login_wanted,
     unprotected_address_message,
 )
+from core.exchange.exports import experiment_json_text, results_csv
+from core.exchange.html import experiment_html
 from core.reporting import (
     ALL_STEPS,
     CHART_VALUES,
@@ -49,8 +51,6 @@ from core.reporting import (
     diff_html,
     duration_distribution,
     experiment_cost,
-    experiment_html,
-    experiment_json_text,
     experiments_frame,
     failure_groups,
     filter_items,
@@ -63,7 +63,6 @@ from core.reporting import (
     label_columns,
     mismatched_comparisons,
     page_frame,
-    results_csv,
     score_histograms,
     scored_label,
     scorer_table,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.experiment_records import ExperimentInfo
+from core.records import ExperimentInfo
 from core.service import InvalidInputError
 from core.service.pass_fail import PassFail
 from pages.ui.services import service

@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from core.experiment_records import ExperimentInfo, SliceSummary
+from core.records import ExperimentInfo, SliceSummary
 from core.service.views import (
     CHART_TOP,
     CORRECTION,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 import core.service
-from core.experiment_records import ExperimentConfig, ScorerSpec
+from core.records import ExperimentConfig, ScorerSpec
 
 DATA = b"id,question,answer\na,q,right\nb,q,right\nc,q,right\nd,q,wrong\n"
 

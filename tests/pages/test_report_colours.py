@@ -1,6 +1,6 @@
 """An HTML report made inside a Streamlit session has the report's own colours: Streamlit's
 plotly theme (its `#000001`… placeholders) never reaches the charts, which are inline SVG
-drawn by core/reporting/svg_charts.py (issue 21)."""
+drawn by core/exchange/svg_charts.py (issue 21)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 
 from streamlit.testing.v1 import AppTest
 
-from core.reporting.svg_charts import PALETTE
+from core.exchange.svg_charts import PALETTE
 
 
 def make_report_in_a_session() -> None:
@@ -17,8 +17,8 @@ def make_report_in_a_session() -> None:
     import plotly.graph_objects as go
     import streamlit as st
 
-    from core.experiment_records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
-    from core.reporting import experiment_html
+    from core.exchange.html import experiment_html
+    from core.records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
 
     st.plotly_chart(go.Figure(go.Bar(x=[1], y=[1])))  # the dashboard's theme is in use
     info = ExperimentInfo(

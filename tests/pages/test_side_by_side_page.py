@@ -9,7 +9,7 @@ from streamlit import dataframe_util
 from streamlit.testing.v1 import AppTest
 
 import core.service
-from core.experiment_records import ExperimentConfig, ScorerSpec
+from core.records import ExperimentConfig, ScorerSpec
 from pages.ui.side_by_side import FELL, ROSE
 
 SCORERS = [ScorerSpec(scorer_id="checks.includes", options={"value": "right", "id": "right"})]

@@ -5,10 +5,10 @@ lines say the same."""
 
 from __future__ import annotations
 
+from core.exchange.html import experiment_html
 from core.reporting import (
     agreement_frame,
     agreement_verdict,
-    experiment_html,
     label_agreement,
     ranked_scorers,
     scorer_verdict,

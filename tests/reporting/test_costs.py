@@ -10,9 +10,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from core.experiment_records import ExperimentDetail, ExperimentInfo, RunCounts, ScorerOutcome
+from core.exchange.html import experiment_html
 from core.judge.pricing import canonical_model, estimate_cost_usd
-from core.reporting import experiment_cost, experiment_html, experiments_frame, judge_usage_frame
+from core.records import ExperimentDetail, ExperimentInfo, RunCounts, ScorerOutcome
+from core.reporting import experiment_cost, experiments_frame, judge_usage_frame
 from core.reporting.compare import compare_experiments, usage_side_by_side
 from core.run_results import JudgeUsage
 

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from core.experiment_records import (
+from core.records import (
     DatasetItem,
     ExperimentDetail,
     ExperimentInfo,

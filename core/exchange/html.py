@@ -30,9 +30,11 @@ from typing import Any, cast
 
 import pandas as pd
 
-from core.experiment_records import ExperimentDetail, ScorerOutcome
-from core.reporting._report_assets import REPORT_SCRIPT, REPORT_STYLE
-from core.reporting._review_html import reviews_section
+from core.exchange._report_assets import REPORT_SCRIPT, REPORT_STYLE
+from core.exchange._review_html import reviews_section
+from core.exchange.exports import finite_values, masked_export
+from core.exchange.svg_charts import histograms_svg, usage_svgs
+from core.records import ExperimentDetail, ScorerOutcome
 from core.reporting.agreement import (
     REVIEWS_SOURCE,
     LabelAgreement,
@@ -41,8 +43,6 @@ from core.reporting.agreement import (
     ranked_scorers,
     scorer_verdict,
 )
-from core.reporting.exports import finite_values, masked_export
-from core.reporting.svg_charts import histograms_svg, usage_svgs
 from core.reporting.tables import (
     experiment_cost,
     failure_groups,
@@ -270,7 +270,7 @@ def _execution(execution: dict[str, Any], view: Any) -> dict[str, Any]:
 
 def _charts(frame: pd.DataFrame, scorer_ids: Sequence[str], usage: pd.DataFrame) -> list[str]:
     """Score histograms, and judge usage charts when the judge was called, as inline SVG
-    (core/reporting/svg_charts.py: no plotly.js, no dashboard theme, every label escaped)."""
+    (core/exchange/svg_charts.py: no plotly.js, no dashboard theme, every label escaped)."""
     return [histograms_svg(frame, scorer_ids), *usage_svgs(usage)]
 
 

@@ -1,7 +1,7 @@
-"""The style sheet and the inline script of the HTML report (`core.reporting.html`).
+"""The style sheet and the inline script of the HTML report (`core.exchange.html`).
 
 The script is ours, small and dependency-free (the charts are inline SVG drawn in Python:
-core/reporting/svg_charts.py). It reads the report's data from a
+core/exchange/svg_charts.py). It reads the report's data from a
 `<script type="application/json">` element, renders the item table a page at a time (a
 10,000-item report stays quick to open), filters it (text, score range, failed runs), sorts it
 by any column and shows one item's details. It only ever writes data into the page with
