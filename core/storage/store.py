@@ -75,6 +75,7 @@ from core.storage._rows import (
     _score_row,
     _settled_key,
     _stored_counts,
+    _utc,
 )
 from core.storage.schema import SchemaError, upgrade_schema
 from core.storage.tables import DatasetItemRow, DatasetRow, ExperimentRow, ScoreRow
@@ -388,7 +389,11 @@ class Store(StoreManagement):
         two processes resuming the same experiment only one gets True.
 
         The failed runs' counters start again from zero: a resume runs again every pair without
-        a stored success, failed ones included, and counts them anew."""
+        a stored success, failed ones included, and counts them anew.
+
+        Its duration stays its running time: `started_at` moves forward by the idle time
+        between its stop (`finished_at`, else its last heartbeat for a crashed run) and now, so
+        `finished_at - started_at` never counts the time it sat cancelled or interrupted."""
         table = ExperimentRow.__table__
         claimable: ColumnElement[bool] = table.c.status.in_(list(statuses))
         if "interrupted" in statuses:
@@ -406,6 +411,17 @@ class Store(StoreManagement):
             heartbeat_at=_now(),
         )
         with self._transaction("reopen the experiment") as connection:
+            found = connection.execute(
+                select(table.c.started_at, table.c.finished_at, table.c.heartbeat_at).where(
+                    table.c.id == experiment_id
+                )
+            ).first()
+            if found is not None and found.started_at is not None:
+                stopped = _utc(found.finished_at or found.heartbeat_at)
+                started = _utc(found.started_at)
+                if stopped is not None and started is not None:
+                    ran = max(stopped - started, timedelta(0))
+                    values["started_at"] = values["heartbeat_at"] - ran
             result = connection.execute(
                 update(table).where(table.c.id == experiment_id, claimable).values(**values)
             )
