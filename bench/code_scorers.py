@@ -1,6 +1,6 @@
 """Throughput of the prebuilt code scorers against Mastra's own, measured side by side.
 
-    python bench/code_scorers.py [--pairs 2000] [--warmup 2000] [--no-mastra]
+    python bench/code_scorers.py [--pairs 2000] [--warmup 2000] [--no-mastra] [--only SCORER]
 
 Generates distinct question/answer pairs in-process (seeded, so every run sees the same data;
 no pair appears twice, so a cache keyed by whole texts could not help anyone), then for each
@@ -226,6 +226,9 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=2000, help="timed pairs per scorer")
     parser.add_argument("--warmup", type=int, default=2000, help="warm-up pairs (not timed)")
     parser.add_argument("--no-mastra", action="store_true", help="time ours only")
+    parser.add_argument(
+        "--only", metavar="SCORER", help='time one scorer only, e.g. --only "keyword coverage"'
+    )
     args = parser.parse_args()
     pairs = make_pairs(args.pairs, seed=7)
     warmup = make_pairs(args.warmup, seed=8, exclude=frozenset(t[:2] for t in pairs))
@@ -243,6 +246,16 @@ def main() -> None:
         "textual difference": create_textual_difference_scorer(),
         "tone": create_tone_scorer(),
     }
+    others: dict[str, Scorer] = {
+        "exact match": create_exact_match_scorer(),
+        "token F1": create_token_f1_scorer(),
+    }
+    if args.only is not None:
+        if args.only not in compared and args.only not in others:
+            names = ", ".join(repr(name) for name in [*compared, *others])
+            raise SystemExit(f"--only {args.only!r}: not a scorer of this bench (one of {names})")
+        compared = {name: s for name, s in compared.items() if name == args.only}
+        others = {name: s for name, s in others.items() if name == args.only}
     header = f"{'scorer':<20}{'runs/s':>10}{'Mastra':>10}{'x Mastra':>10}  verdict (>= {TARGET:g}x)"
     print(header)
     with tempfile.TemporaryDirectory() as folder:
@@ -263,10 +276,7 @@ def main() -> None:
                 f"{name:<20}{ours:>10,.0f}{mastra['runsPerSecond']:>10,.0f}{ratio:>10.1f}"
                 f"  {verdict}  ({means})"
             )
-    for name, scorer in {
-        "exact match": create_exact_match_scorer(),
-        "token F1": create_token_f1_scorer(),
-    }.items():
+    for name, scorer in others.items():
         ours, _ = time_ours(_against_truth(scorer), warmup, pairs)
         print(f"{name:<20}{ours:>10,.0f}{'-':>10}{'-':>10}  (no Mastra counterpart)")
     print(f"load after: {_loadavg()}")
