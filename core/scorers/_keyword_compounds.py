@@ -5,10 +5,12 @@ covered by (a rule compound's verb phrase, a hyphenated term's spaced spelling),
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Iterable
 from itertools import product
 
-from core.scorers._keyword_lexicon import _DO, _Term
-from core.scorers._keyword_words import _ING, _KEYWORDS, _remember, _Word, _word
+from core.scorers._keyword_lexicon import _DO, _Term, two_word_splits
+from core.scorers._keyword_words import _CACHE_LIMIT, _ING, _KEYWORDS, _remember, _Word, _word
 
 # --- compounds ------------------------------------------------------------------------------
 
@@ -93,7 +95,16 @@ def _compound_span(
     if found is None:
         forms = frozenset(f"{left} {right}" for left, right in product(modifier.forms, head.forms))
         found = _span_word([modifier, head], forms)
+    if not found.acts:
+        found.acts = rule_acts(modifier, head)
     return found
+
+
+def rule_acts(modifier: _Word, head: _Word) -> frozenset[str]:
+    """The verb phrases a rule compound names, as "verb:noun" keys: the head's verbs with the
+    modifier as object ("hyperparameter tuning" -> tune:hyperparameter, "schema migration"
+    -> migrate:schema). A curated term has none: a term of art stays a term."""
+    return frozenset(f"{verb}:{noun}" for verb in head.head_verbs for noun in modifier.forms)
 
 
 def _percent_span(items: list[_Word | None], start: int, number: _Word) -> tuple[_Word, int] | None:
@@ -134,3 +145,135 @@ def _span_at(items: list[_Word | None], position: int, word: _Word) -> tuple[_Wo
 _CONSUMED = _Word("", frozenset(), False)
 _CONSUMED.noun_only = True  # a span is a noun phrase
 _CONSUMED_RUN: list[_Word | None] = [_CONSUMED] * 16  # longer than any curated term
+
+
+# --- variants -------------------------------------------------------------------------------
+
+# Words that may stand between a form of "be" and its participle: "were not tested".
+_PASSIVE_GAP = frozenset(
+    {"not", "never", "also", "often", "always", "usually", "then", "now", "all", "both",
+     "being", "been", "be", "further", "rarely", "still"}
+)  # fmt: skip
+_MAX_OBJECT_NOUNS = 3  # "tune the model's learning-rate hyperparameters": up to 3 words
+
+
+def verb_phrases(items: list[_Word | None]) -> set[str]:
+    """A text's verb phrases as "verb:noun" keys (see `rule_acts`): a verb and the nouns of
+    its object, determiners skipped ("tune hyperparameters", "tuning the hyperparameters");
+    a compound head, "of" and the nouns after it ("tuning of hyperparameters", "migration of
+    the schema"); a noun, a form of "be" and a participle ("the frameworks were tested").
+    Any other word between them (a preposition, a conjunction) ends the phrase: "learning
+    about machines" names no object."""
+    keys: set[str] = set()
+    for position, word in enumerate(items):
+        if word is None:
+            continue
+        if word.be:
+            if position:
+                _passive(items, position, keys)
+            continue
+        following = items[position + 1]  # a line always ends with None: never out of range
+        if following is not None and following.surface == "of" and word.head_verbs:
+            _objects(items, position + 2, word.head_verbs, keys)
+        elif word.verbs and following is not None:
+            _objects(items, position + 1, word.verbs, keys)
+    return keys
+
+
+def _objects(items: list[_Word | None], start: int, verbs: frozenset[str], keys: set[str]) -> None:
+    nouns = 0
+    for position in range(start, len(items)):
+        item = items[position]
+        if item is None or nouns == _MAX_OBJECT_NOUNS:
+            return
+        if not item.is_keyword:
+            if item.object_cue:
+                continue
+            return
+        if item.noun_like:
+            keys.update(f"{verb}:{noun}" for verb in verbs for noun in item.forms)
+        nouns += 1
+
+
+def _passive(items: list[_Word | None], be: int, keys: set[str]) -> None:
+    subject = items[be - 1]
+    if subject is None or not subject.is_keyword or not subject.noun_like:
+        return
+    for position in range(be + 1, min(be + 4, len(items))):
+        item = items[position]
+        if item is None:
+            return
+        if item.participle:
+            keys.update(f"{verb}:{noun}" for verb in item.verbs for noun in subject.forms)
+            return
+        if not (item.be or item.surface in _PASSIVE_GAP or item.surface.endswith("ly")):
+            return
+
+
+def spaced(items: list[_Word | None], parts: tuple[str, ...]) -> bool:
+    """Whether a text has these words in a row, in one phrase (the last in any of its forms):
+    "well known" for "well-known", "real time" for "realtime"."""
+    last = _word(parts[-1])
+    if last is None:
+        return False
+    first, middle, width = parts[0], parts[1:-1], len(parts)
+    end = len(items) - width
+    for position, item in enumerate(items):
+        if position > end:
+            return False
+        if item is None or item.surface != first:
+            continue
+        words = items[position + 1 : position + width]
+        if all(word is not None for word in words) and all(
+            word is not None and word.surface == part
+            for word, part in zip(words, middle, strict=False)
+        ):
+            final = words[-1]
+            if final is not None and not final.forms.isdisjoint(last.forms):
+                return True
+    return False
+
+
+def variant_forms(
+    reference: Iterable[_Word],
+    reference_order: list[_Word | None],
+    response_order: list[_Word | None],
+    pool: set[str],
+) -> set[str]:
+    """The forms of the reference keywords that the response's pool misses but covers by a
+    variant (added to the pool): a rule compound by its verb phrase, a hyphenated keyword by
+    its parts spaced apart, a word by its two parts spaced apart ("realtime" / "real time"),
+    and two reference words in a row by the same written as one ("real time" / "realtime").
+    The response's verb phrases are looked for only when a compound needs them."""
+    extra: set[str] = set()
+    phrases: set[str] | None = None
+    for word in reference:
+        if not word.forms.isdisjoint(pool):
+            continue
+        if " " in word.surface and word.surface.replace(" ", "") in pool:
+            covered = True  # "open source" written "opensource"
+        elif word.acts:
+            if phrases is None:
+                phrases = verb_phrases(response_order)
+            covered = not word.acts.isdisjoint(phrases)
+        elif word.parts:
+            covered = spaced(response_order, word.parts)
+        else:
+            covered = any(spaced(response_order, split) for split in _two_word_splits(word.surface))
+        if covered:
+            extra.update(word.forms)
+    previous: _Word | None = None
+    for item in reference_order:
+        if (
+            item is not None
+            and previous is not None
+            and item.is_keyword
+            and previous.is_keyword
+            and previous.surface + item.surface in pool
+        ):
+            extra.update(previous.forms, item.forms)
+        previous = item
+    return extra
+
+
+_two_word_splits = functools.lru_cache(maxsize=_CACHE_LIMIT)(two_word_splits)

@@ -101,10 +101,51 @@ def _forms(surface: str) -> frozenset[str]:
         undotted = surface.replace(".", "")
         return frozenset({"." + undotted if surface.startswith(".") else undotted})
     if "-" in surface:
-        prefix, _, last = surface.rpartition("-")
-        if last.isalpha():
-            return frozenset({surface} | {f"{prefix}-{form}" for form in _alpha_forms(last)[0]})
-    return frozenset({surface})  # "c++", "c#", "gpt4", "gpt-4"
+        return _hyphenated_forms(surface)
+    return frozenset({surface})  # "c++", "c#", "gpt4"
+
+
+def _hyphenated_forms(surface: str) -> frozenset[str]:
+    """A hyphenated token's forms: as written, its last part's forms behind the rest
+    ("pre-trained" -> pre-train), and the same joined without hyphens ("real-time" ->
+    realtime, "e-mails" -> emails, email; "gpt-4" -> gpt4). A token with an empty or
+    non-alphanumeric part ("--verbose", "rock-'n'-roll") keeps only its last part's forms."""
+    parts = surface.split("-")
+    last = parts[-1]
+    lasts = _alpha_forms(last)[0] if last.isalpha() else frozenset({last})
+    prefix = surface[: -len(last)]  # with its final hyphen
+    forms = {surface, *(prefix + form for form in lasts)}
+    if all(part.isalnum() for part in parts):
+        joined = "".join(parts[:-1])
+        forms.update(joined + form for form in lasts)
+    elif not last.isalpha():
+        return frozenset({surface})
+    return frozenset(forms)
+
+
+def hyphen_parts(surface: str) -> tuple[str, ...]:
+    """The parts of a hyphenated token whose hyphens may be spaces ("state-of-the-art" ->
+    state, of, the, art), or () when it has an empty or non-alphanumeric part."""
+    parts = tuple(surface.split("-"))
+    if len(parts) < 2 or not all(part.isalnum() for part in parts):
+        return ()
+    return parts
+
+
+def two_word_splits(word: str) -> tuple[tuple[str, str], ...]:
+    """The ways an alphabetic word is two words written together ("realtime" -> real + time,
+    "database" -> data + base): both parts words the dictionary knows, of two letters or
+    more and not stopwords ("therapist" is not "the rapist", "together" not "to get her")."""
+    if len(word) < 5 or not word.isalpha():
+        return ()
+    return tuple(
+        (word[:cut], word[cut:])
+        for cut in range(2, len(word) - 1)
+        if word[:cut] not in STOPWORDS
+        and word[cut:] not in STOPWORDS
+        and lemminflect.getAllLemmas(word[:cut])
+        and lemminflect.getAllLemmas(word[cut:])
+    )
 
 
 # --- curated terms --------------------------------------------------------------------------
@@ -171,12 +212,20 @@ def _is_verb(candidate: str) -> bool:
     return bool(verbs) and candidate in verbs
 
 
-def _is_derived_from_verb(noun: str) -> bool:
+def derived_verbs(noun: str) -> tuple[str, ...]:
+    """The verbs a noun's suffix derives it from ("migration" -> migrate, "management" ->
+    manage, "tokenization" -> tokenize): a verb lemminflect knows, or one ending in
+    -ize/-ise/-ify/-ate. Every suffix and ending that fits is tried."""
+    verbs: list[str] = []
     for suffix, endings in _NOMINAL_SUFFIXES:
         if noun.endswith(suffix) and len(noun) - len(suffix) >= 2:
             stem = noun[: -len(suffix)]
             for ending in endings:
                 verb = stem + ending
-                if _is_verb(verb) or verb.endswith(_VERB_FORMING):
-                    return True
-    return False
+                if verb not in verbs and (_is_verb(verb) or verb.endswith(_VERB_FORMING)):
+                    verbs.append(verb)
+    return tuple(verbs)
+
+
+def _is_derived_from_verb(noun: str) -> bool:
+    return bool(derived_verbs(noun))

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import lemminflect
+
 from core.scorers._keyword_lexicon import (
     _AUXILIARIES,
     _DOTTED_STOPWORDS,
@@ -22,6 +24,8 @@ from core.scorers._keyword_lexicon import (
     _term_second_forms,
     _terms_starting_with,
     _whole_term,
+    derived_verbs,
+    hyphen_parts,
 )
 
 _TAG_RE = re.compile(r"<[^>]+>")
@@ -38,6 +42,13 @@ _THOUSANDS_RE = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _DIGIT_DOT_RE = re.compile(r"\d\.|\.\d")
 _MARKUP = "*_~`"
 
+# The forms of "be" (and "get") before a passive participle: "the frameworks were tested".
+_BE = frozenset(
+    {"is", "are", "was", "were", "be", "been", "being", "get", "gets", "got", "gotten",
+     "getting", "isn't", "aren't", "wasn't", "weren't"}
+)  # fmt: skip
+# A dunder name ("__init__", "__init__.py"), kept whole like a dotted name.
+_DUNDER_RE = re.compile(r"__[^\W_]\w*__(?:\.\w+)*")
 _NOUN_MODIFIER_EXCLUDED_ENDINGS = ("ing", "ed", "ly")
 _ING, _NOMINAL = 2, 1  # head kinds
 # Entries per cache (a distinct word costs about 1 kB across the three): a cache that grows
@@ -56,9 +67,12 @@ class _Word:
     """
 
     __slots__ = (
+        "acts",
         "aux",
+        "be",
         "forms",
         "head",
+        "head_verbs",
         "is_keyword",
         "joins",
         "modifier",
@@ -66,6 +80,8 @@ class _Word:
         "noun_only",
         "number",
         "object_cue",
+        "participle",
+        "parts",
         "percent",
         "plural",
         "pool",
@@ -75,6 +91,7 @@ class _Word:
         "terms",
         "verb_cue",
         "verbish",
+        "verbs",
     )
 
     def __init__(self, surface: str, forms: frozenset[str], is_keyword: bool) -> None:
@@ -97,6 +114,17 @@ class _Word:
         self.noun_only = False  # a noun that cannot be a verb (or a word the dictionary lacks)
         self.role = 1 if is_keyword else 0
         self.joins = False  # may be the second word of a span (see settle)
+        # Verb phrases: the verbs this word is a form of ("tested" -> test), the verbs it
+        # names as a compound head ("migration" -> migrate), whether it is a verb's
+        # participle that can follow "were" ("tested", "built"), whether a form of "be".
+        self.verbs: frozenset[str] = frozenset()
+        self.head_verbs: frozenset[str] = frozenset()
+        self.participle = False
+        self.be = surface in _BE
+        # A rule compound's verb phrases ("tune:hyperparameter"; see _keyword_compounds).
+        self.acts: frozenset[str] = frozenset()
+        # A hyphenated keyword's parts, its hyphens read as spaces ("well", "known").
+        self.parts: tuple[str, ...] = ()
 
     def settle(self) -> _Word:
         if self.terms:
@@ -163,7 +191,27 @@ def _alpha_word(surface: str) -> _Word:
         )
     word.head = _head_kind(surface, readings, forms)
     word.percent = surface == "percent"
+    _verb_roles(word, readings)
     return word.settle()
+
+
+def _verb_roles(word: _Word, readings: dict[str, tuple[str, ...]]) -> None:
+    """Set the verbs a word is a form of or names, and whether it is a participle."""
+    surface = word.surface
+    if readings:
+        lemmas = readings.get("VERB", ())
+        word.verbs = frozenset(lemmas)
+        word.participle = any(
+            surface in lemminflect.getInflection(lemma, "VBN") for lemma in lemmas
+        )
+    else:  # unknown to the dictionary: its forms may be a verb's ("tokenized" -> tokenize)
+        word.verbs = word.forms
+        word.participle = surface.endswith("ed")
+    if word.head == _ING:
+        word.head_verbs = word.verbs - {surface}
+    elif word.head == _NOMINAL:
+        nouns = readings.get("NOUN", ()) if readings else (_singular(surface),)
+        word.head_verbs = frozenset(verb for noun in nouns for verb in derived_verbs(noun))
 
 
 def _hyphenated_word(surface: str) -> _Word:
@@ -171,7 +219,13 @@ def _hyphenated_word(surface: str) -> _Word:
     part_forms = [_forms(part) for part in parts]
     key = _whole_term(part_forms) if all(part.isalpha() for part in parts) else None
     if key is None:
-        return _Word(surface, _forms(surface), True)
+        word = _Word(surface, _forms(surface), True)
+        word.parts = hyphen_parts(surface)
+        # Its parts cover the reference's single keywords, as a compound's words do.
+        word.pool = word.forms.union(
+            *(forms for part, forms in zip(parts, part_forms, strict=True) if part not in STOPWORDS)
+        )
+        return word
     word = _Word(surface, frozenset({key}), True)  # "machine-learning" is the listed term
     word.pool = word.forms.union(*part_forms)
     return word
@@ -233,6 +287,10 @@ def _url_word(url: str) -> _Word | None:
 def _clean_piece(piece: str) -> str:
     """Drop what only surrounds a word: quotes, a final dot, and Markdown emphasis or code
     marks ("'word'", "end.", "**bold**", "`code`"), which LLM answers are full of."""
+    if "__" in piece:
+        dunder = _DUNDER_RE.search(piece)
+        if dunder is not None and not piece[: dunder.start()].strip("*~`'"):
+            return piece[dunder.start() : dunder.end()]  # "`__init__`" -> "__init__"
     piece = piece.strip(_MARKUP)
     if piece.startswith(".."):  # an ellipsis glued to the word: "...and"
         piece = piece.lstrip(".")

@@ -87,7 +87,12 @@ from collections.abc import Iterable
 from itertools import product
 from typing import NamedTuple
 
-from core.scorers._keyword_compounds import _CONSUMED_RUN, _span_at, _span_word
+from core.scorers._keyword_compounds import (
+    _CONSUMED_RUN,
+    _span_at,
+    _span_word,
+    variant_forms,
+)
 from core.scorers._keyword_lexicon import STOPWORDS, TECHNICAL_TERMS, _whole_term
 from core.scorers._keyword_words import _KEYWORDS, _TOKENS, _WORDS, _items, _Word, _word
 from core.scorers._reference import (
@@ -128,11 +133,12 @@ DESCRIPTION = (
 _CACHES = (_WORDS, _TOKENS, _KEYWORDS)
 
 
-def _keywords(text: str) -> tuple[dict[str, _Word], set[str]]:
+def _keywords(text: str) -> tuple[dict[str, _Word], set[str], list[_Word | None]]:
     """The keywords of a text (surface -> keyword, in order; a keyword sharing a form with an
-    earlier one is left out) and its matchable pool: every form of every keyword, with the
-    words inside its compounds."""
-    items = _items(text)
+    earlier one is left out), its matchable pool (every form of every keyword, with the words
+    inside its compounds) and its words in order, with None at each phrase break."""
+    order = _items(text)
+    items = order.copy()
     kept: dict[str, _Word] = {}
     seen: set[str] = set()
     parts: list[frozenset[str]] = []
@@ -162,7 +168,18 @@ def _keywords(text: str) -> tuple[dict[str, _Word], set[str]]:
             if forms.isdisjoint(seen):
                 kept[surface] = word
             seen.update(forms)
-    return kept, seen.union(*parts) if parts else seen
+            if word.pool is not forms and role == 1:  # a hyphenated word's parts
+                parts.append(word.pool)
+    return kept, seen.union(*parts) if parts else seen, order
+
+
+def _compare(reference: str, response: str) -> tuple[dict[str, _Word], dict[str, _Word], set[str]]:
+    """Both sides' keywords and the response's pool, with the forms of the reference keywords
+    it covers by a variant (a compound's verb phrase, a hyphen's spaced or joined spelling)."""
+    reference_kw, _, reference_order = _keywords(reference)
+    response_kw, pool, response_order = _keywords(response)
+    extra = variant_forms(reference_kw.values(), reference_order, response_order, pool)
+    return reference_kw, response_kw, pool | extra if extra else pool
 
 
 def extract_keywords(text: str) -> dict[str, frozenset[str]]:
@@ -230,11 +247,11 @@ def _score(total: int, matched: int, reference_blank: bool, output_blank: bool) 
 
 def keyword_coverage(reference: str, response: str) -> KeywordCoverage:
     """Compare two plain texts (the pure function behind the scorer)."""
-    reference_kw = set(_keywords(reference)[0])
-    response_kw = set(_keywords(response)[0])
-    total, matched = _counts(reference_kw, response_kw)
+    reference_kw, response_kw, pool = _compare(reference, response)
+    total = len(reference_kw)
+    matched = sum(1 for word in reference_kw.values() if not word.forms.isdisjoint(pool))
     score = _score(total, matched, not reference.strip(), not response.strip())
-    return KeywordCoverage(reference_kw, response_kw, total, matched, score)
+    return KeywordCoverage(set(reference_kw), set(response_kw), total, matched, score)
 
 
 class _KeywordSet(set[str]):
@@ -252,18 +269,13 @@ class _KeywordSet(set[str]):
         return repr(set(self))
 
     @classmethod
-    def reference(cls, text: str) -> _KeywordSet:
-        keywords, _ = _keywords(text)
-        made = cls(keywords)
-        made.forms = [word.forms for word in keywords.values()]
-        return made
-
-    @classmethod
-    def response(cls, text: str) -> _KeywordSet:
-        keywords, pool = _keywords(text)
-        made = cls(keywords)
-        made.pool = pool
-        return made
+    def both(cls, reference: str, response: str) -> tuple[_KeywordSet, _KeywordSet]:
+        """The reference's keywords with their forms, the response's with its pool."""
+        reference_kw, response_kw, pool = _compare(reference, response)
+        first, second = cls(reference_kw), cls(response_kw)
+        first.forms = [word.forms for word in reference_kw.values()]
+        second.pool = pool
+        return first, second
 
 
 def _analyze(ctx: StepContext) -> dict[str, int]:
@@ -296,10 +308,8 @@ def create_keyword_coverage_scorer(reference: Reference = "input") -> Scorer:
         text = reference_text(ctx.run, mode)
         if isinstance(text, NotScorable):
             return text
-        return {
-            "referenceKeywords": _KeywordSet.reference(text),
-            "responseKeywords": _KeywordSet.response(join_texts(ctx.run.output, "output")),
-        }
+        reference_kw, response_kw = _KeywordSet.both(text, join_texts(ctx.run.output, "output"))
+        return {"referenceKeywords": reference_kw, "responseKeywords": response_kw}
 
     def generate_score(ctx: StepContext) -> float:
         counts = ctx.results.analyze_step_result
