@@ -5,12 +5,11 @@ covered by (a rule compound's verb phrase, a hyphenated term's spaced spelling),
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 from itertools import product
 
 from core.scorers._keyword_lexicon import _DO, _Term, two_word_splits
-from core.scorers._keyword_words import _CACHE_LIMIT, _ING, _KEYWORDS, _remember, _Word, _word
+from core.scorers._keyword_words import _ING, _KEYWORDS, _remember, _Word, _word
 
 # --- compounds ------------------------------------------------------------------------------
 
@@ -36,6 +35,7 @@ def _span_word(words: list[_Word], forms: frozenset[str]) -> _Word:
     found = _KEYWORDS.get(surface)
     if found is None:
         found = _Word(surface, forms, True)
+        found.alpha = True
         found.pool = forms.union(*(word.forms for word in words if word.is_keyword))
         _remember(_KEYWORDS, surface, found)
     return found
@@ -210,27 +210,32 @@ def _passive(items: list[_Word | None], be: int, keys: set[str]) -> None:
             return
 
 
-def spaced(items: list[_Word | None], parts: tuple[str, ...]) -> bool:
+def spaced(items: list[_Word | None], parts: tuple[str, ...], pool: set[str]) -> bool:
     """Whether a text has these words in a row, in one phrase (the last in any of its forms):
-    "well known" for "well-known", "real time" for "realtime"."""
-    last = _word(parts[-1])
-    if last is None:
-        return False
-    first, middle, width = parts[0], parts[1:-1], len(parts)
-    end = len(items) - width
-    for position, item in enumerate(items):
-        if position > end:
+    "well known" for "well-known", "real time" for "realtime". `pool` is the text's
+    matchable forms: a part that is a keyword and not among them rules the text out at once."""
+    words = [_word(part) for part in parts]
+    for word in words:
+        if word is None or (word.is_keyword and word.forms.isdisjoint(pool)):
             return False
+    first, middle, width = parts[0], parts[1:-1], len(parts)
+    last = words[-1]
+    assert last is not None
+    for position in range(len(items) - width + 1):
+        item = items[position]
         if item is None or item.surface != first:
             continue
-        words = items[position + 1 : position + width]
-        if all(word is not None for word in words) and all(
-            word is not None and word.surface == part
-            for word, part in zip(words, middle, strict=False)
+        following = items[position + 1 : position + width]
+        final = following[-1]
+        if (
+            final is not None
+            and not final.forms.isdisjoint(last.forms)
+            and all(
+                word is not None and word.surface == part
+                for word, part in zip(following, middle, strict=False)
+            )
         ):
-            final = words[-1]
-            if final is not None and not final.forms.isdisjoint(last.forms):
-                return True
+            return True
     return False
 
 
@@ -239,41 +244,61 @@ def variant_forms(
     reference_order: list[_Word | None],
     response_order: list[_Word | None],
     pool: set[str],
-) -> set[str]:
-    """The forms of the reference keywords that the response's pool misses but covers by a
-    variant (added to the pool): a rule compound by its verb phrase, a hyphenated keyword by
-    its parts spaced apart, a word by its two parts spaced apart ("realtime" / "real time"),
-    and two reference words in a row by the same written as one ("real time" / "realtime").
-    The response's verb phrases are looked for only when a compound needs them."""
+) -> tuple[set[str], int]:
+    """(The forms of the reference keywords that the response's pool misses but covers by a
+    variant (added to the pool): a compound written as one word ("open source" /
+    "opensource"), a rule compound by its verb phrase, a hyphenated keyword by its parts
+    spaced apart, a word by its two parts spaced apart ("realtime" / "real time"), and a
+    word with its neighbour by the two written as one ("real time" / "realtime"). The
+    response's verb phrases are looked for only when a compound needs them. With it, how
+    many reference keywords the pool itself covers.)"""
     extra: set[str] = set()
     phrases: set[str] | None = None
+    matched = 0
     for word in reference:
         if not word.forms.isdisjoint(pool):
+            matched += 1
             continue
-        if " " in word.surface and word.surface.replace(" ", "") in pool:
-            covered = True  # "open source" written "opensource"
-        elif word.acts:
-            if phrases is None:
-                phrases = verb_phrases(response_order)
-            covered = not word.acts.isdisjoint(phrases)
+        if not word.alpha:
+            continue  # a number, URL or dotted token: no variant
+        surface = word.surface
+        if " " in surface:
+            covered = surface.replace(" ", "") in pool
+            if not covered and word.acts:
+                if phrases is None:
+                    phrases = verb_phrases(response_order)
+                covered = not word.acts.isdisjoint(phrases)
         elif word.parts:
-            covered = spaced(response_order, word.parts)
+            covered = spaced(response_order, word.parts, pool)
         else:
-            covered = any(spaced(response_order, split) for split in _two_word_splits(word.surface))
+            splits = word.splits
+            if splits is None:
+                splits = word.splits = two_word_splits(surface)
+            covered = False
+            for split in splits:
+                if spaced(response_order, split, pool):
+                    covered = True
+                    break
+            else:
+                _join_neighbours(word, reference_order, pool, extra)
         if covered:
             extra.update(word.forms)
-    previous: _Word | None = None
-    for item in reference_order:
-        if (
-            item is not None
-            and previous is not None
-            and item.is_keyword
-            and previous.is_keyword
-            and previous.surface + item.surface in pool
-        ):
-            extra.update(previous.forms, item.forms)
-        previous = item
-    return extra
+    return extra, matched
 
 
-_two_word_splits = functools.lru_cache(maxsize=_CACHE_LIMIT)(two_word_splits)
+def _join_neighbours(
+    word: _Word, order: list[_Word | None], pool: set[str], extra: set[str]
+) -> None:
+    """Add the forms of the word and its neighbour when the two, written as one word, are in
+    the pool ("real time" / "realtime")."""
+    try:
+        position = order.index(word)  # the same object: `order` made the keyword
+    except ValueError:  # a keyword no word of the text is ("50 percent" -> 50%)
+        return
+    before = order[position - 1] if position else None
+    if before is not None and before.alpha and before.surface + word.surface in pool:
+        extra.update(before.forms, word.forms)
+        return
+    after = order[position + 1]  # a line always ends with None: never out of range
+    if after is not None and after.alpha and word.surface + after.surface in pool:
+        extra.update(word.forms, after.forms)

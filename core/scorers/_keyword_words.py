@@ -68,6 +68,7 @@ class _Word:
 
     __slots__ = (
         "acts",
+        "alpha",
         "aux",
         "be",
         "forms",
@@ -86,6 +87,7 @@ class _Word:
         "plural",
         "pool",
         "role",
+        "splits",
         "surface",
         "term_seconds",
         "terms",
@@ -125,6 +127,10 @@ class _Word:
         self.acts: frozenset[str] = frozenset()
         # A hyphenated keyword's parts, its hyphens read as spaces ("well", "known").
         self.parts: tuple[str, ...] = ()
+        # A keyword of letters (a word, a hyphenated word or a span of words), which a
+        # spelling variant may cover; its two-word splits, found when first needed.
+        self.alpha = False
+        self.splits: tuple[tuple[str, str], ...] | None = None
 
     def settle(self) -> _Word:
         if self.terms:
@@ -174,6 +180,7 @@ def _head_kind(word: str, readings: dict[str, tuple[str, ...]], forms: frozenset
 def _alpha_word(surface: str) -> _Word:
     forms, readings = _alpha_forms(surface)
     word = _Word(surface, forms, True)
+    word.alpha = True
     word.terms = _terms_starting_with(forms)
     if readings:
         nouns = readings.get("NOUN", ())
@@ -221,12 +228,14 @@ def _hyphenated_word(surface: str) -> _Word:
     if key is None:
         word = _Word(surface, _forms(surface), True)
         word.parts = hyphen_parts(surface)
+        word.alpha = bool(word.parts)
         # Its parts cover the reference's single keywords, as a compound's words do.
         word.pool = word.forms.union(
             *(forms for part, forms in zip(parts, part_forms, strict=True) if part not in STOPWORDS)
         )
         return word
     word = _Word(surface, frozenset({key}), True)  # "machine-learning" is the listed term
+    word.alpha = True
     word.pool = word.forms.union(*part_forms)
     return word
 

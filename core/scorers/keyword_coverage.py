@@ -27,7 +27,17 @@ letter or digit at all (a lone "-"). Matching is case-insensitive. On top of tha
 - **Technical tokens stay whole**: a token with an inner dot or ending in "++" / "#" is one
   keyword ("react.js", "c++", "c#"); a dotted form also matches the same token without its dots
   ("reactjs") unless a digit touches a dot ("v3.5" is not "v35"); a leading dot is kept
-  (".NET" is not "net").
+  (".NET" is not "net"). A dunder name is one keyword with its underscores ("__init__",
+  "__init__.py"; "__init__" is not "init"), Markdown marks around it dropped.
+- **Hyphen, space and joined spellings are one term** (one rule): a hyphenated token is one
+  keyword that also matches its parts written apart in one phrase ("well-known" = "well
+  known", "state-of-the-art" = "state of the art") and written together ("real-time" =
+  "realtime", "e-mail" = "email", "gpt-4" = "gpt4"); a word that is two dictionary words
+  together, neither a stopword, matches them written apart ("realtime" = "real time",
+  "database" = "data base"; "therapist" is not "the rapist"), and two words in a row match
+  the same written as one ("open source" = "opensource"). In the response a hyphenated
+  word's parts cover the reference's single keywords, as a compound's words do. A token
+  with an empty part ("--verbose") is no hyphenated term.
 - **Word forms match through lemmas, not stems.** Each word has a set of *forms*: itself plus
   every lemma lemminflect's English dictionary gives it, whatever the part of speech
   ("ran" -> {ran, run}, "mice" -> {mice, mouse}, "testing" -> {testing, test}). A word unknown
@@ -62,10 +72,17 @@ letter or digit at all (a lone "-"). Matching is case-insensitive. On top of tha
      ("dashboards make regressions"), or after the subject of a question's auxiliary ("does
      Redis handle caching", "can the cache handle authentication"); an "-ing" head followed
      by a determiner or object pronoun takes an object ("the server handling the requests").
-  A compound is matched only by the same compound in the response (the same forms word by
+  A compound is matched by the same compound in the response (the same forms word by
   word), never by its words scattered apart, and its words are not counted again in the
-  reference. In the response, the words inside a compound do cover the reference's single
-  keywords (a response saying "data preparation" covers the reference keyword "data").
+  reference. A **rule compound also matches the verb phrase it names**: its head's verb
+  with the modifier as object or passive subject, in one phrase: the verb, determiners and
+  up to three nouns ("tune hyperparameters", "we tuned the hyperparameters"), the head, "of"
+  and its nouns ("tuning of hyperparameters", "migration of the schema"), or the noun, a
+  form of "be" and the participle ("the frameworks were tested", "the schema was
+  migrated"). A curated term is a term of art and names no verb phrase: "learning about
+  machines" is not "machine learning", "deep models for learning" not "deep learning".
+  In the response, the words inside a compound do cover the reference's single keywords
+  (a response saying "data preparation" covers the reference keyword "data").
 
 Scoring: empty reference and output score 1.0, exactly one of them empty scores 0.0 ("empty" =
 blank after `strip()`); a non-empty reference without keywords (only stopwords) scores 1.0.
@@ -78,7 +95,11 @@ the ground truth, and a reason says so. (For two empty texts Mastra wraps its pr
 in an extra `result` key; this scorer returns the same two empty sets plainly.)
 
 Speed: every word is analysed once and cached (word -> forms and roles; token -> words), so a
-text costs one dictionary look-up per token and a short pass for compounds.
+text costs one dictionary look-up per token and a short pass for compounds; the variants
+(verb phrases, spaced spellings) are looked for only for the reference keywords the
+response's forms miss. The code: the lexicon (`_keyword_lexicon.py`: lists, word forms,
+verbs), the words (`_keyword_words.py`: tokenising, the analysed word, its caches), the
+compounds and variants (`_keyword_compounds.py`), this module (keywords, the scorer).
 """
 
 from __future__ import annotations
@@ -173,13 +194,24 @@ def _keywords(text: str) -> tuple[dict[str, _Word], set[str], list[_Word | None]
     return kept, seen.union(*parts) if parts else seen, order
 
 
-def _compare(reference: str, response: str) -> tuple[dict[str, _Word], dict[str, _Word], set[str]]:
-    """Both sides' keywords and the response's pool, with the forms of the reference keywords
-    it covers by a variant (a compound's verb phrase, a hyphen's spaced or joined spelling)."""
+class _Compared(NamedTuple):
+    reference: dict[str, _Word]
+    response: dict[str, _Word]
+    pool: set[str]  # the response's, with the reference keywords it covers by a variant
+    matched: int  # reference keywords covered
+
+
+def _compare(reference: str, response: str) -> _Compared:
+    """Both sides' keywords, the response's pool with the forms of the reference keywords it
+    covers by a variant (a compound's verb phrase, a hyphen's spaced or joined spelling), and
+    how many reference keywords are covered."""
     reference_kw, _, reference_order = _keywords(reference)
     response_kw, pool, response_order = _keywords(response)
-    extra = variant_forms(reference_kw.values(), reference_order, response_order, pool)
-    return reference_kw, response_kw, pool | extra if extra else pool
+    extra, matched = variant_forms(reference_kw.values(), reference_order, response_order, pool)
+    if extra:
+        pool.update(extra)  # the pool is this call's own set
+        matched = sum(1 for word in reference_kw.values() if not word.forms.isdisjoint(pool))
+    return _Compared(reference_kw, response_kw, pool, matched)
 
 
 def extract_keywords(text: str) -> dict[str, frozenset[str]]:
@@ -247,22 +279,23 @@ def _score(total: int, matched: int, reference_blank: bool, output_blank: bool) 
 
 def keyword_coverage(reference: str, response: str) -> KeywordCoverage:
     """Compare two plain texts (the pure function behind the scorer)."""
-    reference_kw, response_kw, pool = _compare(reference, response)
-    total = len(reference_kw)
-    matched = sum(1 for word in reference_kw.values() if not word.forms.isdisjoint(pool))
+    compared = _compare(reference, response)
+    total, matched = len(compared.reference), compared.matched
     score = _score(total, matched, not reference.strip(), not response.strip())
-    return KeywordCoverage(set(reference_kw), set(response_kw), total, matched, score)
+    return KeywordCoverage(set(compared.reference), set(compared.response), total, matched, score)
 
 
 class _KeywordSet(set[str]):
     """A side's keyword surfaces, as the preprocess step shows them, carrying what the analyze
-    step compares (each keyword's forms, the response's matchable pool) so that it need not
-    look every keyword up again. A plain set of surfaces works too, only slower."""
+    step counts (the reference's covered keywords, the response's matchable pool), found in
+    preprocess where both texts are at hand. A plain set of surfaces still works (the analyze
+    step compares each keyword's forms with the response's), but without the variants that
+    need the texts' word order (verb phrases, spaced spellings)."""
 
-    # Set only by the constructors below (set's own __init__ stays, so copies and pickles of
-    # the step result rebuild as usual); read with getattr(..., None).
-    __slots__ = ("forms", "pool")
-    forms: list[frozenset[str]]
+    # Set only by `both` (set's own __init__ stays, so copies and pickles of the step result
+    # rebuild as usual); read with getattr(..., None).
+    __slots__ = ("matched", "pool")
+    matched: int
     pool: set[str]
 
     def __repr__(self) -> str:  # shown like the plain set it stands for
@@ -270,24 +303,22 @@ class _KeywordSet(set[str]):
 
     @classmethod
     def both(cls, reference: str, response: str) -> tuple[_KeywordSet, _KeywordSet]:
-        """The reference's keywords with their forms, the response's with its pool."""
-        reference_kw, response_kw, pool = _compare(reference, response)
-        first, second = cls(reference_kw), cls(response_kw)
-        first.forms = [word.forms for word in reference_kw.values()]
-        second.pool = pool
+        """The reference's keywords with how many are covered, the response's with its pool."""
+        compared = _compare(reference, response)
+        first, second = cls(compared.reference), cls(compared.response)
+        first.matched = compared.matched
+        second.pool = compared.pool
         return first, second
 
 
 def _analyze(ctx: StepContext) -> dict[str, int]:
     keywords = ctx.results.preprocess_step_result
     reference, response = keywords["referenceKeywords"], keywords["responseKeywords"]
-    forms = getattr(reference, "forms", None)
-    pool = getattr(response, "pool", None)
-    if forms is None or pool is None:
+    matched = getattr(reference, "matched", None)
+    if matched is None:
         total, matched = _counts(reference, response)
     else:
-        total = len(forms)
-        matched = sum(1 for keyword in forms if not keyword.isdisjoint(pool))
+        total = len(reference)
     return {"totalKeywords": total, "matchedKeywords": matched}
 
 
