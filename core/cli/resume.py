@@ -66,7 +66,7 @@ def register(commands: Commands) -> None:
 
 
 def _resume(arguments: argparse.Namespace) -> int:
-    from core.service import ExperimentConfigError, NotFoundError, Service
+    from core.service import RESUMABLE, ExperimentConfigError, NotFoundError, Service
 
     thresholds = [_values.threshold(text) for text in arguments.threshold]
     check_output_paths(arguments)
@@ -79,6 +79,11 @@ def _resume(arguments: argparse.Namespace) -> int:
         raise CliError(
             f"no experiment {experiment_id!r} in the database (ids: scorelab experiments)"
         ) from None
+    if info.status not in RESUMABLE:  # refused before any key is read or resolved
+        raise CliError(
+            f"Experiment {info.name!r} ({experiment_id}) is {info.status}: only an experiment "
+            f"stopped part-way ({', '.join(RESUMABLE)}) can be resumed"
+        )
     check_threshold_ids(thresholds, info.scorer_ids)
     if arguments.label_column is not None:
         _check_labels(arguments, service, info)

@@ -10,8 +10,6 @@ import functools
 import re
 from typing import NamedTuple
 
-import lemminflect
-
 from core.scorers._data import data_lines
 
 STOPWORDS: frozenset[str] = frozenset(data_lines("smart-stopwords-en.txt"))
@@ -80,6 +78,8 @@ def _singular(word: str) -> str:
 
 def _alpha_forms(word: str) -> tuple[frozenset[str], dict[str, tuple[str, ...]]]:
     """The forms of an alphabetic word (apostrophes allowed) and lemminflect's readings."""
+    import lemminflect  # on first use: its dictionaries load numpy
+
     base = word[:-2] if word.endswith("'s") else word.strip("'")
     readings = lemminflect.getAllLemmas(base)
     forms = {word, base}
@@ -136,6 +136,8 @@ def two_word_splits(word: str) -> tuple[tuple[str, str], ...]:
     """The ways an alphabetic word is two words written together ("realtime" -> real + time,
     "database" -> data + base): both parts words the dictionary knows, of two letters or
     more and not stopwords ("therapist" is not "the rapist", "together" not "to get her")."""
+    import lemminflect  # on first use: its dictionaries load numpy
+
     if len(word) < 5 or not word.isalpha():
         return ()
     return tuple(
@@ -208,6 +210,8 @@ def _whole_term(word_forms: list[frozenset[str]]) -> str | None:
 
 
 def _is_verb(candidate: str) -> bool:
+    import lemminflect
+
     verbs = lemminflect.getAllLemmas(candidate).get("VERB")
     return bool(verbs) and candidate in verbs
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import lemminflect
-
 from core.scorers._keyword_lexicon import (
     _AUXILIARIES,
     _DOTTED_STOPWORDS,
@@ -204,6 +202,8 @@ def _alpha_word(surface: str) -> _Word:
 
 def _verb_roles(word: _Word, readings: dict[str, tuple[str, ...]]) -> None:
     """Set the verbs a word is a form of or names, and whether it is a participle."""
+    import lemminflect  # on first use: its dictionaries load numpy
+
     surface = word.surface
     if readings:
         lemmas = readings.get("VERB", ())

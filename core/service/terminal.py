@@ -17,6 +17,9 @@ experiment's judge tokens cost in litellm's price table, for the spend a capped 
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from core.dashboard_access import (
     SecretsError,
     is_loopback,
@@ -33,17 +36,26 @@ from core.experiments.thresholds import (
     failures_within,
 )
 from core.judge.pricing import estimate_cost_usd
-from core.reporting import (
-    LabelAgreement,
-    LabelError,
-    agreement_line,
-    experiment_html,
-    experiment_json,
-    label_agreement,
-    label_values,
-    masked_export,
-    results_csv,
-)
+
+if TYPE_CHECKING:
+    from core.reporting import (
+        LabelAgreement,
+        LabelError,
+        agreement_line,
+        experiment_html,
+        experiment_json,
+        label_agreement,
+        label_values,
+        masked_export,
+        results_csv,
+    )
+
+_FROM_REPORTING = frozenset(
+    {"LabelAgreement", "LabelError", "agreement_line", "experiment_html", "experiment_json",
+     "label_agreement", "label_values", "masked_export", "results_csv"}
+)  # fmt: skip
+"""core.reporting's names, imported on first use: a command that writes no report (`scorelab
+experiments`) starts without pandas and plotly."""
 
 __all__ = [
     "MAX_CONCURRENCY",
@@ -68,3 +80,11 @@ __all__ = [
     "results_csv",
     "unprotected_address_message",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FROM_REPORTING:
+        value = getattr(importlib.import_module("core.reporting"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
