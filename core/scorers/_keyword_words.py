@@ -350,7 +350,8 @@ def _items(text: str) -> list[_Word | None]:
         tokens = line.split()
         if not tokens:
             continue
-        if _is_list_marker(tokens[0]):
+        first = tokens[0]
+        if first[-1] in ".)" and _is_list_marker(first):
             del tokens[0]
         for token in tokens:
             found = cached(token)

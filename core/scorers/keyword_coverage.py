@@ -159,7 +159,7 @@ def _keywords(text: str) -> tuple[dict[str, _Word], set[str], list[_Word | None]
     earlier one is left out), its matchable pool (every form of every keyword, with the words
     inside its compounds) and its words in order, with None at each phrase break."""
     order = _items(text)
-    items = order.copy()
+    items = order.copy()  # spans consume words in the copy: `order` keeps them all
     kept: dict[str, _Word] = {}
     seen: set[str] = set()
     parts: list[frozenset[str]] = []
@@ -191,7 +191,9 @@ def _keywords(text: str) -> tuple[dict[str, _Word], set[str], list[_Word | None]
             seen.update(forms)
             if word.pool is not forms and role == 1:  # a hyphenated word's parts
                 parts.append(word.pool)
-    return kept, seen.union(*parts) if parts else seen, order
+    if parts:
+        seen.update(*parts)  # the pool: `seen` is this call's own set, no longer needed
+    return kept, seen, order
 
 
 class _Compared(NamedTuple):
