@@ -1,10 +1,10 @@
 """Pure shaping of experiment results: tables (pandas), figures (plotly), the paired comparison
-of experiments, scorers' agreement with a label column, and JSON, CSV and HTML exports and the
-JSON's re-import (no Streamlit, no database).
+of experiments, scorers' agreement with a label column, slices and reviews (no Streamlit, no
+database; the files that leave the app are written in core.exchange).
 
 The names below are imported on first use (PEP 562): importing one module of the package
-(`core.reporting.experiment_file`, say) no longer loads pandas and plotly for them all, so the
-CLI's commands that draw nothing start without them."""
+(`core.reporting.agreement`, say) does not load pandas and plotly for them all, so the CLI's
+commands that draw nothing start without them."""
 
 from __future__ import annotations
 
@@ -43,20 +43,6 @@ if TYPE_CHECKING:
         usage_side_by_side,
         word_diff,
     )
-    from core.reporting.experiment_file import (
-        ExperimentFileError,
-        ExportedExperiment,
-        read_experiment_json,
-    )
-    from core.reporting.exports import (
-        experiment_json,
-        experiment_json_text,
-        failure_entry,
-        masked_export,
-        neutralise_cell,
-        result_rows,
-        results_csv,
-    )
     from core.reporting.figures import (
         calls_and_attempts,
         cost_by_scorer,
@@ -65,7 +51,6 @@ if TYPE_CHECKING:
         tokens_by_model,
         tokens_by_scorer_step,
     )
-    from core.reporting.html import experiment_html
     from core.reporting.paged import (
         ALL_STEPS,
         binned_histograms,
@@ -102,8 +87,6 @@ __all__ = [
     "Comparison",
     "Confusion",
     "DiffSegment",
-    "ExperimentFileError",
-    "ExportedExperiment",
     "ItemPair",
     "ItemPairing",
     "LabelAgreement",
@@ -122,11 +105,7 @@ __all__ = [
     "cost_by_scorer",
     "diff_html",
     "duration_distribution",
-    "experiment_html",
-    "experiment_json",
-    "experiment_json_text",
     "experiments_frame",
-    "failure_entry",
     "failure_groups",
     "filter_items",
     "item_changes",
@@ -137,14 +116,9 @@ __all__ = [
     "label_agreement",
     "label_columns",
     "label_values",
-    "masked_export",
     "mismatched_comparisons",
-    "neutralise_cell",
     "page_frame",
     "parse_label",
-    "read_experiment_json",
-    "result_rows",
-    "results_csv",
     "score_histograms",
     "scored_label",
     "scorer_table",
@@ -193,23 +167,12 @@ _LAZY: dict[str, str] = {
     "scorer_table": "core.reporting.compare",
     "usage_side_by_side": "core.reporting.compare",
     "word_diff": "core.reporting.compare",
-    "ExperimentFileError": "core.reporting.experiment_file",
-    "ExportedExperiment": "core.reporting.experiment_file",
-    "read_experiment_json": "core.reporting.experiment_file",
-    "experiment_json": "core.reporting.exports",
-    "experiment_json_text": "core.reporting.exports",
-    "failure_entry": "core.reporting.exports",
-    "masked_export": "core.reporting.exports",
-    "neutralise_cell": "core.reporting.exports",
-    "result_rows": "core.reporting.exports",
-    "results_csv": "core.reporting.exports",
     "calls_and_attempts": "core.reporting.figures",
     "cost_by_scorer": "core.reporting.figures",
     "duration_distribution": "core.reporting.figures",
     "score_histograms": "core.reporting.figures",
     "tokens_by_model": "core.reporting.figures",
     "tokens_by_scorer_step": "core.reporting.figures",
-    "experiment_html": "core.reporting.html",
     "ALL_STEPS": "core.reporting.paged",
     "binned_histograms": "core.reporting.paged",
     "page_frame": "core.reporting.paged",

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from core.experiment_records import ScorerOutcome, Theme
+from core.records import ScorerOutcome, Theme
 
 if TYPE_CHECKING:  # numpy is imported where themes are drawn: importing the service (the CLI)
     import numpy as np  # loads none of it

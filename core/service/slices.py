@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.experiment_records import ScorerOutcome, SliceChange, SliceSummary
+from core.records import ScorerOutcome, SliceChange, SliceSummary
 from core.storage import Store
 
 __all__ = ["compare_slices", "metadata_columns", "slices"]

@@ -27,7 +27,7 @@ from core.dashboard_access import (
     read_secrets,
     unprotected_address_message,
 )
-from core.experiments.datasets import release_unused_memory
+from core.datasets.upload import release_unused_memory
 from core.experiments.engine import MAX_CONCURRENCY
 from core.experiments.thresholds import (
     Threshold,
@@ -38,24 +38,29 @@ from core.experiments.thresholds import (
 from core.judge.pricing import estimate_cost_usd
 
 if TYPE_CHECKING:
+    from core.exchange.exports import experiment_json, masked_export, results_csv
+    from core.exchange.html import experiment_html
     from core.reporting import (
         LabelAgreement,
         LabelError,
         agreement_line,
-        experiment_html,
-        experiment_json,
         label_agreement,
         label_values,
-        masked_export,
-        results_csv,
     )
 
-_FROM_REPORTING = frozenset(
-    {"LabelAgreement", "LabelError", "agreement_line", "experiment_html", "experiment_json",
-     "label_agreement", "label_values", "masked_export", "results_csv"}
-)  # fmt: skip
-"""core.reporting's names, imported on first use: a command that writes no report (`scorelab
-experiments`) starts without pandas and plotly."""
+_LAZY = {
+    "experiment_json": "core.exchange.exports",
+    "masked_export": "core.exchange.exports",
+    "results_csv": "core.exchange.exports",
+    "experiment_html": "core.exchange.html",
+    "LabelAgreement": "core.reporting",
+    "LabelError": "core.reporting",
+    "agreement_line": "core.reporting",
+    "label_agreement": "core.reporting",
+    "label_values": "core.reporting",
+}
+"""The export files' and the agreement's names, imported on first use: a command that writes
+no report (`scorelab experiments`) starts without pandas and plotly."""
 
 __all__ = [
     "MAX_CONCURRENCY",
@@ -83,8 +88,9 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name in _FROM_REPORTING:
-        value = getattr(importlib.import_module("core.reporting"), name)
+    module = _LAZY.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(module), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -34,21 +34,21 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
-from core.experiment_records import (
+from core.datasets._column_mapping import mapping_problems, propose_mapping
+from core.datasets._import_problems import Unreadable, problem
+from core.datasets._limits import DEFAULT_LIMITS, ImportLimits, size_text
+from core.records import (
     ColumnMapping,
     DatasetFormat,
     DatasetItem,
     ImportProblem,
     ImportReport,
 )
-from core.experiments._column_mapping import mapping_problems, propose_mapping
-from core.experiments._import_problems import Unreadable, problem
-from core.experiments._limits import DEFAULT_LIMITS, ImportLimits, size_text
 
 if TYPE_CHECKING:  # the readers and the columns (pandas, pyarrow) are imported on first use:
     # importing this module (the CLI's `experiments`, `export`) loads neither
-    from core.experiments._dataset_table import Table
-    from core.experiments._mapped_columns import MappedColumns
+    from core.datasets._dataset_table import Table
+    from core.datasets._mapped_columns import MappedColumns
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -90,13 +90,13 @@ _READERS: dict[DatasetFormat, tuple[str, str]] = {
     "xlsx": ("_binary_readers", "read_xlsx"),
     "parquet": ("_binary_readers", "read_parquet"),
 }
-"""Each format's reader: its module of core.experiments and its name there."""
+"""Each format's reader: its module of core.datasets and its name there."""
 
 
 def _reader(fmt: DatasetFormat) -> Callable[[bytes, ImportLimits], Table]:
     module, name = _READERS[fmt]
     found: Callable[[bytes, ImportLimits], Table] = getattr(
-        importlib.import_module(f"core.experiments.{module}"), name
+        importlib.import_module(f"core.datasets.{module}"), name
     )
     return found
 
@@ -180,9 +180,9 @@ class ParsedUpload:
         if problems:
             return MappedUpload(_report(self, used, problems=problems))
         assert used is not None  # no mapping problem means there is a mapping
-        from core.experiments._fingerprint import start_fingerprint
-        from core.experiments._mapped_columns import map_columns
-        from core.experiments._row_checks import check_rows
+        from core.datasets._fingerprint import start_fingerprint
+        from core.datasets._mapped_columns import map_columns
+        from core.datasets._row_checks import check_rows
 
         # 5. the items' values, and 6. their fingerprint, hashed while 4. the rows are checked
         # (both the hash and pyarrow's checks run without the GIL)
@@ -235,8 +235,8 @@ def read_dataset(
 def dataset_fingerprint(items: Sequence[DatasetItem]) -> str:
     """BLAKE3 of the items' canonical form: the same content always gives the same value (the
     same value the report of the file those items came from has)."""
-    from core.experiments._fingerprint import columns_fingerprint
-    from core.experiments._mapped_columns import MappedColumns
+    from core.datasets._fingerprint import columns_fingerprint
+    from core.datasets._mapped_columns import MappedColumns
 
     return columns_fingerprint(MappedColumns.from_items(items))
 

@@ -16,12 +16,12 @@ import zipfile
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
-from core.experiment_records import ImportProblem
-from core.experiments._dataset_table import Table
-from core.experiments._import_problems import MAX_LISTED_PER_KIND, Unreadable, problem
-from core.experiments._limits import DEFAULT_LIMITS, INT_DIGITS, ImportLimits, size_text
-from core.experiments._row_columns import ColumnsBuilder
-from core.experiments._value_checks import might_exceed, text_bytes
+from core.datasets._dataset_table import Table
+from core.datasets._import_problems import MAX_LISTED_PER_KIND, Unreadable, problem
+from core.datasets._limits import DEFAULT_LIMITS, INT_DIGITS, ImportLimits, size_text
+from core.datasets._row_columns import ColumnsBuilder
+from core.datasets._value_checks import might_exceed, text_bytes
+from core.records import ImportProblem
 
 if TYPE_CHECKING:  # numpy and pandas are imported where a file is read: the CLI's commands
     import numpy as np  # that read no file (experiments, export) start without them
