@@ -13,7 +13,8 @@ code scorer in turn:
 2. runs ours (`scorer.run_sync`) over the very same pairs, after a warm-up on the same other
    pairs;
 
-and prints both runs/s, the ratio and the verdict against the target: 8x Mastra's runs/s.
+and prints both runs/s, the ratio and the verdict against the target: 8x Mastra's runs/s
+(10x for keyword coverage, issue 19).
 Running the two back to back, scorer by scorer, puts them under the same machine load. The
 mean score of each side is printed too: equal means show both scored the same pairs (for the
 scorers that follow Mastra number for number). Exact match and token F1 have no Mastra
@@ -52,6 +53,7 @@ from core.scorers import (
 from core.scoring import Scorer
 
 TARGET = 8.0  # our runs/s must be at least this multiple of Mastra's
+TARGETS = {"keyword coverage": 10.0}  # issue 19: with the compound and hyphen rules, >= 10x
 MASTRA_PACKAGES = ("@mastra/evals@1.10.2", "@mastra/core@1.67.0")  # core: evals' own dev pin
 BENCH_DIR = Path(__file__).resolve().parent
 MASTRA_DIR = BENCH_DIR / ".mastra"
@@ -256,7 +258,7 @@ def main() -> None:
             raise SystemExit(f"--only {args.only!r}: not a scorer of this bench (one of {names})")
         compared = {name: s for name, s in compared.items() if name == args.only}
         others = {name: s for name, s in others.items() if name == args.only}
-    header = f"{'scorer':<20}{'runs/s':>10}{'Mastra':>10}{'x Mastra':>10}  verdict (>= {TARGET:g}x)"
+    header = f"{'scorer':<20}{'runs/s':>10}{'Mastra':>10}{'x Mastra':>10}  verdict"
     print(header)
     with tempfile.TemporaryDirectory() as folder:
         pairs_file = Path(folder) / "pairs.json"
@@ -270,7 +272,8 @@ def main() -> None:
                 print(f"{name:<20}{ours:>10,.0f}{'-':>10}{'-':>10}  (not compared)")
                 continue
             ratio = ours / mastra["runsPerSecond"]
-            verdict = "ok" if ratio >= TARGET else "BELOW TARGET"
+            target = TARGETS.get(name, TARGET)
+            verdict = f"ok (>= {target:g}x)" if ratio >= target else f"BELOW {target:g}x"
             means = f"mean score ours {mean:.4f} / Mastra {mastra['meanScore']:.4f}"
             print(
                 f"{name:<20}{ours:>10,.0f}{mastra['runsPerSecond']:>10,.0f}{ratio:>10.1f}"
