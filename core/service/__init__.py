@@ -28,6 +28,7 @@ from core.scorers import PREBUILT, PrebuiltScorer
 from core.scorers.catalog import ScorerCatalog
 from core.service.facade import RESUMABLE, SAMPLES_DIR, Service
 from core.storage import NotFoundError, StorageError
+from core.storage.mastra_store import MastraStoreError
 
 if TYPE_CHECKING:
     from core.service import views
@@ -44,6 +45,7 @@ __all__ = [
     "ExperimentFileError",
     "InvalidInputError",
     "JudgeKey",
+    "MastraStoreError",
     "NotFoundError",
     "ParsedUpload",
     "ReviewError",
