@@ -66,7 +66,7 @@ def register(commands: Commands) -> None:
 
 
 def _resume(arguments: argparse.Namespace) -> int:
-    from core.service import ExperimentConfigError, NotFoundError, Service
+    from core.service import RESUMABLE, ExperimentConfigError, NotFoundError, Service
 
     thresholds = [_values.threshold(text) for text in arguments.threshold]
     check_output_paths(arguments)
@@ -82,11 +82,24 @@ def _resume(arguments: argparse.Namespace) -> int:
     check_threshold_ids(thresholds, info.scorer_ids)
     if arguments.label_column is not None:
         _check_labels(arguments, service, info)
+    no_model = f"experiment {experiment_id} has no judge model, so no judge to give a key to"
+    if not info.judge_model:  # a key given for no judge: refused without reading anything
+        _values.typed_key(
+            key_env=arguments.api_key_env,
+            key_stdin=arguments.api_key_stdin,
+            judge_model=None,
+            no_model=no_model,
+        )
+    if info.status not in RESUMABLE:  # refused before any key is read or resolved
+        raise CliError(
+            f"Experiment {info.name!r} ({experiment_id}) is {info.status}: only an experiment "
+            f"stopped part-way ({', '.join(RESUMABLE)}) can be resumed"
+        )
     typed_key = _values.typed_key(
         key_env=arguments.api_key_env,
         key_stdin=arguments.api_key_stdin,
         judge_model=info.judge_model,
-        no_model=f"experiment {experiment_id} has no judge model, so no judge to give a key to",
+        no_model=no_model,
     )
     with Interrupts() as interrupts:
         try:

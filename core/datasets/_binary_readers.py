@@ -14,10 +14,7 @@ import io
 import math
 import zipfile
 from collections.abc import Hashable
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from core.datasets._dataset_table import Table
 from core.datasets._import_problems import MAX_LISTED_PER_KIND, Unreadable, problem
@@ -25,6 +22,9 @@ from core.datasets._limits import DEFAULT_LIMITS, INT_DIGITS, ImportLimits, size
 from core.datasets._row_columns import ColumnsBuilder
 from core.datasets._value_checks import might_exceed, text_bytes
 from core.records import ImportProblem
+
+if TYPE_CHECKING:  # numpy and pandas are imported where a file is read: the CLI's commands
+    import numpy as np  # that read no file (experiments, export) start without them
 
 _PARQUET_BATCH_ROWS = 65_536
 
@@ -173,6 +173,8 @@ def _large_cells(
 def _workbook_table(
     header: list[Any], builder: ColumnsBuilder[int], found: list[ImportProblem]
 ) -> Table:
+    import pandas as pd
+
     positions, series = builder.finish()
     width = max([len(header), *(int(p) + 1 for p in positions)])
     names = _unique([_column_name(header, n) for n in range(width)])
@@ -363,6 +365,8 @@ def _too_large(size: int, limits: ImportLimits, how: str) -> Unreadable:
 
 def _long_texts(batch: Any, start: int, limits: ImportLimits, listed: int) -> list[ImportProblem]:
     """Values over the cell limit in the top-level text columns of a batch."""
+    import numpy as np
+
     problems: list[ImportProblem] = []
     for name, column in zip(batch.schema.names, batch.columns, strict=True):
         lengths = _text_lengths(column)
@@ -387,6 +391,7 @@ def _long_texts(batch: Any, start: int, limits: ImportLimits, listed: int) -> li
 def _text_lengths(column: Any) -> np.ndarray | None:
     """The byte length of each value of a text column (dictionary-encoded or not), 0 for a
     null; None for other columns."""
+    import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 

@@ -26,22 +26,17 @@ unreadable file, never raised.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
+from typing import TYPE_CHECKING
 
-from core.datasets._binary_readers import read_parquet, read_xlsx
 from core.datasets._column_mapping import mapping_problems, propose_mapping
-from core.datasets._csv_reader import read_csv, read_tsv
-from core.datasets._dataset_table import Table
-from core.datasets._fingerprint import columns_fingerprint, start_fingerprint
 from core.datasets._import_problems import Unreadable, problem
-from core.datasets._json_readers import read_json, read_jsonl
 from core.datasets._limits import DEFAULT_LIMITS, ImportLimits, size_text
-from core.datasets._mapped_columns import MappedColumns, map_columns
-from core.datasets._row_checks import check_rows
 from core.records import (
     ColumnMapping,
     DatasetFormat,
@@ -49,6 +44,11 @@ from core.records import (
     ImportProblem,
     ImportReport,
 )
+
+if TYPE_CHECKING:  # the readers and the columns (pandas, pyarrow) are imported on first use:
+    # importing this module (the CLI's `experiments`, `export`) loads neither
+    from core.datasets._dataset_table import Table
+    from core.datasets._mapped_columns import MappedColumns
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -82,14 +82,23 @@ SUPPORTED_EXTENSIONS: dict[str, DatasetFormat] = {
     ".parquet": "parquet",
 }
 
-_READERS: dict[DatasetFormat, Callable[[bytes, ImportLimits], Table]] = {
-    "csv": read_csv,
-    "tsv": read_tsv,
-    "jsonl": read_jsonl,
-    "json": read_json,
-    "xlsx": read_xlsx,
-    "parquet": read_parquet,
+_READERS: dict[DatasetFormat, tuple[str, str]] = {
+    "csv": ("_csv_reader", "read_csv"),
+    "tsv": ("_csv_reader", "read_tsv"),
+    "jsonl": ("_json_readers", "read_jsonl"),
+    "json": ("_json_readers", "read_json"),
+    "xlsx": ("_binary_readers", "read_xlsx"),
+    "parquet": ("_binary_readers", "read_parquet"),
 }
+"""Each format's reader: its module of core.datasets and its name there."""
+
+
+def _reader(fmt: DatasetFormat) -> Callable[[bytes, ImportLimits], Table]:
+    module, name = _READERS[fmt]
+    found: Callable[[bytes, ImportLimits], Table] = getattr(
+        importlib.import_module(f"core.datasets.{module}"), name
+    )
+    return found
 
 
 # ---- 1. read ----
@@ -113,7 +122,7 @@ def read_upload(
     if fmt is None:
         return ParsedUpload(file_name, problems=(_unknown_format(file_name),))
     try:
-        table = _READERS[fmt](data, limits)
+        table = _reader(fmt)(data, limits)
     except Unreadable as unreadable:
         return ParsedUpload(file_name, fmt, problems=(unreadable.problem,))
     except Exception as error:  # RecursionError and MemoryError included
@@ -171,6 +180,10 @@ class ParsedUpload:
         if problems:
             return MappedUpload(_report(self, used, problems=problems))
         assert used is not None  # no mapping problem means there is a mapping
+        from core.datasets._fingerprint import start_fingerprint
+        from core.datasets._mapped_columns import map_columns
+        from core.datasets._row_checks import check_rows
+
         # 5. the items' values, and 6. their fingerprint, hashed while 4. the rows are checked
         # (both the hash and pyarrow's checks run without the GIL)
         columns = map_columns(table, used)
@@ -222,6 +235,9 @@ def read_dataset(
 def dataset_fingerprint(items: Sequence[DatasetItem]) -> str:
     """BLAKE3 of the items' canonical form: the same content always gives the same value (the
     same value the report of the file those items came from has)."""
+    from core.datasets._fingerprint import columns_fingerprint
+    from core.datasets._mapped_columns import MappedColumns
+
     return columns_fingerprint(MappedColumns.from_items(items))
 
 

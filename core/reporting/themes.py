@@ -14,11 +14,12 @@ import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from core.records import ScorerOutcome, Theme
+
+if TYPE_CHECKING:  # numpy is imported where themes are drawn: importing the service (the CLI)
+    import numpy as np  # loads none of it
 
 __all__ = [
     "DEFAULT_QUANTILE",
@@ -108,6 +109,8 @@ def low_scores(
     `quantile`-th quantile of the scores (ties at the cut-off all taken). Outcomes without a
     numeric score are never low. Raises ValueError for a quantile outside (0, 1] or a
     threshold that is not a finite number."""
+    import numpy as np
+
     if threshold is not None and (
         isinstance(threshold, bool)
         or not isinstance(threshold, int | float)
@@ -140,6 +143,8 @@ def cluster_texts(
     Empty texts are left out (the caller counts them). Identical texts (once normalised) always
     share a theme. Up to three distinct texts are not clustered: each is its own theme.
     Raises ValueError for `max_themes` below 1."""
+    import numpy as np
+
     if max_themes < 1:
         raise ValueError(f"max_themes must be at least 1, got {max_themes!r}")
     given = [(item_id, text.strip()) for item_id, text in texts if text and text.strip()]
@@ -163,6 +168,7 @@ def cluster_texts(
 def _weights(distinct: list[str]) -> tuple[Any, list[str]]:
     """The TF-IDF matrix of the distinct texts (rows L2-normalised) and its terms; (None, [])
     when no text has a telling word (all stop words or blanks)."""
+    import numpy as np
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     vectorizer = TfidfVectorizer(
@@ -184,6 +190,7 @@ def _kmeans(matrix: Any, weights: np.ndarray, seed: int, max_themes: int) -> np.
     """KMeans labels (each distinct text weighed by how often it came) for k in 2..max_themes
     (below the number of distinct texts), the k with the best silhouette; ties go to the
     smaller k."""
+    import numpy as np
     from sklearn.cluster import KMeans
     from sklearn.exceptions import ConvergenceWarning
     from threadpoolctl import threadpool_limits
@@ -231,6 +238,8 @@ def _themes(
     matrix: Any,
     vocabulary: list[str],
 ) -> list[Theme]:
+    import numpy as np
+
     total = np.asarray(matrix.sum(axis=0)).ravel() if matrix is not None else None
     members: dict[int, list[int]] = {}
     for row, label in enumerate(labels.tolist()):
@@ -269,6 +278,8 @@ def _telling_words(
 ) -> list[str]:
     """The terms weighing most in a theme against the whole, a word pair taking the place of
     its words (and a word left out when a chosen pair holds it)."""
+    import numpy as np
+
     order = np.lexsort((np.array(vocabulary), -distinctness))
     chosen: list[str] = []
     for index in order.tolist():

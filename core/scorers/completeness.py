@@ -36,8 +36,6 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
-import lemminflect
-
 from core.scorers._reference import (
     Reference,
     ReferenceOptions,
@@ -118,6 +116,8 @@ def _ascii_fold(text: str) -> str:
 @lru_cache(maxsize=65536)
 def _verb_lemma(word: str) -> str | None:
     """The verb lemma of a word that can be a verb, else None."""
+    import lemminflect  # on first use: its dictionaries load numpy
+
     readings = lemminflect.getAllLemmas(word)
     lemmas = readings.get("VERB") or readings.get("AUX")
     return lemmas[0] if lemmas else None

@@ -17,7 +17,8 @@ keep the defaults of the options not given.
 
 from __future__ import annotations
 
-import numpy as np
+import functools
+from typing import TYPE_CHECKING
 
 from core.scorers._reference import (
     Reference,
@@ -30,6 +31,9 @@ from core.scorers._reference import (
 from core.scorers._registry import PrebuiltScorer, reference_comparison, reference_needs
 from core.scorers._text import collapse_js_whitespace, join_texts, remove_js_whitespace
 from core.scoring import NotScorable, Scorer, StepContext, create_scorer
+
+if TYPE_CHECKING:  # numpy is imported on first use: `import core.scorers` (the CLI's listing
+    import numpy as np  # and export commands) starts without it
 
 __all__ = [
     "CATALOG_ENTRY",
@@ -50,10 +54,17 @@ DESCRIPTION = (
 def _sorted_bigrams(data: bytes) -> np.ndarray:
     """Every bigram of UTF-16 code units (JavaScript's characters) of UTF-16-LE `data`, each
     read as one 32-bit integer straight from the bytes (a view with a 2-byte stride), sorted."""
+    import numpy as np
+
     return np.sort(np.ndarray((len(data) // 2 - 1,), "<u4", data, 0, (2,)))
 
 
-_RANKS = np.arange(1 << 16)
+@functools.cache
+def _ranks() -> np.ndarray:
+    """0, 1, 2, ... for the first 65,536 occurrences (made once)."""
+    import numpy as np
+
+    return np.arange(1 << 16)
 
 
 def _shared_bigrams(first: np.ndarray, second: np.ndarray) -> int:
@@ -63,9 +74,12 @@ def _shared_bigrams(first: np.ndarray, second: np.ndarray) -> int:
     bigram more than k times, so the count needs no per-bigram Python step: a few vector
     operations (binary searches) whatever the text length.
     """
+    import numpy as np
+
+    ranks = _ranks()
     in_second = np.searchsorted(second, first, "right")
     in_second -= np.searchsorted(second, first, "left")
-    ranks = np.arange(len(first)) if len(first) > len(_RANKS) else _RANKS[: len(first)]
+    ranks = np.arange(len(first)) if len(first) > len(ranks) else ranks[: len(first)]
     occurrence = ranks - np.searchsorted(first, first, "left")
     return int(np.count_nonzero(occurrence < in_second))
 

@@ -6,8 +6,10 @@ and records the pages handle. Pages import from here and from the record modules
 
 from __future__ import annotations
 
+import importlib
 import threading
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from core.datasets.library import DatasetImportError
 from core.datasets.upload import ParsedUpload
@@ -24,10 +26,12 @@ from core.judge.secrets import mask_secrets
 from core.records import ScorerCatalogEntry
 from core.scorers import PREBUILT, PrebuiltScorer
 from core.scorers.catalog import ScorerCatalog
-from core.service import views
 from core.service.facade import RESUMABLE, SAMPLES_DIR, Service
 from core.storage import NotFoundError, StorageError
 from core.storage.mastra_store import MastraStoreError
+
+if TYPE_CHECKING:
+    from core.service import views
 
 __all__ = [
     "ALLOWED_JUDGE_SETTINGS",
@@ -72,3 +76,11 @@ def get_service() -> Service:
         if _service is None:
             _service = Service()
         return _service
+
+
+def __getattr__(name: str) -> Any:
+    """`views` (the pages' report shaping: pandas, plotly) is imported on first use, so that
+    the CLI's commands, which draw nothing, start without it."""
+    if name == "views":
+        return importlib.import_module("core.service.views")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from core.records import ScorerOutcome, SliceChange, SliceSummary
-from core.reporting.slices import slice_changes, with_intervals
 from core.storage import Store
 
 __all__ = ["compare_slices", "metadata_columns", "slices"]
@@ -51,6 +50,8 @@ def slices(
         for failure in failures:
             counts = per_slice.setdefault(values.get(failure.item_id, ""), {})
             counts[failure.scorer_id] = counts.get(failure.scorer_id, 0) + 1
+    from core.reporting.slices import with_intervals  # pandas: on first use
+
     return with_intervals(found, per_slice)
 
 
@@ -58,4 +59,6 @@ def compare_slices(
     baseline: Sequence[SliceSummary], candidate: Sequence[SliceSummary]
 ) -> list[SliceChange]:
     """The per-slice change of each shared scorer's mean, worst first."""
+    from core.reporting.slices import slice_changes  # pandas: on first use
+
     return slice_changes(baseline, candidate)

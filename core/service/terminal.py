@@ -18,6 +18,9 @@ price table, for the spend a capped run reports).
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from core.dashboard_access import (
     SecretsError,
     is_loopback,
@@ -26,8 +29,6 @@ from core.dashboard_access import (
     unprotected_address_message,
 )
 from core.datasets.upload import release_unused_memory
-from core.exchange.exports import experiment_json, masked_export, results_csv
-from core.exchange.html import experiment_html
 from core.experiments.engine import MAX_CONCURRENCY
 from core.experiments.thresholds import (
     Threshold,
@@ -36,16 +37,37 @@ from core.experiments.thresholds import (
     failures_within,
 )
 from core.judge.pricing import estimate_cost_usd
-from core.reporting import (
-    LabelAgreement,
-    LabelError,
-    agreement_line,
-    agreement_verdict,
-    experiment_cost,
-    label_agreement,
-    label_values,
-    scorer_verdict,
-)
+
+if TYPE_CHECKING:
+    from core.exchange.exports import experiment_json, masked_export, results_csv
+    from core.exchange.html import experiment_html
+    from core.reporting import (
+        LabelAgreement,
+        LabelError,
+        agreement_line,
+        agreement_verdict,
+        experiment_cost,
+        label_agreement,
+        label_values,
+        scorer_verdict,
+    )
+
+_LAZY = {
+    "experiment_json": "core.exchange.exports",
+    "masked_export": "core.exchange.exports",
+    "results_csv": "core.exchange.exports",
+    "experiment_html": "core.exchange.html",
+    "LabelAgreement": "core.reporting",
+    "LabelError": "core.reporting",
+    "agreement_line": "core.reporting",
+    "agreement_verdict": "core.reporting",
+    "experiment_cost": "core.reporting",
+    "scorer_verdict": "core.reporting",
+    "label_agreement": "core.reporting",
+    "label_values": "core.reporting",
+}
+"""The export files' and the agreement's names, imported on first use: a command that writes
+no report (`scorelab experiments`) starts without pandas and plotly."""
 
 __all__ = [
     "MAX_CONCURRENCY",
@@ -73,3 +95,12 @@ __all__ = [
     "scorer_verdict",
     "unprotected_address_message",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

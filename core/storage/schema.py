@@ -14,20 +14,22 @@ Any number of processes may open the same database at once, new or old:
 
 from __future__ import annotations
 
+import ast
 import functools
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from alembic.util import CommandError
-from sqlalchemy import Connection, Engine, func, select
+from sqlalchemy import Connection, Engine, func, inspect, select, text
 
 from core.storage._engines import is_sqlite_file, sqlite_upgrade_engine
+
+if TYPE_CHECKING:  # Alembic is imported only to upgrade (and by its own tools): opening a
+    # database already at the head revision reads its `alembic_version` with a plain select
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
 
 __all__ = [
     "MIGRATIONS_DIR",
@@ -49,6 +51,8 @@ upgrades of different schemas of one database wait for each other too: harmless.
 def alembic_config(connection: Connection | None = None) -> Config:
     """Alembic's configuration for the shipped migrations, without any alembic.ini; Alembic
     runs them on `connection` (see migrations/env.py)."""
+    from alembic.config import Config
+
     config = Config(stdout=sys.stdout)  # Alembic's default is the stdout of its import time
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     config.set_main_option("path_separator", "os")
@@ -60,6 +64,8 @@ def alembic_config(connection: Connection | None = None) -> Config:
 
 @functools.cache
 def _scripts() -> ScriptDirectory:
+    from alembic.script import ScriptDirectory
+
     return ScriptDirectory.from_config(alembic_config())
 
 
@@ -75,8 +81,39 @@ def head_revisions() -> frozenset[str]:
 
 def revisions(engine: Engine) -> frozenset[str]:
     """The revisions the database is at (none for a new one, or one made before migrations)."""
+    from alembic.runtime.migration import MigrationContext
+
     with engine.connect() as connection:
         return frozenset(MigrationContext.configure(connection).get_current_heads())
+
+
+def _stored_revisions(engine: Engine) -> frozenset[str]:
+    """`revisions`, read with a plain select (no Alembic import)."""
+    with engine.connect() as connection:
+        if not inspect(connection).has_table("alembic_version"):
+            return frozenset()
+        rows = connection.execute(text("SELECT version_num FROM alembic_version"))
+        return frozenset(str(row[0]) for row in rows)
+
+
+@functools.cache
+def _shipped_heads() -> frozenset[str]:
+    """`head_revisions`, read from the migration files' `revision` and `down_revision`
+    assignments (no Alembic import): the revisions no other one revises."""
+    found: set[str] = set()
+    revised: set[str] = set()
+    for path in (MIGRATIONS_DIR / "versions").glob("*.py"):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+                continue
+            target = node.targets[0]
+            if not isinstance(target, ast.Name) or target.id not in ("revision", "down_revision"):
+                continue
+            value = ast.literal_eval(node.value)
+            values = value if isinstance(value, tuple | list) else (value,)
+            names = {str(v) for v in values if v is not None}
+            (found if target.id == "revision" else revised).update(names)
+    return frozenset(found - revised)
 
 
 class SchemaError(RuntimeError):
@@ -89,6 +126,11 @@ def upgrade_schema(engine: Engine) -> bool:
 
     Safe to call from many processes at once (see the module's docstring). Raises SchemaError
     for a database a newer version upgraded, and SQLAlchemy's errors for a database refusing."""
+    if _stored_revisions(engine) == _shipped_heads():
+        return False  # the common case, without importing Alembic
+    from alembic import command
+    from alembic.util import CommandError
+
     current = revisions(engine)
     if current == head_revisions():
         return False

@@ -1,0 +1,107 @@
+"""The CLI's start-up (issue 21, item 9): the commands that call no judge never import litellm
+(`scorelab experiments [--json]`, `scorelab export`, a `scorelab scorers` listing and a refused
+`scorelab resume`, which refuses a completed experiment before it resolves any judge key or
+reads one from stdin). Each command runs in a child process of its own, which then reports
+whether litellm (and the dashboard's drawing libraries) got imported. The speed itself is
+measured by bench/cli_startup.py, never asserted here."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import JUDGED, SCRIPT, environment, experiment_id, items_file
+
+from core.testing import FakeJudge
+from core.testing.fake_judge import answer_from_schema
+
+# Runs one command of `scorelab` in this process, then prints what it imported.
+CHILD = """
+import contextlib, io, json, sys
+from core.cli import main
+out, err = io.StringIO(), io.StringIO()
+with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    code = main(sys.argv[1:])
+loaded = sorted({name.split(".")[0] for name in sys.modules})
+print(json.dumps({"code": code, "stdout": out.getvalue(), "stderr": err.getvalue(),
+                  "loaded": loaded}))
+"""
+
+
+def child(env: dict[str, str], *arguments: str, stdin: str = "") -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, *arguments],
+        capture_output=True,
+        text=True,
+        env=env,
+        input=stdin,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return report
+
+
+@pytest.fixture(scope="module")
+def judged(tmp_path_factory: pytest.TempPathFactory, fake_judge: FakeJudge) -> dict[str, str]:
+    """A database holding one completed experiment of a judge scorer: its environment, with
+    the experiment's id under "ID"."""
+    tmp_path = tmp_path_factory.mktemp("startup")
+    env = environment(tmp_path)
+    env["OPENAI_API_KEY"] = "sk-test-startup"
+    data = items_file(tmp_path, ["hello", "hello there", "good morning"])
+    command = [
+        str(SCRIPT), "run", str(data), "--scorer", JUDGED, "--judge-model", "openai/fake-judge",
+        "--api-base", fake_judge.url, "--judge-setting", "num_retries=0", "--no-progress",
+    ]  # fmt: skip
+    default_responder = fake_judge.responder
+    fake_judge.responder = answer_from_schema
+    try:
+        run = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+    finally:
+        fake_judge.responder = default_responder
+        fake_judge.reset()
+    assert run.returncode == 0, run.stderr
+    return {**env, "ID": experiment_id(run.stdout)}
+
+
+def test_listing_experiments_imports_no_litellm(judged: dict[str, str]) -> None:
+    for arguments in (["experiments"], ["experiments", "--json"]):
+        report = child(judged, *arguments)
+        assert report["code"] == 0, report
+        assert judged["ID"] in report["stdout"]
+        assert "litellm" not in report["loaded"], arguments
+
+
+def test_export_imports_no_litellm(judged: dict[str, str], tmp_path: Path) -> None:
+    target = tmp_path / "out.csv"
+    report = child(judged, "export", judged["ID"], "--json", "-", "--csv", str(target))
+    assert report["code"] == 0, report
+    assert judged["ID"] in json.dumps(json.loads(report["stdout"]))
+    assert len(target.read_text().splitlines()) >= 4  # a header and the three items
+    assert "litellm" not in report["loaded"]
+
+
+def test_refused_resume_refuses_before_any_judge_key(judged: dict[str, str]) -> None:
+    report = child(judged, "resume", judged["ID"])
+    assert report["code"] == 2
+    assert "is completed: only an experiment stopped part-way" in report["stderr"]
+    assert "Judge key" not in report["stdout"]  # no key was resolved
+    assert "litellm" not in report["loaded"]
+
+
+def test_refused_resume_reads_no_key_from_stdin(judged: dict[str, str]) -> None:
+    report = child(judged, "resume", judged["ID"], "--api-key-stdin", stdin="")
+    assert report["code"] == 2
+    assert "is completed" in report["stderr"], report["stderr"]  # not "no key on stdin"
+    assert "litellm" not in report["loaded"]
+
+
+def test_listing_starts_without_the_drawing_and_upload_libraries(judged: dict[str, str]) -> None:
+    report = child(judged, "experiments", "--json")
+    assert report["code"] == 0
+    assert not {"plotly", "pandas", "alembic", "litellm"} & set(report["loaded"])
