@@ -9,6 +9,7 @@ given one).
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
@@ -18,17 +19,19 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, TypeAlias, TypeVar, overload
 
+import orjson
 from sqlalchemy import (
     ColumnElement,
+    Text,
     delete,
     func,
     insert,
     null,
     or_,
     select,
+    type_coerce,
     update,
 )
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, RowMapping, make_url
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import col
@@ -52,8 +55,8 @@ from core.experiment_records import (
     ScoreSummary,
     SliceSummary,
 )
-from core.run_results import JudgeUsage
-from core.storage import reads, reviews, slices
+from core.run_results import JudgeUsage, ResultRow, database_json
+from core.storage import reads, result_rows, reviews, slices
 from core.storage._engines import make_engine, normalise_url
 from core.storage._manage import StoreManagement
 from core.storage.schema import SchemaError, upgrade_schema
@@ -73,8 +76,6 @@ STALE_AFTER_S = 60.0
 """A pending or running experiment without a heartbeat for this long is reported as
 `interrupted`: the process running it beats every few seconds, so it must have died."""
 _LIVE_STATUSES = ("pending", "running")
-_RESULT_KEY = ("experiment_id", "item_id", "scorer_id")
-"""The unique key of `scorer_results`: one stored result per (experiment, item, scorer)."""
 _KEY_PAGE = 500
 """Item ids per `IN (...)` query (well below SQLite's limit on bound parameters)."""
 _INSERT_BATCH = 5_000
@@ -262,13 +263,16 @@ class Store(StoreManagement):
         self, dataset_id: str, page_size: int, where: Any = None
     ) -> Iterator[DatasetItem]:
         position = 0
+        # SQLite gives the JSON columns' text as it is, decoded here by orjson (SQLAlchemy's
+        # json.loads per column cost a tenth of a stored run); PostgreSQL's driver decodes.
+        text = self.engine.dialect.name == "sqlite"
         while True:
-            query = _items_query(dataset_id, position, page_size)
+            query = _items_query(dataset_id, position, page_size, as_text=text)
             if where is not None:
                 query = query.where(where)
             with self.engine.connect() as connection:
                 rows = connection.execute(query).all()
-            yield from _items(rows)
+            yield from _items(rows, decode=text)
             if len(rows) < page_size:
                 return
             position = rows[-1].position + 1
@@ -472,8 +476,7 @@ class Store(StoreManagement):
     # ---- results ----
 
     def add_results(self, experiment_id: str, outcomes: Iterable[ScorerOutcome]) -> int:
-        """Bulk-insert successful outcomes; returns how many were written (on PostgreSQL,
-        whose driver reports no count for a batch, how many were sent).
+        """Bulk-insert successful outcomes; returns how many were written.
 
         An outcome whose (item, scorer) already has a stored result is skipped, never an error
         (`INSERT ... ON CONFLICT DO NOTHING` on the table's unique key): a resumed experiment
@@ -490,30 +493,20 @@ class Store(StoreManagement):
                 f"add_results accepts successful outcomes only; got {len(failed)} with status "
                 f"{first.status!r} (first: item {first.item_id!r}, scorer {first.scorer_id!r})"
             )
-        rows = [_score_row(experiment_id, o) for o in outcomes]
+        return self.add_rows(experiment_id, [_score_row(outcome) for outcome in outcomes])
+
+    def add_rows(self, experiment_id: str, rows: Sequence[ResultRow]) -> int:
+        """Bulk-insert successful runs given as pre-encoded rows (`core.run_results.ResultRow`,
+        what a running experiment's writer hands over); returns how many were written, as
+        `add_results` does (a pair already stored is skipped)."""
+        keyed = [(experiment_id, *row) for row in rows]
         if self.engine.dialect.name == "postgresql":
             # Two writers of one experiment (a resume racing its old process) each wait for the
             # other's uncommitted keys: in one order for both, one waits and none deadlocks.
-            rows.sort(key=lambda row: (row["item_id"], row["scorer_id"]))
-        written = 0
-        statement = self._insert_results()
+            keyed.sort(key=_row_key)
         self._settled.pop(experiment_id, None)
         with self._transaction("store the scorer results") as connection:
-            for batch in _batches(rows):
-                counted = connection.execute(statement, batch).rowcount
-                written += counted if counted >= 0 else len(batch)
-        return written
-
-    def _insert_results(self) -> Any:
-        """The INSERT of results that skips a pair already stored (the dialect's own ON
-        CONFLICT clause: SQLite and PostgreSQL spell it alike, SQLAlchemy builds it apart).
-        No RETURNING to count the rows written on PostgreSQL: it made writing three times
-        slower (bench/write_results.py)."""
-        table = ScoreRow.__table__
-        dialect = {"sqlite": sqlite, "postgresql": postgresql}.get(self.engine.dialect.name)
-        if dialect is None:  # no portable upsert elsewhere: a duplicate is an error there
-            return insert(table)
-        return dialect.insert(table).on_conflict_do_nothing(index_elements=list(_RESULT_KEY))
+            return result_rows.insert_rows(connection, keyed)
 
     def stored_pairs(self, experiment_id: str, item_ids: Sequence[str]) -> set[tuple[str, str]]:
         """The (item id, scorer id) pairs of these items that have a stored result."""
@@ -851,21 +844,31 @@ def _counts_values(counts: RunCounts, failed: RunCounts | None) -> dict[str, Any
     return values
 
 
-def _score_row(experiment_id: str, outcome: ScorerOutcome) -> dict[str, Any]:
-    row = {
-        "experiment_id": experiment_id,
-        "item_id": outcome.item_id,
-        "scorer_id": outcome.scorer_id,
-        "score": outcome.score,
-        "reason": outcome.reason,
-        "result": outcome.result,
-        "duration_ms": outcome.duration_ms,
-        "judge_calls": outcome.judge_calls,
-        "judge_attempts": outcome.judge_attempts,
-        "cached_calls": outcome.cached_calls,
-    }
-    row.update({k: getattr(outcome.usage, k) for k in _USAGE_COLUMNS})
-    return row
+def _score_row(outcome: ScorerOutcome) -> ResultRow:
+    """An outcome as a stored row (`core.run_results.RESULT_ROW_COLUMNS`)."""
+    usage = outcome.usage
+    return (
+        outcome.item_id,
+        outcome.scorer_id,
+        outcome.score,
+        database_json(outcome.reason),
+        database_json(outcome.result),
+        outcome.duration_ms,
+        usage.input_tokens,
+        usage.output_tokens,
+        usage.total_tokens,
+        usage.reasoning_tokens,
+        usage.cached_input_tokens,
+        usage.cache_creation_input_tokens,
+        outcome.judge_calls,
+        outcome.judge_attempts,
+        outcome.cached_calls,
+    )
+
+
+def _row_key(row: tuple[Any, ...]) -> tuple[str, str]:
+    """(item id, scorer id) of an `(experiment_id, *ResultRow)`."""
+    return row[1], row[2]
 
 
 def _outcome(row: _RowFields) -> ScorerOutcome:
@@ -923,17 +926,16 @@ def _item_rows(dataset_id: str, first: int, items: list[DatasetItem]) -> list[di
     ]
 
 
-def _items_query(dataset_id: str, first: int, limit: int | None) -> Any:
-    """Items from position `first` on, in order (`limit` of them, when given)."""
+def _items_query(dataset_id: str, first: int, limit: int | None, *, as_text: bool = False) -> Any:
+    """Items from position `first` on, in order (`limit` of them, when given); `as_text`: the
+    JSON columns as their text (SQLite), for `_items(..., decode=True)`."""
     table = DatasetItemRow.__table__
+    data = [table.c.input, table.c.output, table.c.ground_truth, table.c.item_metadata]
     query = (
         select(
             table.c.position,
             table.c.item_id,
-            table.c.input,
-            table.c.output,
-            table.c.ground_truth,
-            table.c.item_metadata,
+            *(type_coerce(column, Text) if as_text else column for column in data),
         )
         .where(table.c.dataset_id == dataset_id, table.c.position >= first)
         .order_by(table.c.position)
@@ -941,13 +943,37 @@ def _items_query(dataset_id: str, first: int, limit: int | None) -> Any:
     return query if limit is None else query.limit(limit)
 
 
-def _items(rows: Iterable[Sequence[Any]]) -> list[DatasetItem]:
+def _items(rows: Iterable[Sequence[Any]], *, decode: bool = False) -> list[DatasetItem]:
+    """Items from rows of `_items_query` (`decode`: its JSON columns came as text). Built by
+    validation, which pydantic-core does in half the time of `model_construct`."""
+    if decode:
+        return [
+            DatasetItem(
+                id=item_id,
+                input=_loads(item_input),
+                output=_loads(output),
+                ground_truth=_loads(truth),
+                metadata=_loads(metadata) or {},
+            )
+            for _, item_id, item_input, output, truth, metadata in rows
+        ]
     return [
-        DatasetItem.model_construct(
+        DatasetItem(
             id=item_id, input=item_input, output=output, ground_truth=truth, metadata=metadata or {}
         )
         for _, item_id, item_input, output, truth, metadata in rows
     ]
+
+
+def _loads(text: str | None) -> Any:
+    """A JSON column's text as its value (SQL NULL as None): orjson, or the standard library
+    for what orjson refuses (an integer over 64 bits)."""
+    if text is None:
+        return None
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
 
 
 def _now() -> datetime:
