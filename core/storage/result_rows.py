@@ -13,9 +13,9 @@ from typing import Any
 
 from sqlalchemy.engine import Connection
 
-from core.run_results import RESULT_ROW_COLUMNS
+from core.run_results import RESULT_ROW_COLUMNS, database_json
 
-__all__ = ["ROW_BATCH", "insert_rows"]
+__all__ = ["ROW_BATCH", "insert_items", "insert_rows", "json_text"]
 
 ROW_BATCH = 5_000
 """Rows per `executemany`."""
@@ -33,6 +33,35 @@ def insert_rows(connection: Connection, rows: Sequence[tuple[Any, ...]]) -> int:
         counted = connection.exec_driver_sql(statement, batch).rowcount
         written += counted if counted >= 0 else len(batch)
     return written
+
+
+_ITEM_COLUMNS = (
+    "dataset_id",
+    "position",
+    "item_id",
+    "input",
+    "output",
+    "ground_truth",
+    "item_metadata",
+)
+
+
+def insert_items(connection: Connection, rows: Sequence[tuple[Any, ...]]) -> None:
+    """Insert dataset items given as `(dataset_id, position, item_id, input, output,
+    ground_truth, metadata)`, the last four already JSON text (`json_text`), in one
+    `executemany` of the driver (a dataset import's rows take the results' path)."""
+    marker = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+    statement = (
+        f"INSERT INTO dataset_items ({', '.join(_ITEM_COLUMNS)}) "
+        f"VALUES ({', '.join(marker for _ in _ITEM_COLUMNS)})"
+    )
+    connection.exec_driver_sql(statement, rows)
+
+
+def json_text(value: Any) -> str:
+    """A JSON column's text (`database_json`; None is JSON null, as SQLAlchemy's JSON type
+    wrote it)."""
+    return "null" if value is None else database_json(value)
 
 
 def _statement(dialect: str, paramstyle: str) -> str:

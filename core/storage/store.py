@@ -182,7 +182,7 @@ class Store(StoreManagement):
         with self._transaction("save the dataset") as connection:
             connection.execute(insert(DatasetRow), [row])
             for batch in _batches(_flat(items)):
-                connection.execute(insert(DatasetItemRow), _item_rows(dataset_id, count, batch))
+                result_rows.insert_items(connection, _item_rows(dataset_id, count, batch))
                 count += len(batch)
             connection.execute(
                 update(DatasetRow.__table__)
@@ -911,17 +911,19 @@ def _flat(items: Iterable[DatasetItem] | Iterable[Sequence[DatasetItem]]) -> Ite
             yield from entry
 
 
-def _item_rows(dataset_id: str, first: int, items: list[DatasetItem]) -> list[dict[str, Any]]:
+def _item_rows(dataset_id: str, first: int, items: list[DatasetItem]) -> list[tuple[Any, ...]]:
+    """Items as the rows `result_rows.insert_items` writes (JSON encoded once, by orjson)."""
+    text = result_rows.json_text
     return [
-        {
-            "dataset_id": dataset_id,
-            "position": position,
-            "item_id": item.id,
-            "input": item.input,
-            "output": item.output,
-            "ground_truth": item.ground_truth,
-            "item_metadata": item.metadata,
-        }
+        (
+            dataset_id,
+            position,
+            item.id,
+            text(item.input),
+            text(item.output),
+            text(item.ground_truth),
+            text(item.metadata),
+        )
         for position, item in enumerate(items, start=first)
     ]
 
