@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 from core.record_base import Record, StepName
 
 __all__ = [
+    "ITEM_TEXT_KEYS",
     "RESULT_ROW_COLUMNS",
     "ErrorSummary",
     "JudgeCost",
@@ -327,9 +328,14 @@ RESULT_ROW_COLUMNS = (
     "judge_calls",
     "judge_attempts",
     "cached_calls",
+    "item_texts",
 )
 """The columns of a `ResultRow`, in its order (those of `scorer_results` but its id and its
-experiment's)."""
+experiment's). `item_texts`: True when `result` was encoded `without_item_texts`."""
+
+ITEM_TEXT_KEYS = ("input", "output", "groundTruth", "requestContext")
+"""The result's keys that echo the item (`result_json(..., without_item_texts=True)` leaves them
+out), in the order `to_dict` gives them, right after `runId`."""
 
 ResultRow = tuple[Any, ...]
 """A successful run as the store writes it: the values of `RESULT_ROW_COLUMNS`, with `reason`
@@ -346,6 +352,9 @@ _RESULT_FIELDS = tuple(
 )
 
 
+_WITHOUT_ITEM = tuple(field for field in _RESULT_FIELDS if field[1] not in ITEM_TEXT_KEYS)
+
+
 def database_json(value: Any) -> str:
     """`value` as the JSON text the database holds (the text `json.dumps(value,
     ensure_ascii=False, default=str)` gives, a non-finite number written as the string
@@ -355,13 +364,14 @@ def database_json(value: Any) -> str:
     return _encoded(value, _as_text) or _plain_dumps(value)
 
 
-def result_json(result: ScorerRunResult) -> str:
+def result_json(result: ScorerRunResult, *, without_item_texts: bool = False) -> str:
     """`result.to_dict()` as the database's JSON text (`database_json`), without building the
     dict: the record's fields go to orjson as they are, its nested records and sets through
-    the `default` hook, as `json_ready` turns them."""
+    the `default` hook, as `json_ready` turns them. `without_item_texts`: the keys of
+    `ITEM_TEXT_KEYS` left out (the store rebuilds them from the item when read)."""
     fields = {
         alias: value
-        for name, alias in _RESULT_FIELDS
+        for name, alias in (_WITHOUT_ITEM if without_item_texts else _RESULT_FIELDS)
         if (value := getattr(result, name)) is not None
     }
     return _encoded(fields, _as_ready) or _plain_dumps(json_ready(fields))

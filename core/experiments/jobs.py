@@ -600,13 +600,21 @@ def _row(run: Run) -> ResultRow:
     """A successful run as the store writes it (`core.run_results.RESULT_ROW_COLUMNS`)."""
     result = run.result
     assert result is not None
-    score, reason, usage = result.score, result.reason, run.usage
+    score, reason, usage, item = result.score, result.reason, run.usage, run.item
+    # The run saw the item's own texts (no prepare_run changed them): the stored result need
+    # not echo them, the store rebuilds them from the item when it is read.
+    echoes = (
+        result.input is item.input
+        and result.output is item.output
+        and result.ground_truth is item.ground_truth
+        and result.request_context is (item.metadata or None)
+    )
     return (
         run.item.id,
         run.scorer_id,
         score if score is None or type(score) is float else float(score),
         "null" if reason is None else database_json(reason),
-        result_json(result),
+        result_json(result, without_item_texts=echoes),
         run.duration_ms,
         usage.input_tokens,
         usage.output_tokens,
@@ -617,6 +625,7 @@ def _row(run: Run) -> ResultRow:
         run.judge_calls,
         run.judge_attempts,
         run.cached_calls,
+        echoes,
     )
 
 

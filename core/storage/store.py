@@ -55,7 +55,7 @@ from core.experiment_records import (
     ScoreSummary,
     SliceSummary,
 )
-from core.run_results import JudgeUsage, ResultRow, database_json
+from core.run_results import ITEM_TEXT_KEYS, JudgeUsage, ResultRow, database_json
 from core.storage import reads, result_rows, reviews, slices
 from core.storage._engines import make_engine, normalise_url
 from core.storage._manage import StoreManagement
@@ -542,7 +542,29 @@ class Store(StoreManagement):
             # A NULL `result` column: a row without the key costs a KeyError per `.get`
             # (2 s over 100,000 rows).
             columns.append(null().label("result"))
-        query = select(*columns).where(table.c.experiment_id == experiment_id)
+        source: Any = table
+        if with_result:
+            # A result stored without its item's texts (`item_texts`) gets them back from the
+            # item: the same result as it was run, whoever reads it (pages, exports, Compare).
+            items = DatasetItemRow.__table__
+            dataset = (
+                select(ExperimentRow.__table__.c.dataset_id)
+                .where(ExperimentRow.__table__.c.id == experiment_id)
+                .scalar_subquery()
+            )
+            source = table.outerjoin(
+                items,
+                (items.c.dataset_id == dataset)
+                & (items.c.item_id == table.c.item_id)
+                & table.c.item_texts,
+            )
+            columns += [
+                items.c.input.label("item_input"),
+                items.c.output.label("item_output"),
+                items.c.ground_truth.label("item_ground_truth"),
+                items.c.item_metadata.label("item_metadata"),
+            ]
+        query = select(*columns).select_from(source).where(table.c.experiment_id == experiment_id)
         if scorer_id is not None:
             query = query.where(table.c.scorer_id == scorer_id)
         if item_ids is not None:
@@ -863,7 +885,25 @@ def _score_row(outcome: ScorerOutcome) -> ResultRow:
         outcome.judge_calls,
         outcome.judge_attempts,
         outcome.cached_calls,
+        False,  # an outcome's result is whole: it echoes its item
     )
+
+
+def _with_item_texts(result: dict[str, Any], row: _RowFields) -> dict[str, Any]:
+    """A result stored without its item's texts, with them back where `to_dict` puts them
+    (after `runId`; a None one absent, as `to_dict` leaves it out)."""
+    texts = (
+        row["item_input"],
+        row["item_output"],
+        row["item_ground_truth"],
+        row["item_metadata"] or None,  # an item without metadata ran without request context
+    )
+    rebuilt = {"runId": result["runId"]} if "runId" in result else {}
+    rebuilt.update(
+        (key, value) for key, value in zip(ITEM_TEXT_KEYS, texts, strict=True) if value is not None
+    )
+    rebuilt.update(result)
+    return rebuilt
 
 
 def _row_key(row: tuple[Any, ...]) -> tuple[str, str]:
@@ -872,13 +912,16 @@ def _row_key(row: tuple[Any, ...]) -> tuple[str, str]:
 
 
 def _outcome(row: _RowFields) -> ScorerOutcome:
+    result = row.get("result")
+    if row.get("item_texts") and isinstance(result, dict):
+        result = _with_item_texts(result, row)
     return ScorerOutcome(
         item_id=row["item_id"],
         scorer_id=row["scorer_id"],
         status="success",
         score=row["score"],
         reason=row["reason"],
-        result=row.get("result"),
+        result=result,
         duration_ms=row["duration_ms"],
         usage=JudgeUsage(**{k: row[k] for k in _USAGE_COLUMNS}),
         judge_calls=row["judge_calls"],
