@@ -22,7 +22,11 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from core._sync import run_coroutine_sync
-from core.experiment_records import (
+from core.experiments.engine import CancelToken, Run, Skip, run_experiment
+from core.judge.budget import JudgeBudget
+from core.judge.rate_limit import rate_limited
+from core.judge.secrets import mask_secrets
+from core.records import (
     DatasetItem,
     ExperimentInfo,
     ExperimentProgress,
@@ -32,10 +36,6 @@ from core.experiment_records import (
     RunCounts,
     ScorerOutcome,
 )
-from core.experiments.engine import CancelToken, Run, Skip, run_experiment
-from core.judge.budget import JudgeBudget
-from core.judge.rate_limit import rate_limited
-from core.judge.secrets import mask_secrets
 from core.run_results import JudgeUsage, ResultRow, database_json, result_json
 from core.scoring import Scorer
 

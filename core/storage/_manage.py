@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Select, func, select, update
 from sqlalchemy.engine import Connection, Engine
 
-from core.experiment_records import DatasetInfo, DeletionImpact, ExperimentInfo
+from core.records import DatasetInfo, DeletionImpact, ExperimentInfo
 from core.storage.tables import DatasetRow, ExperimentRow, ScoreRow
 
 __all__ = ["StoreManagement"]

@@ -15,8 +15,8 @@ import pytest
 import sqlalchemy
 from scorelab_db import BACKENDS, database
 
-from core.experiment_records import ExperimentConfig, ScorerSpec
 from core.experiments.engine import run_outcome
+from core.records import ExperimentConfig, ScorerSpec
 from core.service import Service
 from core.service.views import experiment_json_text
 

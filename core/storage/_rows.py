@@ -1,0 +1,334 @@
+"""The store's rows turned into records and back: datasets, experiments, counts, results."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any, TypeAlias, TypeVar, overload
+
+import orjson
+from sqlalchemy import (
+    Text,
+    select,
+    type_coerce,
+)
+from sqlalchemy.engine import RowMapping
+
+from core.records import (
+    ColumnMapping,
+    DatasetInfo,
+    DatasetItem,
+    ExperimentInfo,
+    RunCounts,
+    ScorerOutcome,
+    ScorerSpec,
+)
+from core.run_results import ITEM_TEXT_KEYS, JudgeUsage, ResultRow, database_json
+from core.storage import reads, result_rows
+from core.storage.tables import DatasetItemRow
+
+_LIVE_STATUSES = ("pending", "running")
+_RESULT_KEY = ("experiment_id", "item_id", "scorer_id")
+"""The unique key of `scorer_results`: one stored result per (experiment, item, scorer)."""
+_KEY_PAGE = 500
+"""Item ids per `IN (...)` query (well below SQLite's limit on bound parameters)."""
+_INSERT_BATCH = 5_000
+_ITEM_PAGE = 2_000
+"""Items read per query by `iter_dataset_items`."""
+_USAGE_COLUMNS = (
+    "input_tokens",
+    "output_tokens",
+    "total_tokens",
+    "reasoning_tokens",
+    "cached_input_tokens",
+    "cache_creation_input_tokens",
+)
+
+
+# ---- rows <-> records ----
+
+_RowFields: TypeAlias = RowMapping | Mapping[str, Any]
+"""A row read back (its `_mapping`), or the dict a row was written from."""
+
+
+def _dataset_info(row: _RowFields) -> DatasetInfo:
+    return DatasetInfo(
+        id=row["id"],
+        name=row["name"],
+        file_name=row["file_name"],
+        format=row["format"],
+        fingerprint=row["fingerprint"],
+        item_count=row["item_count"],
+        columns=row["columns"] or [],
+        mapping=ColumnMapping.model_validate(row["mapping"]),
+        created_at=_utc(row["created_at"]),
+    )
+
+
+def _experiment_info(
+    row: _RowFields, scores: dict[str, float], successes: RunCounts, stale_before: datetime
+) -> ExperimentInfo:
+    """The record of a row. A live status with no heartbeat since `stale_before` is reported as
+    `interrupted` (the row itself is left alone: should the process come back, its next
+    heartbeat makes it running again)."""
+    status, finished_at = row["status"], _utc(row["finished_at"])
+    if status in _LIVE_STATUSES:
+        # Rows from before heartbeats have none: their start (or creation) is the last sign.
+        seen = _utc(row["heartbeat_at"] or row["started_at"] or row["created_at"])
+        if seen is not None and seen < stale_before:
+            status, finished_at = "interrupted", seen
+    return ExperimentInfo(
+        id=row["id"],
+        name=row["name"],
+        dataset_id=row["dataset_id"],
+        dataset_name=row["dataset_name"],
+        dataset_fingerprint=row["dataset_fingerprint"],
+        scorers=[ScorerSpec.model_validate(s) for s in row["scorers"] or []],
+        scorer_ids=row["scorer_ids"] or [],
+        judge_model=row["judge_model"],
+        api_base=row["api_base"],
+        judge_settings=row["judge_settings"] or {},
+        concurrency=row["concurrency"],
+        cache=bool(row["judge_cache"]),
+        max_cost=row["max_cost"],
+        status=status,
+        total_items=row["total_items"],
+        counts=_counts(row, successes),
+        scores=scores,
+        error=row["error"],
+        created_at=_utc(row["created_at"]),
+        started_at=_utc(row["started_at"]),
+        finished_at=finished_at,
+        note=row.get("note"),
+        tags=row.get("tags") or [],
+    )
+
+
+# The one mapping between `RunCounts` and the experiment row. The planned total is set when
+# the experiment is created. The row's own counters are what its process last wrote (kept for
+# readers of the table itself); what is shown of the successful runs is counted from their
+# stored results, which a crash cannot leave behind, and only the failed runs, never stored,
+# come from the row.
+
+
+def _stored_counts(totals: reads.ScorerTotals) -> RunCounts:
+    return RunCounts(
+        succeeded=totals.count,
+        usage=totals.usage,
+        judge_calls=totals.judge_calls,
+        judge_attempts=totals.judge_attempts,
+        cached_calls=totals.cached_calls,
+    )
+
+
+def _settled_key(row: _RowFields) -> tuple[Any, ...] | None:
+    """What identifies the stored results of a finished experiment (None while it may still
+    get results): its status, end and counters, which any later write to it changes."""
+    if row["status"] in _LIVE_STATUSES:
+        return None
+    return (row["status"], row["finished_at"], row["done_runs"], row["succeeded_runs"])
+
+
+def _counts(row: _RowFields, successes: RunCounts) -> RunCounts:
+    failed = RunCounts(
+        failed=row["failed_runs"],
+        usage=JudgeUsage(**{k: row[f"failed_{k}"] for k in _USAGE_COLUMNS}),
+        judge_calls=row["failed_judge_calls"] or 0,
+        judge_attempts=row["failed_judge_attempts"] or 0,
+        cached_calls=row["failed_cached_calls"] or 0,
+    )
+    return RunCounts(total=row["total_runs"]) + successes + failed
+
+
+def _counts_values(counts: RunCounts, failed: RunCounts | None) -> dict[str, Any]:
+    failed = failed or RunCounts()
+    values = {
+        "done_runs": counts.done,
+        "succeeded_runs": counts.succeeded,
+        "failed_runs": counts.failed,
+        "judge_calls": counts.judge_calls,
+        "judge_attempts": counts.judge_attempts,
+        "failed_judge_calls": failed.judge_calls,
+        "failed_judge_attempts": failed.judge_attempts,
+        "cached_calls": counts.cached_calls,
+        "failed_cached_calls": failed.cached_calls,
+    }
+    values.update({k: getattr(counts.usage, k) for k in _USAGE_COLUMNS})
+    values.update({f"failed_{k}": getattr(failed.usage, k) for k in _USAGE_COLUMNS})
+    return values
+
+
+def _score_row(outcome: ScorerOutcome) -> ResultRow:
+    """An outcome as a stored row (`core.run_results.RESULT_ROW_COLUMNS`)."""
+    usage = outcome.usage
+    return (
+        outcome.item_id,
+        outcome.scorer_id,
+        outcome.score,
+        database_json(outcome.reason),
+        database_json(outcome.result),
+        outcome.duration_ms,
+        usage.input_tokens,
+        usage.output_tokens,
+        usage.total_tokens,
+        usage.reasoning_tokens,
+        usage.cached_input_tokens,
+        usage.cache_creation_input_tokens,
+        outcome.judge_calls,
+        outcome.judge_attempts,
+        outcome.cached_calls,
+        False,  # an outcome's result is whole: it echoes its item
+    )
+
+
+def _with_item_texts(result: dict[str, Any], row: _RowFields) -> dict[str, Any]:
+    """A result stored without its item's texts, with them back where `to_dict` puts them
+    (after `runId`; a None one absent, as `to_dict` leaves it out)."""
+    texts = (
+        row["item_input"],
+        row["item_output"],
+        row["item_ground_truth"],
+        row["item_metadata"] or None,  # an item without metadata ran without request context
+    )
+    rebuilt = {"runId": result["runId"]} if "runId" in result else {}
+    rebuilt.update(
+        (key, value) for key, value in zip(ITEM_TEXT_KEYS, texts, strict=True) if value is not None
+    )
+    rebuilt.update(result)
+    return rebuilt
+
+
+def _row_key(row: tuple[Any, ...]) -> tuple[str, str]:
+    """(item id, scorer id) of an `(experiment_id, *ResultRow)`."""
+    return row[1], row[2]
+
+
+def _outcome(row: _RowFields) -> ScorerOutcome:
+    result = row.get("result")
+    if row.get("item_texts") and isinstance(result, dict):
+        result = _with_item_texts(result, row)
+    return ScorerOutcome(
+        item_id=row["item_id"],
+        scorer_id=row["scorer_id"],
+        status="success",
+        score=row["score"],
+        reason=row["reason"],
+        result=result,
+        duration_ms=row["duration_ms"],
+        usage=JudgeUsage(**{k: row[k] for k in _USAGE_COLUMNS}),
+        judge_calls=row["judge_calls"],
+        judge_attempts=row["judge_attempts"],
+        cached_calls=row.get("cached_calls") or 0,
+    )
+
+
+_Row = TypeVar("_Row")
+
+
+def _batches(rows: Iterable[_Row]) -> Iterator[list[_Row]]:
+    """`rows` in lists of `_INSERT_BATCH` (consumed as they come)."""
+    batch: list[_Row] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= _INSERT_BATCH:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _flat(items: Iterable[DatasetItem] | Iterable[Sequence[DatasetItem]]) -> Iterator[DatasetItem]:
+    """Items given one by one or in chunks, one by one."""
+    for entry in items:
+        if isinstance(entry, DatasetItem):
+            yield entry
+        else:
+            yield from entry
+
+
+def _item_rows(dataset_id: str, first: int, items: list[DatasetItem]) -> list[tuple[Any, ...]]:
+    """Items as the rows `result_rows.insert_items` writes (JSON encoded once, by orjson)."""
+    text = result_rows.json_text
+    return [
+        (
+            dataset_id,
+            position,
+            item.id,
+            text(item.input),
+            text(item.output),
+            text(item.ground_truth),
+            text(item.metadata),
+        )
+        for position, item in enumerate(items, start=first)
+    ]
+
+
+def _items_query(dataset_id: str, first: int, limit: int | None, *, as_text: bool = False) -> Any:
+    """Items from position `first` on, in order (`limit` of them, when given); `as_text`: the
+    JSON columns as their text (SQLite), for `_items(..., decode=True)`."""
+    table = DatasetItemRow.__table__
+    data = [table.c.input, table.c.output, table.c.ground_truth, table.c.item_metadata]
+    query = (
+        select(
+            table.c.position,
+            table.c.item_id,
+            *(type_coerce(column, Text) if as_text else column for column in data),
+        )
+        .where(table.c.dataset_id == dataset_id, table.c.position >= first)
+        .order_by(table.c.position)
+    )
+    return query if limit is None else query.limit(limit)
+
+
+def _items(rows: Iterable[Sequence[Any]], *, decode: bool = False) -> list[DatasetItem]:
+    """Items from rows of `_items_query` (`decode`: its JSON columns came as text). Built by
+    validation, which pydantic-core does in half the time of `model_construct`."""
+    if decode:
+        return [
+            DatasetItem(
+                id=item_id,
+                input=_loads(item_input),
+                output=_loads(output),
+                ground_truth=_loads(truth),
+                metadata=_loads(metadata) or {},
+            )
+            for _, item_id, item_input, output, truth, metadata in rows
+        ]
+    return [
+        DatasetItem(
+            id=item_id, input=item_input, output=output, ground_truth=truth, metadata=metadata or {}
+        )
+        for _, item_id, item_input, output, truth, metadata in rows
+    ]
+
+
+def _loads(text: str | None) -> Any:
+    """A JSON column's text as its value (SQL NULL as None): orjson, or the standard library
+    for what orjson refuses (an integer over 64 bits)."""
+    if text is None:
+        return None
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+@overload
+def _utc(value: datetime) -> datetime: ...
+@overload
+def _utc(value: None) -> None: ...
+def _utc(value: datetime | None) -> datetime | None:
+    # SQLite gives naive datetimes back; they were written in UTC.
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=UTC)
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(getattr(error, "orig", None) or error)
+    return text.strip().splitlines()[0] if text.strip() else type(error).__name__
