@@ -7,8 +7,9 @@ and the result pages read at that size (docs/storage.md, Reading a large experim
 1. **Bare runs/s**: the code scorer's `run_sync` over 20,000 distinct pairs in this process.
 2. **End to end** (in a subprocess of its own, for its peak RSS, `VmHWM`): the CSV of `--items`
    rows imported with `Service.import_dataset`, then the experiment run by the Service (engine,
-   result writer, SQLite) until every result is stored. Targets: the run proper (start to every
-   result stored) at >= 80% of the bare runs/s; peak RSS under 2 GiB.
+   result writer, SQLite) until every result is stored. Targets (issue 22): the run proper
+   (start to every result stored) at >= 80% of the bare runs/s, the whole command (import
+   included) at >= 50%; peak RSS under 1 GiB.
 3. **Pages** (AppTest, in this process): the experiment detail, Failures and Judge usage pages,
    each on its first render (its cached aggregates dropped first) and on a change: a score
    filter, a text search, the last page, the sort by score on the detail page, a rerun on the
@@ -129,9 +130,12 @@ def end_to_end(folder: Path, items: int, scorer_id: str) -> tuple[str, str]:
     print(f"  bare run_sync                 {bare:9,.0f} runs/s")
     verdict = "ok" if runs >= 0.8 * bare else "MISSED"
     print(f"  run / bare    {runs / bare:8.0%}   (target >= 80%: {verdict})")
+    whole = int(stored) / (float(imported) + float(ran))
+    verdict = "ok" if whole >= 0.5 * bare else "MISSED"
+    print(f"  whole / bare  {whole / bare:8.0%}   (import + run; target >= 50%: {verdict})")
     peak = int(peak_kb) * 1024
-    verdict = "ok" if peak < 2 * GIB else "MISSED"
-    print(f"  peak RSS      {peak / 2**20:8,.0f} MiB (target < 2048 MiB: {verdict})")
+    verdict = "ok" if peak < GIB else "MISSED"
+    print(f"  peak RSS      {peak / 2**20:8,.0f} MiB (target < 1024 MiB: {verdict})")
     return database, experiment_id
 
 

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, Self
 
+import orjson
 from pydantic import BaseModel, Field
 
 from core.record_base import Record, StepName
 
 __all__ = [
+    "ITEM_TEXT_KEYS",
+    "RESULT_ROW_COLUMNS",
     "ErrorSummary",
     "JudgeCost",
     "JudgeExecution",
@@ -19,8 +23,11 @@ __all__ = [
     "JudgeStepResult",
     "JudgeUsage",
     "NotScorableInfo",
+    "ResultRow",
     "ScorerRunResult",
+    "database_json",
     "json_ready",
+    "result_json",
 ]
 
 _USAGE_KEYS = (
@@ -306,3 +313,119 @@ def _record_ready(record: BaseModel) -> dict[str, Any]:
 
 def _sort_key(value: Any) -> tuple[str, str]:
     return (type(value).__name__, str(value))
+
+
+# ---- stored results, encoded once (docs/storage.md, "The write path") ----
+
+RESULT_ROW_COLUMNS = (
+    "item_id",
+    "scorer_id",
+    "score",
+    "reason",
+    "result",
+    "duration_ms",
+    *_USAGE_KEYS,
+    "judge_calls",
+    "judge_attempts",
+    "cached_calls",
+    "item_texts",
+)
+"""The columns of a `ResultRow`, in its order (those of `scorer_results` but its id and its
+experiment's). `item_texts`: True when `result` was encoded `without_item_texts`."""
+
+ITEM_TEXT_KEYS = ("input", "output", "groundTruth", "requestContext")
+"""The result's keys that echo the item (`result_json(..., without_item_texts=True)` leaves them
+out), in the order `to_dict` gives them, right after `runId`."""
+
+ResultRow = tuple[Any, ...]
+"""A successful run as the store writes it: the values of `RESULT_ROW_COLUMNS`, with `reason`
+and `result` already JSON text (`database_json`, `result_json`). Built once from the run by
+whoever ran it, written as it is: no record, no dict and no bind processor per result."""
+
+_ENCODE_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+"""Datetimes and dataclasses reach the `default` hook, which writes them as `str()` does: as the
+JSON of the database always wrote them (`json.dumps(..., default=str)`)."""
+
+_RESULT_FIELDS = tuple(
+    (name, info.serialization_alias or info.alias or name)
+    for name, info in ScorerRunResult.model_fields.items()
+)
+
+
+_WITHOUT_ITEM = tuple(field for field in _RESULT_FIELDS if field[1] not in ITEM_TEXT_KEYS)
+
+
+def database_json(value: Any) -> str:
+    """`value` as the JSON text the database holds (the text `json.dumps(value,
+    ensure_ascii=False, default=str)` gives, a non-finite number written as the string
+    JavaScript would show), encoded by orjson: the plain values of a run take its fast path,
+    anything it cannot encode exactly so (a key that is not a string, an integer over 64 bits,
+    NaN) the slow one."""
+    return _encoded(value, _as_text) or _plain_dumps(value)
+
+
+def result_json(result: ScorerRunResult, *, without_item_texts: bool = False) -> str:
+    """`result.to_dict()` as the database's JSON text (`database_json`), without building the
+    dict: the record's fields go to orjson as they are, its nested records and sets through
+    the `default` hook, as `json_ready` turns them. `without_item_texts`: the keys of
+    `ITEM_TEXT_KEYS` left out (the store rebuilds them from the item when read)."""
+    fields = {
+        alias: value
+        for name, alias in (_WITHOUT_ITEM if without_item_texts else _RESULT_FIELDS)
+        if (value := getattr(result, name)) is not None
+    }
+    return _encoded(fields, _as_ready) or _plain_dumps(json_ready(fields))
+
+
+def _encoded(value: Any, default: Any) -> str | None:
+    try:
+        encoded = orjson.dumps(value, default=default, option=_ENCODE_OPTIONS)
+    except TypeError:  # orjson.JSONEncodeError: a non-string key, a huge integer, a surrogate
+        return None
+    # orjson writes NaN and Infinity as null: a null anywhere takes the exact (slow) path,
+    # which writes them as strings. A real None inside data is rare on the hot path.
+    return None if b"null" in encoded else encoded.decode()
+
+
+def _as_text(value: Any) -> Any:
+    """What `json.dumps(default=str)` makes of a value orjson does not encode itself."""
+    if isinstance(value, float):  # a subclass (numpy.float64): json.dumps writes the number
+        return float(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, list | tuple):  # a subclass (a named tuple): json.dumps writes a list
+        return list(value)
+    return str(value)
+
+
+def _as_ready(value: Any) -> Any:
+    """What `json_ready` then `json.dumps(default=str)` make of a value orjson does not encode
+    itself (a record, a set, a mapping that is not a dict...)."""
+    if isinstance(value, set | frozenset):
+        texts = list(value)
+        if all(type(text) is str for text in texts):  # json_ready's order for strings alone
+            texts.sort()
+            return texts
+        return json_ready(value)
+    if isinstance(value, BaseModel | Mapping | list | tuple):
+        return json_ready(value)
+    return _as_text(value)
+
+
+def _plain_dumps(value: Any) -> str:
+    """The exact JSON text: standard-library `json`, non-finite numbers as strings (PostgreSQL
+    rejects NaN and Infinity in JSON)."""
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, default=str)
+    except ValueError:
+        return json.dumps(_finite(value), ensure_ascii=False, allow_nan=False, default=str)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value

@@ -466,13 +466,13 @@ def test_progress_while_running_and_completed_only_once_everything_is_written(
     service: Service, turnstile: Turnstile, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     writes = threading.Event()
-    add_results = service.store.add_results
+    add_rows = service.store.add_rows
 
-    def held_back(experiment_id: str, outcomes: Any) -> int:
+    def held_back(experiment_id: str, rows: Any) -> int:
         assert writes.wait(DEADLINE), "the test never let the writes through"
-        return add_results(experiment_id, outcomes)
+        return add_rows(experiment_id, rows)
 
-    monkeypatch.setattr(service.store, "add_results", held_back)
+    monkeypatch.setattr(service.store, "add_rows", held_back)
     experiment_id = start_gated(service, 20)
     turnstile.wait_until(lambda t: t.held == 1)
     running = service.progress(experiment_id)
@@ -566,7 +566,7 @@ def test_a_database_failure_stops_the_experiment_with_status_error(
     def broken(experiment_id: str, outcomes: Any) -> int:
         raise StorageError("Could not store the scorer results: disk I/O error")
 
-    monkeypatch.setattr(service.store, "add_results", broken)
+    monkeypatch.setattr(service.store, "add_rows", broken)
     experiment_id = start_gated(service, 30)
     turnstile.let_through(1)  # one result to write; the next run waits until the end
     final = service.wait(experiment_id, timeout=DEADLINE)

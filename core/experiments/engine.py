@@ -48,6 +48,7 @@ __all__ = [
     "CancelToken",
     "ErrorMode",
     "ItemRun",
+    "OnRun",
     "Run",
     "RunFailed",
     "ScorerInput",
@@ -66,6 +67,9 @@ experiment stops and raises `RunFailed`), `fail_item` (the item's remaining scor
 run; `per_item` only)."""
 
 OnOutcome = Callable[[ScorerOutcome], None]
+OnRun = Callable[["Run"], None]
+"""Called with each finished run itself (before `on_outcome`): the caller builds what it keeps
+straight from the run (a stored row) without the outcome record."""
 Skip = Callable[[DatasetItem, str], bool]
 """(item, scorer id) -> True when that pair is not to run (a resumed experiment's stored one)."""
 OnProgress = Callable[[ExperimentProgress], None]
@@ -222,32 +226,49 @@ OnItem = Callable[[ItemRun], Awaitable[None] | None]
 
 @dataclass(slots=True)
 class _Totals:
-    """The counts and the running mean score per scorer."""
+    """The counts and the running mean score per scorer, kept in plain numbers (a record per
+    finished run cost as much as a fast scorer's run) and made a `RunCounts` when read."""
 
-    counts: RunCounts
+    total: int
+    succeeded: int = 0
+    failed: int = 0
+    usage: JudgeUsage = field(default_factory=JudgeUsage)
+    judge_calls: int = 0
+    judge_attempts: int = 0
+    cached_calls: int = 0
     means: dict[str, list[float]] = field(default_factory=dict)  # id -> [runs, mean]
     left_out: int = 0
     """Pairs `skip` left out, taken off the planned total when the counts are read."""
 
     def current(self) -> RunCounts:
         """The counts, with the pairs left out off the total."""
-        if not self.left_out:
-            return self.counts
-        counts = self.counts.model_copy(update={"total": self.counts.total - self.left_out})
-        self.counts, self.left_out = counts, 0
-        return counts
+        self.total -= self.left_out
+        self.left_out = 0
+        return RunCounts(
+            total=self.total,
+            succeeded=self.succeeded,
+            failed=self.failed,
+            usage=self.usage,
+            judge_calls=self.judge_calls,
+            judge_attempts=self.judge_attempts,
+            cached_calls=self.cached_calls,
+        )
 
     def add(self, run: Run) -> None:
-        self.counts = self.counts.with_run(
-            succeeded=run.ok,
-            usage=run.usage,
-            judge_calls=run.judge_calls,
-            judge_attempts=run.judge_attempts,
-            cached_calls=run.cached_calls,
-        )
+        if run.judge_calls or run.judge_attempts or not run.usage.is_empty():
+            self.usage = self.usage + run.usage
+            self.judge_calls += run.judge_calls
+            self.judge_attempts += run.judge_attempts
+        self.cached_calls += run.cached_calls
+        if run.error is not None:
+            self.failed += 1
+            return
+        self.succeeded += 1
         score = run.result.score if run.result is not None else None
-        if run.ok and isinstance(score, int | float) and math.isfinite(score):
-            entry = self.means.setdefault(run.scorer_id, [0, 0.0])
+        if isinstance(score, int | float) and math.isfinite(score):
+            entry = self.means.get(run.scorer_id)
+            if entry is None:
+                entry = self.means[run.scorer_id] = [0, 0.0]
             entry[0] += 1
             # Each share is at most max/n, so the mean of scores near the largest double
             # stays finite where a plain sum would overflow.
@@ -261,6 +282,7 @@ async def run_experiment(
     concurrency: int = 8,
     item_count: int | None = None,
     on_outcome: OnOutcome | None = None,
+    on_run: OnRun | None = None,
     on_progress: OnProgress | None = None,
     cancel: CancelToken | None = None,
     progress_interval_s: float = 0.1,
@@ -284,10 +306,11 @@ async def run_experiment(
     item or the experiment.
 
     `on_outcome` is called once per finished scorer run (in the event loop's thread; it should
-    be quick, e.g. put the outcome on a queue). `on_progress` is called at most every
-    `progress_interval_s` seconds and once at the end. An exception raised by a callback stops
-    the experiment and propagates; so does the first failure with `on_error="raise"`, as
-    `RunFailed`.
+    be quick, e.g. put the outcome on a queue); `on_run` too, with the `Run` itself, for a
+    caller that needs no outcome record (a job building its stored rows). `on_progress` is
+    called at most every `progress_interval_s` seconds and once at the end. An exception raised
+    by a callback stops the experiment and propagates; so does the first failure with
+    `on_error="raise"`, as `RunFailed`.
 
     `skip(item, scorer_id)`, asked once per pair as the items are read, leaves out the pairs
     for which it is True: neither run nor counted (the planned total shrinks by one each), so
@@ -305,12 +328,14 @@ async def run_experiment(
         item_count = len(items)
     started_at = datetime.now(UTC)
     started = time.perf_counter()
-    totals = _Totals(RunCounts(total=item_count * len(scorers)))
+    totals = _Totals(total=item_count * len(scorers))
     last_progress = -math.inf
 
     def report(run: Run) -> None:
         nonlocal last_progress
         totals.add(run)
+        if on_run is not None:
+            on_run(run)
         if on_outcome is not None:
             on_outcome(run.outcome())
         now = time.perf_counter()

@@ -15,16 +15,14 @@ taking the place of the failure it repeats.
 from __future__ import annotations
 
 import logging
-import queue
 import threading
 import time
 from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
-from types import EllipsisType
 from typing import Any, Protocol
 
 from core._sync import run_coroutine_sync
-from core.experiments.engine import CancelToken, Skip, run_experiment
+from core.experiments.engine import CancelToken, Run, Skip, run_experiment
 from core.judge.budget import JudgeBudget
 from core.judge.rate_limit import rate_limited
 from core.judge.secrets import mask_secrets
@@ -38,7 +36,7 @@ from core.records import (
     RunCounts,
     ScorerOutcome,
 )
-from core.run_results import JudgeUsage
+from core.run_results import JudgeUsage, ResultRow, database_json, result_json
 from core.scoring import Scorer
 
 __all__ = [
@@ -76,6 +74,11 @@ class ResultSink(Protocol):
         """Write successful outcomes; returns how many were written."""
         ...
 
+    def add_rows(self, experiment_id: str, rows: Sequence[ResultRow]) -> int:
+        """Write successful runs as pre-encoded rows (`core.run_results.ResultRow`); returns
+        how many were written."""
+        ...
+
     def update_experiment_progress(
         self, experiment_id: str, counts: RunCounts, failed: RunCounts | None = None
     ) -> None:
@@ -100,8 +103,12 @@ class ResultSink(Protocol):
 
 
 class ResultWriter:
-    """Writes successful outcomes and the latest counts to a sink in batches, from its own
-    thread. A sink that fails stops the writing: `error` holds why and `on_error` is called."""
+    """Writes successful runs and the latest counts to a sink in batches, from its own thread.
+    A sink that fails stops the writing: `error` holds why and `on_error` is called.
+
+    What it is handed (`put`: a pre-encoded row, or an outcome record) waits in one list; the
+    writer takes the whole list at once, when `_BATCH_SIZE` are waiting or every
+    `_FLUSH_EVERY_S`: one hand-off per batch, not per run."""
 
     def __init__(
         self,
@@ -114,7 +121,10 @@ class ResultWriter:
         self._experiment_id = experiment_id
         self._counts = counts
         self._on_error = on_error
-        self._queue: queue.Queue[ScorerOutcome | None] = queue.Queue(maxsize=_QUEUED_AT_MOST)
+        self._waiting: list[ResultRow | ScorerOutcome] = []
+        self._room = threading.Condition()  # guards `_waiting` and `_closing`
+        self._due = threading.Event()
+        self._closing = False
         self._written_counts: tuple[RunCounts, RunCounts] | None = None
         self._last_beat = time.monotonic()  # the experiment row was just written
         self.error: BaseException | None = None
@@ -124,44 +134,49 @@ class ResultWriter:
         )
         self._thread.start()
 
-    def put(self, outcome: ScorerOutcome) -> None:
-        """Queue a successful outcome for writing (waits while `_QUEUED_AT_MOST` are queued:
-        the writer thread always drains the queue, even after an error)."""
-        self._queue.put(outcome)
+    def put(self, entry: ResultRow | ScorerOutcome) -> None:
+        """Queue a successful run for writing: its row, or its outcome record. Waits while
+        `_QUEUED_AT_MOST` are queued (the writer thread always takes them, even after an
+        error)."""
+        with self._room:
+            waiting = self._waiting
+            waiting.append(entry)
+            if len(waiting) == _BATCH_SIZE:
+                self._due.set()
+            while len(self._waiting) >= _QUEUED_AT_MOST and not self._closing:
+                self._room.wait()
 
     def close(self) -> None:
         """Flush everything still queued and stop."""
-        self._queue.put(None)
+        with self._room:
+            self._closing = True
+            self._room.notify_all()
+        self._due.set()
         self._thread.join()
 
     def _run(self) -> None:
-        batch: list[ScorerOutcome] = []
-        last_flush = time.monotonic()
         while True:
-            try:
-                outcome: ScorerOutcome | EllipsisType | None = self._queue.get(
-                    timeout=_FLUSH_EVERY_S
-                )
-            except queue.Empty:
-                outcome = ...  # no news: maybe time to flush, or to beat
-            if outcome is None:
-                self._flush(batch)
+            self._due.wait(_FLUSH_EVERY_S)
+            self._due.clear()
+            with self._room:
+                batch, self._waiting = self._waiting, []
+                closing = self._closing
+                self._room.notify_all()
+            self._flush(batch)
+            if closing:
                 return
-            if isinstance(outcome, ScorerOutcome):
-                batch.append(outcome)
-            now = time.monotonic()
-            due = now - last_flush >= _FLUSH_EVERY_S
-            if len(batch) >= _BATCH_SIZE or due or now - self._last_beat >= _HEARTBEAT_EVERY_S:
-                self._flush(batch)
-                batch = []
-                last_flush = time.monotonic()
 
-    def _flush(self, batch: list[ScorerOutcome]) -> None:
+    def _flush(self, batch: list[ResultRow | ScorerOutcome]) -> None:
         if self.error is not None:
             return
         try:
             if batch:
-                self.written += self._sink.add_results(self._experiment_id, batch)
+                outcomes = [entry for entry in batch if isinstance(entry, ScorerOutcome)]
+                if outcomes:
+                    self.written += self._sink.add_results(self._experiment_id, outcomes)
+                rows = [entry for entry in batch if not isinstance(entry, ScorerOutcome)]
+                if rows:
+                    self.written += self._sink.add_rows(self._experiment_id, rows)
             counts = self._counts()
             if counts != self._written_counts:  # writes the heartbeat too
                 self._sink.update_experiment_progress(self._experiment_id, *counts)
@@ -198,6 +213,14 @@ class ExperimentJob:
         self._failed_counts = sum(
             (RunCounts().with_outcome(f) for f in self._failures.values()), RunCounts()
         )
+        # Successful runs taken by `record_run`, counted in plain numbers (a record per run
+        # cost as much as a fast scorer's run) and added to `_counts` when read.
+        self._fast = threading.Lock()
+        self._fast_succeeded = 0
+        self._fast_calls = 0
+        self._fast_attempts = 0
+        self._fast_cached = 0
+        self._fast_usage = JudgeUsage()
         self._status: ExperimentStatus = status
         self._error: str | None = None
         self._error_before_retry: str | None = None
@@ -221,7 +244,20 @@ class ExperimentJob:
     def counts(self) -> RunCounts:
         """The counts so far."""
         with self._changed:
-            return self._counts
+            return self._all_counts()
+
+    def _all_counts(self) -> RunCounts:
+        """`_counts` with the runs `record_run` counted (the caller holds `_changed`)."""
+        with self._fast:
+            if not self._fast_succeeded:
+                return self._counts
+            return self._counts + RunCounts(
+                succeeded=self._fast_succeeded,
+                usage=self._fast_usage,
+                judge_calls=self._fast_calls,
+                judge_attempts=self._fast_attempts,
+                cached_calls=self._fast_cached,
+            )
 
     def progress(self) -> ExperimentProgress:
         """Where the experiment is."""
@@ -231,7 +267,7 @@ class ExperimentJob:
     def tally(self) -> tuple[RunCounts, RunCounts]:
         """The counts so far, over every finished run and over the failed ones alone."""
         with self._changed:
-            return self._counts, self._failed_counts
+            return self._all_counts(), self._failed_counts
 
     def failures(self) -> list[ScorerOutcome]:
         """The failed runs so far."""
@@ -267,7 +303,7 @@ class ExperimentJob:
             elapsed = time.perf_counter() - self._started
         return ExperimentProgress.measured(
             self._status,
-            self._counts,
+            self._all_counts(),
             elapsed,
             experiment_id=self.experiment_id,
             error=self._error,
@@ -370,6 +406,28 @@ class ExperimentJob:
         if outcome.status == "success" and self._writer is not None:
             self._writer.put(outcome)
 
+    def record_run(self, run: Run) -> None:
+        """Take one finished run of the engine (`on_run`): a success is counted and its row
+        built once, straight from the run, for the writer; a failure, or a run of a pair that
+        failed before (a retry), goes through `record` as its outcome."""
+        failures = self._failures
+        if run.error is not None or (failures and (run.item.id, run.scorer_id) in failures):
+            self.record(run.outcome())
+            return
+        row = _row(run)
+        with self._fast:
+            self._fast_succeeded += 1
+            if run.judge_calls or run.judge_attempts or run.cached_calls:
+                self._fast_usage = self._fast_usage + run.usage
+                self._fast_calls += run.judge_calls
+                self._fast_attempts += run.judge_attempts
+                self._fast_cached += run.cached_calls
+        if self._watchers:
+            with self._changed:
+                self._changed.notify_all()
+        if self._writer is not None:
+            self._writer.put(row)
+
     def _run(
         self,
         sink: ResultSink,
@@ -393,6 +451,13 @@ class ExperimentJob:
             sink.update_experiment_progress(self.experiment_id, *self.tally())
             self._publish("running")
             model, limit = self.rate_limit or ("", None)
+            # The engine hands its runs over as they are (rows built without an outcome
+            # record); another runner (Ray) hands over outcomes.
+            taking: dict[str, Any] = (
+                {"on_run": self.record_run}
+                if self.runner is run_experiment
+                else {"on_outcome": self.record}
+            )
             with rate_limited(model, limit):
                 summary = run_coroutine_sync(
                     self.runner(
@@ -400,10 +465,10 @@ class ExperimentJob:
                         scorers=scorers,
                         concurrency=concurrency,
                         item_count=item_count,
-                        on_outcome=self.record,
                         cancel=self.cancel,
                         skip=skip,
                         budget=self.budget,
+                        **taking,
                     )
                 )
             status = self._end_status(summary.status, retried_from)
@@ -529,6 +594,39 @@ class StoredPairs:
     def __call__(self, item: DatasetItem, scorer_id: str) -> bool:
         """True when the pair has a stored result."""
         return (item.id, scorer_id) in self._page
+
+
+def _row(run: Run) -> ResultRow:
+    """A successful run as the store writes it (`core.run_results.RESULT_ROW_COLUMNS`)."""
+    result = run.result
+    assert result is not None
+    score, reason, usage, item = result.score, result.reason, run.usage, run.item
+    # The run saw the item's own texts (no prepare_run changed them): the stored result need
+    # not echo them, the store rebuilds them from the item when it is read.
+    echoes = (
+        result.input is item.input
+        and result.output is item.output
+        and result.ground_truth is item.ground_truth
+        and result.request_context is (item.metadata or None)
+    )
+    return (
+        run.item.id,
+        run.scorer_id,
+        score if score is None or type(score) is float else float(score),
+        "null" if reason is None else database_json(reason),
+        result_json(result, without_item_texts=echoes),
+        run.duration_ms,
+        usage.input_tokens,
+        usage.output_tokens,
+        usage.total_tokens,
+        usage.reasoning_tokens,
+        usage.cached_input_tokens,
+        usage.cache_creation_input_tokens,
+        run.judge_calls,
+        run.judge_attempts,
+        run.cached_calls,
+        echoes,
+    )
 
 
 def _without(counts: RunCounts, outcome: ScorerOutcome) -> RunCounts:

@@ -3,8 +3,6 @@ a schema upgrade holds while it runs (docs/storage.md)."""
 
 from __future__ import annotations
 
-import json
-import math
 import random
 import sqlite3
 import time
@@ -14,6 +12,8 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool, StaticPool
+
+from core.run_results import database_json
 
 __all__ = ["is_sqlite_file", "make_engine", "normalise_url", "sqlite_upgrade_engine"]
 
@@ -102,20 +102,6 @@ def _switch_to_wal(cursor: Any) -> None:
             time.sleep(random.uniform(0.005, 0.05))
 
 
-def _dumps(value: Any) -> str:
-    """JSON for the database. PostgreSQL rejects NaN and Infinity in JSON, so non-finite numbers
-    in step results are written as the strings JavaScript's JSON would show for them."""
-    try:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False, default=str)
-    except ValueError:
-        return json.dumps(_finite(value), ensure_ascii=False, allow_nan=False, default=str)
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    return value
+_dumps = database_json
+"""JSON for the database (core/run_results.py): PostgreSQL rejects NaN and Infinity in JSON, so
+non-finite numbers in step results are written as the strings JavaScript's JSON would show."""

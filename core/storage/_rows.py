@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeAlias, TypeVar, overload
 
+import orjson
 from sqlalchemy import (
+    Text,
     select,
+    type_coerce,
 )
 from sqlalchemy.engine import RowMapping
 
@@ -20,8 +24,8 @@ from core.records import (
     ScorerOutcome,
     ScorerSpec,
 )
-from core.run_results import JudgeUsage
-from core.storage import reads
+from core.run_results import ITEM_TEXT_KEYS, JudgeUsage, ResultRow, database_json
+from core.storage import reads, result_rows
 from core.storage.tables import DatasetItemRow
 
 _LIVE_STATUSES = ("pending", "running")
@@ -155,31 +159,62 @@ def _counts_values(counts: RunCounts, failed: RunCounts | None) -> dict[str, Any
     return values
 
 
-def _score_row(experiment_id: str, outcome: ScorerOutcome) -> dict[str, Any]:
-    row = {
-        "experiment_id": experiment_id,
-        "item_id": outcome.item_id,
-        "scorer_id": outcome.scorer_id,
-        "score": outcome.score,
-        "reason": outcome.reason,
-        "result": outcome.result,
-        "duration_ms": outcome.duration_ms,
-        "judge_calls": outcome.judge_calls,
-        "judge_attempts": outcome.judge_attempts,
-        "cached_calls": outcome.cached_calls,
-    }
-    row.update({k: getattr(outcome.usage, k) for k in _USAGE_COLUMNS})
-    return row
+def _score_row(outcome: ScorerOutcome) -> ResultRow:
+    """An outcome as a stored row (`core.run_results.RESULT_ROW_COLUMNS`)."""
+    usage = outcome.usage
+    return (
+        outcome.item_id,
+        outcome.scorer_id,
+        outcome.score,
+        database_json(outcome.reason),
+        database_json(outcome.result),
+        outcome.duration_ms,
+        usage.input_tokens,
+        usage.output_tokens,
+        usage.total_tokens,
+        usage.reasoning_tokens,
+        usage.cached_input_tokens,
+        usage.cache_creation_input_tokens,
+        outcome.judge_calls,
+        outcome.judge_attempts,
+        outcome.cached_calls,
+        False,  # an outcome's result is whole: it echoes its item
+    )
+
+
+def _with_item_texts(result: dict[str, Any], row: _RowFields) -> dict[str, Any]:
+    """A result stored without its item's texts, with them back where `to_dict` puts them
+    (after `runId`; a None one absent, as `to_dict` leaves it out)."""
+    texts = (
+        row["item_input"],
+        row["item_output"],
+        row["item_ground_truth"],
+        row["item_metadata"] or None,  # an item without metadata ran without request context
+    )
+    rebuilt = {"runId": result["runId"]} if "runId" in result else {}
+    rebuilt.update(
+        (key, value) for key, value in zip(ITEM_TEXT_KEYS, texts, strict=True) if value is not None
+    )
+    rebuilt.update(result)
+    return rebuilt
+
+
+def _row_key(row: tuple[Any, ...]) -> tuple[str, str]:
+    """(item id, scorer id) of an `(experiment_id, *ResultRow)`."""
+    return row[1], row[2]
 
 
 def _outcome(row: _RowFields) -> ScorerOutcome:
+    result = row.get("result")
+    if row.get("item_texts") and isinstance(result, dict):
+        result = _with_item_texts(result, row)
     return ScorerOutcome(
         item_id=row["item_id"],
         scorer_id=row["scorer_id"],
         status="success",
         score=row["score"],
         reason=row["reason"],
-        result=row.get("result"),
+        result=result,
         duration_ms=row["duration_ms"],
         usage=JudgeUsage(**{k: row[k] for k in _USAGE_COLUMNS}),
         judge_calls=row["judge_calls"],
@@ -212,32 +247,33 @@ def _flat(items: Iterable[DatasetItem] | Iterable[Sequence[DatasetItem]]) -> Ite
             yield from entry
 
 
-def _item_rows(dataset_id: str, first: int, items: list[DatasetItem]) -> list[dict[str, Any]]:
+def _item_rows(dataset_id: str, first: int, items: list[DatasetItem]) -> list[tuple[Any, ...]]:
+    """Items as the rows `result_rows.insert_items` writes (JSON encoded once, by orjson)."""
+    text = result_rows.json_text
     return [
-        {
-            "dataset_id": dataset_id,
-            "position": position,
-            "item_id": item.id,
-            "input": item.input,
-            "output": item.output,
-            "ground_truth": item.ground_truth,
-            "item_metadata": item.metadata,
-        }
+        (
+            dataset_id,
+            position,
+            item.id,
+            text(item.input),
+            text(item.output),
+            text(item.ground_truth),
+            text(item.metadata),
+        )
         for position, item in enumerate(items, start=first)
     ]
 
 
-def _items_query(dataset_id: str, first: int, limit: int | None) -> Any:
-    """Items from position `first` on, in order (`limit` of them, when given)."""
+def _items_query(dataset_id: str, first: int, limit: int | None, *, as_text: bool = False) -> Any:
+    """Items from position `first` on, in order (`limit` of them, when given); `as_text`: the
+    JSON columns as their text (SQLite), for `_items(..., decode=True)`."""
     table = DatasetItemRow.__table__
+    data = [table.c.input, table.c.output, table.c.ground_truth, table.c.item_metadata]
     query = (
         select(
             table.c.position,
             table.c.item_id,
-            table.c.input,
-            table.c.output,
-            table.c.ground_truth,
-            table.c.item_metadata,
+            *(type_coerce(column, Text) if as_text else column for column in data),
         )
         .where(table.c.dataset_id == dataset_id, table.c.position >= first)
         .order_by(table.c.position)
@@ -245,13 +281,37 @@ def _items_query(dataset_id: str, first: int, limit: int | None) -> Any:
     return query if limit is None else query.limit(limit)
 
 
-def _items(rows: Iterable[Sequence[Any]]) -> list[DatasetItem]:
+def _items(rows: Iterable[Sequence[Any]], *, decode: bool = False) -> list[DatasetItem]:
+    """Items from rows of `_items_query` (`decode`: its JSON columns came as text). Built by
+    validation, which pydantic-core does in half the time of `model_construct`."""
+    if decode:
+        return [
+            DatasetItem(
+                id=item_id,
+                input=_loads(item_input),
+                output=_loads(output),
+                ground_truth=_loads(truth),
+                metadata=_loads(metadata) or {},
+            )
+            for _, item_id, item_input, output, truth, metadata in rows
+        ]
     return [
-        DatasetItem.model_construct(
+        DatasetItem(
             id=item_id, input=item_input, output=output, ground_truth=truth, metadata=metadata or {}
         )
         for _, item_id, item_input, output, truth, metadata in rows
     ]
+
+
+def _loads(text: str | None) -> Any:
+    """A JSON column's text as its value (SQL NULL as None): orjson, or the standard library
+    for what orjson refuses (an integer over 64 bits)."""
+    if text is None:
+        return None
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
 
 
 def _now() -> datetime:

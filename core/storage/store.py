@@ -28,7 +28,6 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import col
@@ -52,14 +51,14 @@ from core.records import (
     ScoreSummary,
     SliceSummary,
 )
-from core.storage import reads, reviews, slices, thresholds
+from core.run_results import ResultRow
+from core.storage import reads, result_rows, reviews, slices, thresholds
 from core.storage._engines import make_engine, normalise_url
 from core.storage._manage import StoreManagement
 from core.storage._rows import (
     _ITEM_PAGE,
     _KEY_PAGE,
     _LIVE_STATUSES,
-    _RESULT_KEY,
     _USAGE_COLUMNS,
     _batches,
     _counts_values,
@@ -72,6 +71,7 @@ from core.storage._rows import (
     _items_query,
     _now,
     _outcome,
+    _row_key,
     _score_row,
     _settled_key,
     _stored_counts,
@@ -186,7 +186,7 @@ class Store(StoreManagement):
         with self._transaction("save the dataset") as connection:
             connection.execute(insert(DatasetRow), [row])
             for batch in _batches(_flat(items)):
-                connection.execute(insert(DatasetItemRow), _item_rows(dataset_id, count, batch))
+                result_rows.insert_items(connection, _item_rows(dataset_id, count, batch))
                 count += len(batch)
             connection.execute(
                 update(DatasetRow.__table__)
@@ -267,13 +267,16 @@ class Store(StoreManagement):
         self, dataset_id: str, page_size: int, where: Any = None
     ) -> Iterator[DatasetItem]:
         position = 0
+        # SQLite gives the JSON columns' text as it is, decoded here by orjson (SQLAlchemy's
+        # json.loads per column cost a tenth of a stored run); PostgreSQL's driver decodes.
+        text = self.engine.dialect.name == "sqlite"
         while True:
-            query = _items_query(dataset_id, position, page_size)
+            query = _items_query(dataset_id, position, page_size, as_text=text)
             if where is not None:
                 query = query.where(where)
             with self.engine.connect() as connection:
                 rows = connection.execute(query).all()
-            yield from _items(rows)
+            yield from _items(rows, decode=text)
             if len(rows) < page_size:
                 return
             position = rows[-1].position + 1
@@ -494,8 +497,7 @@ class Store(StoreManagement):
     # ---- results ----
 
     def add_results(self, experiment_id: str, outcomes: Iterable[ScorerOutcome]) -> int:
-        """Bulk-insert successful outcomes; returns how many were written (on PostgreSQL,
-        whose driver reports no count for a batch, how many were sent).
+        """Bulk-insert successful outcomes; returns how many were written.
 
         An outcome whose (item, scorer) already has a stored result is skipped, never an error
         (`INSERT ... ON CONFLICT DO NOTHING` on the table's unique key): a resumed experiment
@@ -512,30 +514,20 @@ class Store(StoreManagement):
                 f"add_results accepts successful outcomes only; got {len(failed)} with status "
                 f"{first.status!r} (first: item {first.item_id!r}, scorer {first.scorer_id!r})"
             )
-        rows = [_score_row(experiment_id, o) for o in outcomes]
+        return self.add_rows(experiment_id, [_score_row(outcome) for outcome in outcomes])
+
+    def add_rows(self, experiment_id: str, rows: Sequence[ResultRow]) -> int:
+        """Bulk-insert successful runs given as pre-encoded rows (`core.run_results.ResultRow`,
+        what a running experiment's writer hands over); returns how many were written, as
+        `add_results` does (a pair already stored is skipped)."""
+        keyed = [(experiment_id, *row) for row in rows]
         if self.engine.dialect.name == "postgresql":
             # Two writers of one experiment (a resume racing its old process) each wait for the
             # other's uncommitted keys: in one order for both, one waits and none deadlocks.
-            rows.sort(key=lambda row: (row["item_id"], row["scorer_id"]))
-        written = 0
-        statement = self._insert_results()
+            keyed.sort(key=_row_key)
         self._settled.pop(experiment_id, None)
         with self._transaction("store the scorer results") as connection:
-            for batch in _batches(rows):
-                counted = connection.execute(statement, batch).rowcount
-                written += counted if counted >= 0 else len(batch)
-        return written
-
-    def _insert_results(self) -> Any:
-        """The INSERT of results that skips a pair already stored (the dialect's own ON
-        CONFLICT clause: SQLite and PostgreSQL spell it alike, SQLAlchemy builds it apart).
-        No RETURNING to count the rows written on PostgreSQL: it made writing three times
-        slower (bench/write_results.py)."""
-        table = ScoreRow.__table__
-        dialect = {"sqlite": sqlite, "postgresql": postgresql}.get(self.engine.dialect.name)
-        if dialect is None:  # no portable upsert elsewhere: a duplicate is an error there
-            return insert(table)
-        return dialect.insert(table).on_conflict_do_nothing(index_elements=list(_RESULT_KEY))
+            return result_rows.insert_rows(connection, keyed)
 
     def stored_pairs(self, experiment_id: str, item_ids: Sequence[str]) -> set[tuple[str, str]]:
         """The (item id, scorer id) pairs of these items that have a stored result."""
@@ -571,7 +563,29 @@ class Store(StoreManagement):
             # A NULL `result` column: a row without the key costs a KeyError per `.get`
             # (2 s over 100,000 rows).
             columns.append(null().label("result"))
-        query = select(*columns).where(table.c.experiment_id == experiment_id)
+        source: Any = table
+        if with_result:
+            # A result stored without its item's texts (`item_texts`) gets them back from the
+            # item: the same result as it was run, whoever reads it (pages, exports, Compare).
+            items = DatasetItemRow.__table__
+            dataset = (
+                select(ExperimentRow.__table__.c.dataset_id)
+                .where(ExperimentRow.__table__.c.id == experiment_id)
+                .scalar_subquery()
+            )
+            source = table.outerjoin(
+                items,
+                (items.c.dataset_id == dataset)
+                & (items.c.item_id == table.c.item_id)
+                & table.c.item_texts,
+            )
+            columns += [
+                items.c.input.label("item_input"),
+                items.c.output.label("item_output"),
+                items.c.ground_truth.label("item_ground_truth"),
+                items.c.item_metadata.label("item_metadata"),
+            ]
+        query = select(*columns).select_from(source).where(table.c.experiment_id == experiment_id)
         if scorer_id is not None:
             query = query.where(table.c.scorer_id == scorer_id)
         if item_ids is not None:

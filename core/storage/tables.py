@@ -189,6 +189,11 @@ class ScoreRow(SQLModel, table=True):
     judge_attempts: int = 0
     cached_calls: int = _counter()
     """Judge executions of the run answered from the judge cache."""
+    item_texts: bool = Field(
+        default=False, sa_column=Column(Boolean, nullable=False, server_default=false())
+    )
+    """True when `result` leaves out the run's input, output, ground truth and request context:
+    they were the item's own, and are rebuilt from `dataset_items` when read (revision 0010)."""
 
 
 class ReviewRow(SQLModel, table=True):

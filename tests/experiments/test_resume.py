@@ -362,7 +362,7 @@ def test_a_retry_of_an_experiment_that_broke_keeps_its_status_and_why(
         raise RuntimeError("the disk is full")
 
     with monkeypatch.context() as patched:
-        patched.setattr(service.store, "add_results", broken)
+        patched.setattr(service.store, "add_rows", broken)
         experiment_id = run_clean(service, dataset.id, ScorerSpec(scorer_id="flaky"))
     broke = service.get_experiment(experiment_id)
     assert broke.status == "error" and "the disk is full" in (broke.error or "")
