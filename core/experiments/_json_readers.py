@@ -120,11 +120,12 @@ class _Rows:
         value = dict(pairs)
         if len(value) != len(pairs):
             seen: set[str] = set()
+            reported: set[str] = set()
             for key, _ in pairs:
-                if key in seen:
-                    if not any(f[0] == "duplicate_key" and f[1] == key for f in self._found):
-                        count = sum(1 for k, _ in pairs if k == key)
-                        self._found.append(("duplicate_key", key, str(count)))
+                if key in seen and key not in reported:
+                    count = sum(1 for k, _ in pairs if k == key)
+                    self._found.append(("duplicate_key", key, str(count)))
+                    reported.add(key)
                 seen.add(key)
         if self._constants:
             for key, cell in pairs:
