@@ -27,6 +27,7 @@ from core.scorers.catalog import ScorerCatalog
 from core.service import views
 from core.service.facade import RESUMABLE, SAMPLES_DIR, Service
 from core.storage import NotFoundError, StorageError
+from core.visible_text import without_bidi_controls
 
 __all__ = [
     "ALLOWED_JUDGE_SETTINGS",
@@ -49,6 +50,7 @@ __all__ = [
     "mask_secrets",
     "scorer_catalog",
     "views",
+    "without_bidi_controls",
 ]
 
 
