@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -57,11 +58,28 @@ def _param(name: str, default: str = "") -> str:
     return st.query_params.get(PARAMS[name], default)
 
 
+MAX_PAGE = 1_000_000
+"""The highest page a link may ask for (50 items a page: far more than any dataset holds);
+SQLite refuses an offset past 2**63, so a larger one is clamped here."""
+
+
 def _int(text: str) -> int:
+    """A page number from the URL: 1 for anything that is not a whole number, clamped to
+    [1, MAX_PAGE]."""
     try:
-        return max(1, int(text))
-    except ValueError:
+        return min(max(1, int(text)), MAX_PAGE)
+    except ValueError:  # not a number, or longer than Python reads
         return 1
+
+
+def _score_bound(text: str, default: float) -> float:
+    """A score bound from the URL (`?min=`, `?max=`): `default` for what is not a finite
+    number, clamped to [0, 1] (the slider's range)."""
+    try:
+        value = float(text)
+    except ValueError:
+        return default
+    return min(max(value, 0.0), 1.0) if math.isfinite(value) else default
 
 
 def _sort_label(value: str) -> str:
@@ -83,7 +101,9 @@ def render_filters(
         "Score range",
         0.0,
         1.0,
-        (float(_param("low", "0")), float(_param("high", "1"))),
+        tuple(
+            sorted((_score_bound(_param("low", "0"), 0.0), _score_bound(_param("high", "1"), 1.0)))
+        ),
         step=0.01,
         key=f"{KEY}.range",
     )
@@ -112,7 +132,7 @@ def render_filters(
     st.session_state[f"{KEY}.filters"] = filters
     if f"{KEY}.page" not in st.session_state:
         st.session_state[f"{KEY}.page"] = _int(_param("page", "1"))
-    page = page_box.number_input("Page", min_value=1, step=1, key=f"{KEY}.page")
+    page = page_box.number_input("Page", min_value=1, max_value=MAX_PAGE, step=1, key=f"{KEY}.page")
     st.query_params.update(
         {
             PARAMS["scorers"]: ",".join(chosen),
