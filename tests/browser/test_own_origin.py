@@ -47,8 +47,7 @@ def test_every_page_requests_only_the_dashboards_own_origin(
             (address, kind)
             for address, kind in requested
             if not address.startswith(("data:", "blob:"))
-            and (urlsplit(address).hostname, urlsplit(address).port)
-            != (own.hostname, own.port)
+            and (urlsplit(address).hostname, urlsplit(address).port) != (own.hostname, own.port)
         }
     )
     assert outside == []

@@ -87,3 +87,27 @@ def test_ids_of_other_or_no_experiments_are_ignored(experiments: tuple[str, str]
     )
     for value in ("nope", "x" * 5000, "", f"{one},{two},{one}"):
         visit_every_page({name: value for name in PARAMS})
+
+
+def test_a_column_named_with_quotes_slices_and_filters_on_the_page(app: AppTest) -> None:
+    """Issue 19, hostile finding 4: a column named `a"b` is accepted at import, and the
+    experiment page slices and filters by it (the link names it) without an error."""
+    service = core.service.get_service()
+    column = 'a"b'
+    data = b'id,question,answer,"a""b"\n' + b"".join(
+        b"i%d,question %d,right answer %d,v%d\n" % (n, n, n, n % 2) for n in range(6)
+    )
+    dataset = service.import_dataset("quoted.csv", data)
+    spec = ScorerSpec(scorer_id="checks.includes", options={"value": "right", "id": "right"})
+    started = service.start_experiment(ExperimentConfig(dataset_id=dataset.id, scorers=[spec]))
+    assert service.wait(started, timeout=60).status == "completed"
+    assert column in service.metadata_columns(started)
+    assert {s.value: s.items for s in service.slices(started, column)} == {"v0": 3, "v1": 3}
+    app.query_params["experiment"] = started
+    app.query_params["slice"] = column
+    app.query_params["mcol"] = column
+    app.query_params["mval"] = ["v1"]
+    app.switch_page("pages/experiment.py")
+    app.run()
+    assert not app.exception, app.exception
+    assert not app.error, [e.value for e in app.error]
