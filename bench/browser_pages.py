@@ -126,7 +126,7 @@ def build_database(path: Path, items: int) -> None:
     code = f"""
 import os, time
 import core.service
-from core.experiment_records import ExperimentConfig, ScorerSpec
+from core.records import ExperimentConfig, ScorerSpec
 service = core.service.get_service()
 data = open({str(path) + ".csv"!r}, "rb").read()
 dataset = service.import_dataset("truthfulqa-{items}.csv", data)

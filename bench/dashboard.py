@@ -67,7 +67,7 @@ def detail_page(items: int) -> None:
     from streamlit.testing.v1 import AppTest
 
     import core.service
-    from core.experiment_records import ExperimentConfig, ScorerSpec
+    from core.records import ExperimentConfig, ScorerSpec
 
     service = core.service.get_service()
     dataset = service.import_dataset("bench.csv", table(items))

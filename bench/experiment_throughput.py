@@ -22,8 +22,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import _loopback_judge as loopback
 
 from core import JudgeConfig, PromptStep, Scorer, create_scorer
-from core.experiment_records import DatasetItem, ExperimentConfig, ScorerSpec
 from core.experiments.engine import run_experiment
+from core.records import DatasetItem, ExperimentConfig, ScorerSpec
 from core.scorers import PrebuiltScorer
 from core.service import Service
 

@@ -27,9 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the synthetic experi
 
 from reporting_tables import best_of, synthetic_detail
 
-from core.experiment_records import ExperimentDetail
-from core.reporting import experiment_html, experiment_json, results_csv
-from core.reporting.html import _plotly_js
+from core.exchange.exports import experiment_json, results_csv
+from core.exchange.html import _plotly_js, experiment_html
+from core.records import ExperimentDetail
 
 MB = 1024 * 1024
 

@@ -28,7 +28,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 
-from core.experiments.datasets import read_dataset, read_upload
+from core.datasets.upload import read_dataset, read_upload
 from core.service import Service
 
 

@@ -23,12 +23,12 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import _loopback_judge as loopback
 
 from core import JudgeConfig, PromptStep, Scorer, create_scorer, run_evals
-from core.experiment_records import DatasetItem
 from core.experiments.engine import run_experiment
 from core.experiments.estimate import sample_judge_requests
 from core.judge import cache as judge_cache
 from core.judge.budget import JudgeBudget
 from core.judge.estimate import cost_estimate
+from core.records import DatasetItem
 
 PRICED = "openai/gpt-4o-mini"  # priced in litellm's table; the fake judge answers for it
 

@@ -16,7 +16,7 @@ import random
 import time
 from datetime import UTC, datetime
 
-from core.experiment_records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
+from core.records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
 from core.reporting import label_agreement, label_columns
 
 

@@ -39,7 +39,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.experiment_records import (  # noqa: E402
+from core.records import (  # noqa: E402
     ColumnMapping,
     DatasetItem,
     ScorerOutcome,
@@ -54,7 +54,7 @@ BARE_PAIRS = 20_000
 
 _RUNNER = """
 import os, sys, time
-from core.experiment_records import ExperimentConfig, ScorerSpec
+from core.records import ExperimentConfig, ScorerSpec
 from core.service import Service
 
 def peak_kb():

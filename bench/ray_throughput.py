@@ -30,7 +30,7 @@ from pathlib import Path
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # a loopback cluster of this bench only
 
-from core.experiment_records import ExperimentConfig, ScorerSpec
+from core.records import ExperimentConfig, ScorerSpec
 from core.service import Service
 
 ROOT = Path(__file__).resolve().parents[1]

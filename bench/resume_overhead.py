@@ -24,7 +24,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import sqlalchemy
 
 from core import Scorer, create_scorer
-from core.experiment_records import ExperimentConfig, ScorerSpec
+from core.records import ExperimentConfig, ScorerSpec
 from core.scorers import PrebuiltScorer
 from core.service import Service
 from core.storage.tables import ExperimentRow, ScoreRow

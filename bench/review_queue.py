@@ -20,7 +20,7 @@ from pathlib import Path
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from core.experiment_records import ColumnMapping, DatasetItem, RunCounts, ScorerOutcome
+from core.records import ColumnMapping, DatasetItem, RunCounts, ScorerOutcome
 from core.reporting.review_queue import review_queue, scored_runs
 from core.service import Service
 

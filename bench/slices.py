@@ -29,7 +29,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.experiment_records import (  # noqa: E402
+from core.records import (  # noqa: E402
     ColumnMapping,
     DatasetItem,
     ResultQuery,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import sqlalchemy
 
-from core.experiment_records import ColumnMapping, DatasetItem, ScorerOutcome, ScorerSpec
+from core.records import ColumnMapping, DatasetItem, ScorerOutcome, ScorerSpec
 from core.run_results import JudgeUsage
 from core.storage import Store
 

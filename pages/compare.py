@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.experiment_records import ExperimentInfo
+from core.records import ExperimentInfo
 from core.service import ExperimentFileError, Service, StorageError
 from core.service.views import (
     Comparison,

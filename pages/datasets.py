@@ -17,7 +17,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
-from core.experiment_records import ColumnMapping, DatasetInfo, ImportReport
+from core.records import ColumnMapping, DatasetInfo, ImportReport
 from core.service import DatasetImportError, ParsedUpload
 from pages.ui import nav
 from pages.ui.manage import render_dataset_manage

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from core.experiment_records import (
+from core.records import (
     ExperimentDetail,
     ExperimentInfo,
     ScorerOutcome,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.experiment_records import ExperimentInfo, ScorerOutcome
+from core.records import ExperimentInfo, ScorerOutcome
 from core.service import ExperimentConfigError, NotFoundError
 from core.service.views import failure_groups
 from pages.ui import fmt

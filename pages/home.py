@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.experiment_records import ExperimentInfo
+from core.records import ExperimentInfo
 from core.service.views import experiments_frame
 from pages.ui import nav
 from pages.ui.manage import filter_by_tags, with_notes

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.experiment_records import ExperimentInfo
+from core.records import ExperimentInfo
 from core.service.views import (
     ALL_STEPS,
     calls_and_attempts,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import streamlit as st
 from pydantic import SecretStr
 
-from core.experiment_records import (
+from core.records import (
     CostEstimate,
     DatasetInfo,
     ExperimentConfig,

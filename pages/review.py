@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.experiment_records import ExperimentInfo
+from core.records import ExperimentInfo
 from core.service.views import QueueEntry, item_outcomes, scored_label
 from pages.ui import fmt, nav, review
 from pages.ui.services import service

@@ -12,7 +12,7 @@ import streamlit as st
 from pydantic import SecretStr
 
 from core.errors import ScorerRunError
-from core.experiment_records import ScorerCatalogEntry, ScorerSpec
+from core.records import ScorerCatalogEntry, ScorerSpec
 from core.service import ExperimentConfigError
 from pages.ui import fmt
 from pages.ui.judge_key import judge_key_input

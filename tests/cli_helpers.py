@@ -53,7 +53,7 @@ def items_file(tmp_path: Path, outputs: list[str]) -> Path:
 
 def judge_calls_per_item(scorer_id: str = JUDGED) -> int:
     """The judge calls one item costs the scorer, as the catalog counts its prompt steps."""
-    from core.experiment_records import ScorerSpec
+    from core.records import ScorerSpec
     from core.scorers import PREBUILT
     from core.scorers.catalog import ScorerCatalog
 

@@ -14,7 +14,7 @@ from collections import Counter
 from typing import Any
 
 from core import Scorer, create_scorer
-from core.experiment_records import ExperimentConfig, ScorerSpec
+from core.records import ExperimentConfig, ScorerSpec
 from core.scorers import PREBUILT, PrebuiltScorer, ScorerOptions
 
 CALLS: Counter[str] = Counter()

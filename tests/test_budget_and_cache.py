@@ -12,9 +12,9 @@ import pytest
 import sqlalchemy
 
 from core import JudgeConfig, PromptStep, Scorer, create_scorer
-from core.experiment_records import ExperimentConfig, ScorerSpec
 from core.judge import cache as judge_cache_module
 from core.judge.cache import CACHE_ENV
+from core.records import ExperimentConfig, ScorerSpec
 from core.scorers import PREBUILT, PrebuiltScorer
 from core.service import ExperimentConfigError, Service
 from core.storage.tables import ExperimentRow

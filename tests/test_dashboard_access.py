@@ -20,7 +20,7 @@ from core.dashboard_access import (
     login_problems,
     read_secrets,
 )
-from core.experiments.datasets import DEFAULT_SIZE_LIMIT_BYTES
+from core.datasets.upload import DEFAULT_SIZE_LIMIT_BYTES
 
 ROOT = Path(__file__).resolve().parents[1]
 

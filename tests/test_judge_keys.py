@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 from key_canary import CANARY, KEY_VARIABLES, ROWS, SCORER, echoing_judge
 
-from core.experiment_records import ExperimentConfig, ScorerSpec
-from core.reporting import experiment_html, experiment_json_text, results_csv
+from core.exchange.exports import experiment_json_text, results_csv
+from core.exchange.html import experiment_html
+from core.records import ExperimentConfig, ScorerSpec
 from core.service import ExperimentConfigError, Service
 from core.testing import FakeJudge
 from core.testing.fake_judge import answer_from_schema

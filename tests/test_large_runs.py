@@ -20,9 +20,9 @@ from scorelab_db import BACKENDS, database
 
 from core import Scorer, create_scorer
 from core.cli.outputs import csv_export, json_export
-from core.experiment_records import DatasetItem, ExperimentConfig, ScorerSpec
+from core.exchange.exports import experiment_json, results_csv
 from core.experiments.engine import MAX_CONCURRENCY, run_experiment
-from core.reporting import experiment_json, results_csv
+from core.records import DatasetItem, ExperimentConfig, ScorerSpec
 from core.scorers import PREBUILT, PrebuiltScorer
 from core.service import DatasetImportError, ExperimentConfigError, Service
 

@@ -16,7 +16,7 @@ from scorelab_db import BACKENDS, database
 from sqlalchemy import create_engine
 
 from core import Scorer, create_scorer
-from core.experiment_records import ColumnMapping, ExperimentConfig, ScorerOutcome, ScorerSpec
+from core.records import ColumnMapping, ExperimentConfig, ScorerOutcome, ScorerSpec
 from core.scorers import PREBUILT, PrebuiltScorer
 from core.service import ExperimentConfigError, InvalidInputError, NotFoundError, Service
 from core.service.manage import MAX_TAG_CHARS, MAX_TAGS

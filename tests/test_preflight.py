@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from core.experiment_records import ExperimentConfig, ScorerSpec
-from core.reporting import experiment_json_text
+from core.exchange.exports import experiment_json_text
+from core.records import ExperimentConfig, ScorerSpec
 from core.service import ExperimentConfigError, Service
 from core.testing import FakeJudge
 

@@ -14,8 +14,8 @@ from cli_helpers import JUDGED, items_file
 
 from core import JudgeConfig, PromptStep, Scorer, create_scorer
 from core.cli import main
-from core.experiment_records import ExperimentConfig, RateLimit, ScorerSpec
 from core.judge import rate_limit
+from core.records import ExperimentConfig, RateLimit, ScorerSpec
 from core.scorers import PREBUILT, PrebuiltScorer
 from core.service import Service
 from core.testing import FakeJudge

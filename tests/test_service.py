@@ -17,9 +17,9 @@ import sqlalchemy
 from scorelab_db import BACKENDS, database
 
 import core.service
-import core.service.facade
+import core.service.datasets_desk
 from core import JudgeConfig, PromptStep, Scorer, create_scorer
-from core.experiment_records import (
+from core.records import (
     ColumnMapping,
     ExperimentConfig,
     FailureCounts,
@@ -232,7 +232,7 @@ def test_a_parsed_upload_is_previewed_and_imported_without_reading_it_again(
     def no_second_read(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("the file was read again")
 
-    monkeypatch.setattr(core.service.facade, "read_upload", no_second_read)
+    monkeypatch.setattr(core.service.datasets_desk, "read_upload", no_second_read)
     proposed = service.preview(parsed)
     assert proposed.ok and proposed.mapping_used is not None
     assert proposed.mapping_used.input == "question"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from scorelab_db import BACKENDS, database
 
-from core.experiment_records import REVIEW_NOTE_MAX, ExperimentConfig, ScorerSpec
+from core.records import REVIEW_NOTE_MAX, ExperimentConfig, ScorerSpec
 from core.reporting.agreement import REVIEWS_SOURCE
 from core.service import NotFoundError, ReviewError, Service, views
 

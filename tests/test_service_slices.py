@@ -14,7 +14,7 @@ from scipy import stats
 from scorelab_db import BACKENDS, database
 
 from core import Scorer, create_scorer
-from core.experiment_records import ExperimentConfig, ResultQuery, ScorerSpec
+from core.records import ExperimentConfig, ResultQuery, ScorerSpec
 from core.scorers import PREBUILT, PrebuiltScorer
 from core.service import NotFoundError, Service
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from core.cli._errors import CliError
 from core.cli._progress import Bar
-from core.experiment_records import ColumnMapping, DatasetInfo, DatasetItem, ImportReport
+from core.records import ColumnMapping, DatasetInfo, DatasetItem, ImportReport
 
 if TYPE_CHECKING:
     from core.service import DatasetImportError, Service

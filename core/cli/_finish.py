@@ -21,7 +21,7 @@ from core.cli._summary import (
     print_summary,
 )
 from core.cli.outputs import STDOUT, Export, csv_export, html_export, json_export, write_export
-from core.experiment_records import ExperimentDetail, ExperimentInfo, ExperimentProgress
+from core.records import ExperimentDetail, ExperimentInfo, ExperimentProgress
 
 if TYPE_CHECKING:
     from core.service import Service

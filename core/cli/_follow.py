@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from core.cli._errors import CliError
 from core.cli._progress import Bar
-from core.experiment_records import ExperimentProgress
+from core.records import ExperimentProgress
 
 if TYPE_CHECKING:
     from pydantic import SecretStr

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from core.cli._errors import CliError
 from core.cli._text import printable
-from core.experiment_records import ExperimentDetail, ExperimentInfo, ScorerOutcome
+from core.records import ExperimentDetail, ExperimentInfo, ScorerOutcome
 
 if TYPE_CHECKING:
     from core.service.terminal import LabelAgreement, ThresholdResult

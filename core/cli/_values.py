@@ -13,7 +13,7 @@ import sys
 from pydantic import SecretStr
 
 from core.cli._errors import CliError
-from core.experiment_records import RateLimit, ScorerSpec
+from core.records import RateLimit, ScorerSpec
 
 __all__ = [
     "concurrency",

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from core.cli._text import printable, when
-from core.experiment_records import ExperimentInfo
+from core.records import ExperimentInfo
 
 if TYPE_CHECKING:
     from core.cli._options import Commands

@@ -17,7 +17,7 @@ from core.cli.outputs import STDOUT, Export, csv_export, html_export, json_expor
 
 if TYPE_CHECKING:
     from core.cli._options import Commands
-    from core.experiment_records import ExperimentInfo
+    from core.records import ExperimentInfo
     from core.service import Service
 
 __all__ = ["register"]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Protocol, TextIO
 from core.cli._errors import CliError
 from core.cli._progress import Bar
 from core.cli._text import printable
-from core.experiment_records import ExperimentDetail
+from core.records import ExperimentDetail
 
 if TYPE_CHECKING:
     from core.service import Service

@@ -26,7 +26,7 @@ from core.cli.run import JUDGE_KEY_HELP
 
 if TYPE_CHECKING:
     from core.cli._options import Commands
-    from core.experiment_records import ExperimentInfo
+    from core.records import ExperimentInfo
     from core.service import Service
 
 __all__ = ["register"]

@@ -23,11 +23,11 @@ from core.cli._options import (
 from core.cli._progress import bars_wanted
 from core.cli._summary import check_threshold_ids
 from core.cli._text import printable
-from core.experiment_records import ExperimentConfig
+from core.records import ExperimentConfig
 
 if TYPE_CHECKING:
     from core.cli._options import Commands
-    from core.experiment_records import CostEstimate, DatasetInfo, ScorerSpec
+    from core.records import CostEstimate, DatasetInfo, ScorerSpec
     from core.service import Service
 
 __all__ = ["register"]

@@ -30,7 +30,9 @@ from typing import Any, Literal
 
 from core._clock import elapsed_ms
 from core.errors import ScorerRunError
-from core.experiment_records import (
+from core.judge.budget import JudgeBudget, budget_refusal
+from core.judge.secrets import secret_masker
+from core.records import (
     DatasetItem,
     ExperimentProgress,
     ExperimentStatus,
@@ -38,8 +40,6 @@ from core.experiment_records import (
     RunCounts,
     ScorerOutcome,
 )
-from core.judge.budget import JudgeBudget, budget_refusal
-from core.judge.secrets import secret_masker
 from core.run_results import JudgeExecutionFailure, JudgeUsage, ScorerRunResult
 from core.scoring import Scorer
 

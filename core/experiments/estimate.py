@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from core.experiment_records import DatasetItem
 from core.experiments.engine import run_outcome
 from core.judge.estimate import DryRequest, recording
+from core.records import DatasetItem
 from core.scoring import Scorer
 
 __all__ = ["sample_judge_requests"]

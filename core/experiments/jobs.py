@@ -24,7 +24,11 @@ from types import EllipsisType
 from typing import Any, Protocol
 
 from core._sync import run_coroutine_sync
-from core.experiment_records import (
+from core.experiments.engine import CancelToken, Skip, run_experiment
+from core.judge.budget import JudgeBudget
+from core.judge.rate_limit import rate_limited
+from core.judge.secrets import mask_secrets
+from core.records import (
     DatasetItem,
     ExperimentInfo,
     ExperimentProgress,
@@ -34,10 +38,6 @@ from core.experiment_records import (
     RunCounts,
     ScorerOutcome,
 )
-from core.experiments.engine import CancelToken, Skip, run_experiment
-from core.judge.budget import JudgeBudget
-from core.judge.rate_limit import rate_limited
-from core.judge.secrets import mask_secrets
 from core.run_results import JudgeUsage
 from core.scoring import Scorer
 

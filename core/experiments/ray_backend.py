@@ -44,13 +44,6 @@ from pydantic import SecretStr
 
 from core._sync import run_coroutine_sync
 from core.errors import ExperimentConfigError
-from core.experiment_records import (
-    DatasetItem,
-    ExperimentSummary,
-    RunCounts,
-    ScorerOutcome,
-    ScorerSpec,
-)
 from core.experiments.engine import (
     CancelToken,
     OnOutcome,
@@ -64,6 +57,13 @@ from core.judge.config import JudgeConfig
 from core.judge.credentials import JudgeKey, JudgeSetupError, judge_key
 from core.judge.rate_limit import RateLimit
 from core.judge.secrets import remember_secret
+from core.records import (
+    DatasetItem,
+    ExperimentSummary,
+    RunCounts,
+    ScorerOutcome,
+    ScorerSpec,
+)
 from core.scorers import PREBUILT, PrebuiltScorer
 from core.scorers.catalog import ScorerCatalog
 from core.scoring import Scorer

@@ -22,7 +22,6 @@ from pydantic import Field
 
 from core._sync import run_coroutine_sync
 from core.errors import MastraError, error_code
-from core.experiment_records import DatasetItem
 from core.experiments._means import finite_mean
 from core.experiments._validation import (
     DataItem,
@@ -43,6 +42,7 @@ from core.experiments.thresholds import (
 )
 from core.judge.secrets import mask_secrets
 from core.record_base import Record
+from core.records import DatasetItem
 from core.run_results import ErrorSummary
 from core.scoring import Scorer
 

@@ -17,9 +17,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from core.experiment_records import CostEstimate
 from core.judge._litellm import litellm
 from core.judge.pricing import unit_prices
+from core.records import CostEstimate
 
 __all__ = [
     "HIGH_ANSWER_TOKENS",

@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from core.experiment_records import RateLimit
 from core.judge import _litellm
 from core.judge.budget import DEFAULT_OUTPUT_TOKENS, estimated_input_tokens
 from core.judge.endpoints import is_provider_endpoint
+from core.records import RateLimit
 
 if TYPE_CHECKING:
     from limits import RateLimitItem

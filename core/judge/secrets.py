@@ -213,7 +213,7 @@ class SecretMasker:
 
 
 def _script_escaped(text: str) -> str:
-    """`text` as JSON inside a `<script>` element writes it (core.reporting.html.script_json)."""
+    """`text` as JSON inside a `<script>` element writes it (core.exchange.html.script_json)."""
     for char, code in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
         text = text.replace(char, code)
     return text

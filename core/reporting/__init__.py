@@ -1,6 +1,6 @@
 """Pure shaping of experiment results: tables (pandas), figures (plotly), the paired comparison
-of experiments, scorers' agreement with a label column, and JSON, CSV and HTML exports and the
-JSON's re-import (no Streamlit, no database)."""
+of experiments, scorers' agreement with a label column, slices and reviews (no Streamlit, no
+database; the files that leave the app are written in core.exchange)."""
 
 from core.reporting.agreement import (
     Confusion,
@@ -33,20 +33,6 @@ from core.reporting.compare import (
     usage_side_by_side,
     word_diff,
 )
-from core.reporting.experiment_file import (
-    ExperimentFileError,
-    ExportedExperiment,
-    read_experiment_json,
-)
-from core.reporting.exports import (
-    experiment_json,
-    experiment_json_text,
-    failure_entry,
-    masked_export,
-    neutralise_cell,
-    result_rows,
-    results_csv,
-)
 from core.reporting.figures import (
     calls_and_attempts,
     cost_by_scorer,
@@ -55,7 +41,6 @@ from core.reporting.figures import (
     tokens_by_model,
     tokens_by_scorer_step,
 )
-from core.reporting.html import experiment_html
 from core.reporting.paged import (
     ALL_STEPS,
     binned_histograms,
@@ -92,8 +77,6 @@ __all__ = [
     "Comparison",
     "Confusion",
     "DiffSegment",
-    "ExperimentFileError",
-    "ExportedExperiment",
     "ItemPair",
     "ItemPairing",
     "LabelAgreement",
@@ -112,11 +95,7 @@ __all__ = [
     "cost_by_scorer",
     "diff_html",
     "duration_distribution",
-    "experiment_html",
-    "experiment_json",
-    "experiment_json_text",
     "experiments_frame",
-    "failure_entry",
     "failure_groups",
     "filter_items",
     "item_changes",
@@ -127,14 +106,9 @@ __all__ = [
     "label_agreement",
     "label_columns",
     "label_values",
-    "masked_export",
     "mismatched_comparisons",
-    "neutralise_cell",
     "page_frame",
     "parse_label",
-    "read_experiment_json",
-    "result_rows",
-    "results_csv",
     "score_histograms",
     "scored_label",
     "scorer_table",

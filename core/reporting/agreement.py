@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from pydantic import Field
 
-from core.experiment_records import DatasetItem, ExperimentDetail
 from core.record_base import Record
+from core.records import DatasetItem, ExperimentDetail
 from core.reporting.reviews import review_labels
 
 if TYPE_CHECKING:  # numpy and pandas are imported on first use, to keep `import core` light

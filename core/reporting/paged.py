@@ -16,7 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from core.experiment_records import ResultPage, ScoreHistogram, ScorerOutcome, ScorerUsage
+from core.records import ResultPage, ScoreHistogram, ScorerOutcome, ScorerUsage
 from core.reporting.figures import NO_SCORES, _note
 from core.reporting.tables import (
     ITEM_COLUMNS,

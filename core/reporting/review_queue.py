@@ -23,8 +23,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from core.experiment_records import CONFIDENCE_STEPS, ExperimentInfo, ScoredRun, ScorerOutcome
 from core.record_base import Record
+from core.records import CONFIDENCE_STEPS, ExperimentInfo, ScoredRun, ScorerOutcome
 from core.reporting.reviews import scorer_range, scorer_threshold
 
 __all__ = [

@@ -24,14 +24,14 @@ from typing import Any
 from pydantic import Field
 
 from core.errors import ReviewError
-from core.experiment_records import (
+from core.record_base import Record
+from core.records import (
     REVIEW_NOTE_MAX,
     ExperimentInfo,
     Review,
     ReviewInput,
     ReviewVerdict,
 )
-from core.record_base import Record
 
 __all__ = [
     "ANONYMOUS",

@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from core.experiment_records import SliceChange, SliceScorer, SliceSummary
+from core.records import SliceChange, SliceScorer, SliceSummary
 
 __all__ = [
     "CHART_VALUES",

@@ -19,9 +19,9 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from core.experiment_records import ExperimentDetail, ExperimentInfo, ScorerOutcome
 from core.judge.pricing import estimate_cost_usd
 from core.record_base import STEP_ORDER, StepName
+from core.records import ExperimentDetail, ExperimentInfo, ScorerOutcome
 from core.run_results import json_ready
 
 __all__ = [

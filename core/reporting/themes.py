@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from core.experiment_records import ScorerOutcome, Theme
+from core.records import ScorerOutcome, Theme
 
 __all__ = [
     "DEFAULT_QUANTILE",

@@ -25,8 +25,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from core.errors import ScorerConfigError
-from core.experiment_records import ScorerCatalogEntry, ScorerOptionInfo, ScorerStepInfo
 from core.judge import JudgeConfig
+from core.records import ScorerCatalogEntry, ScorerOptionInfo, ScorerStepInfo
 from core.scorers._option_info import ScorerOption, describe_options, placeholder_options
 from core.scorers._options import ScorerOptions, field_names
 from core.scorers._text import describe_value

@@ -11,8 +11,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
 
 from core.errors import ExperimentConfigError
-from core.experiment_records import DatasetInfo, ExperimentInfo, ScorerCatalogEntry, ScorerSpec
 from core.judge import JudgeConfig
+from core.records import DatasetInfo, ExperimentInfo, ScorerCatalogEntry, ScorerSpec
 from core.scorers._registry import GROUND_TRUTH, DataNeed, PrebuiltScorer, ScorerBuildError
 from core.scoring import Scorer
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 
+from core.datasets.library import DatasetImportError
+from core.datasets.upload import ParsedUpload
 from core.errors import ExperimentConfigError, InvalidInputError, ReviewError
-from core.experiment_records import ScorerCatalogEntry
-from core.experiments.dataset_library import DatasetImportError
-from core.experiments.datasets import ParsedUpload
+from core.exchange.experiment_file import ExperimentFileError
 from core.judge.credentials import (
     ALLOWED_JUDGE_SETTINGS,
     DEFAULT_JUDGE_SETTINGS,
@@ -21,7 +21,7 @@ from core.judge.credentials import (
     JudgeKey,
 )
 from core.judge.secrets import mask_secrets
-from core.reporting.experiment_file import ExperimentFileError
+from core.records import ScorerCatalogEntry
 from core.scorers import PREBUILT, PrebuiltScorer
 from core.scorers.catalog import ScorerCatalog
 from core.service import views

@@ -23,35 +23,7 @@ from pydantic import SecretStr
 
 from core._sync import run_coroutine_sync
 from core.errors import ExperimentConfigError, ScorerRunError
-from core.experiment_import import import_experiment
-from core.experiment_records import (
-    ColumnMapping,
-    CostEstimate,
-    DatasetInfo,
-    DatasetItem,
-    ExperimentConfig,
-    ExperimentDetail,
-    ExperimentInfo,
-    ExperimentProgress,
-    ExperimentStatus,
-    FailureCounts,
-    ImportReport,
-    ItemRow,
-    ResultPage,
-    ResultQuery,
-    Review,
-    ReviewVerdict,
-    ScoreHistogram,
-    ScorerCatalogEntry,
-    ScorerOutcome,
-    ScorerSpec,
-    ScorerUsage,
-    ScoreSummary,
-    SliceChange,
-    SliceSummary,
-)
-from core.experiments.dataset_library import import_parsed, import_samples
-from core.experiments.datasets import ParsedUpload, read_upload
+from core.exchange.experiment_import import import_experiment
 from core.experiments.engine import MAX_CONCURRENCY
 from core.experiments.estimate import sample_judge_requests
 from core.experiments.jobs import ExperimentJob, Jobs, StoredPairs, stored_progress
@@ -71,6 +43,23 @@ from core.judge.estimate import cost_estimate
 from core.judge.pricing import estimate_cost_usd, unit_prices
 from core.judge.rate_limit import judge_rate_limit
 from core.judge.secrets import remember_secret, secret_masker
+from core.records import (
+    CostEstimate,
+    DatasetInfo,
+    DatasetItem,
+    ExperimentConfig,
+    ExperimentDetail,
+    ExperimentInfo,
+    ExperimentProgress,
+    ExperimentStatus,
+    Review,
+    ReviewVerdict,
+    ScorerCatalogEntry,
+    ScorerOutcome,
+    ScorerSpec,
+    SliceChange,
+    SliceSummary,
+)
 from core.reporting.agreement import LabelAgreement
 from core.reporting.review_queue import QueueEntry
 from core.run_results import ScorerRunResult
@@ -79,7 +68,9 @@ from core.scorers.catalog import ScorerCatalog
 from core.scoring import Scorer
 from core.service import review_desk
 from core.service import slices as slicing
+from core.service.datasets_desk import DatasetDesk
 from core.service.manage import ManageMixin
+from core.service.results_desk import ResultsDesk
 from core.service.themes import ThemesMixin
 from core.storage import Store
 
@@ -96,9 +87,10 @@ RESUMABLE: tuple[ExperimentStatus, ...] = ("interrupted", "cancelled", "budget_r
 # ---- the service ----
 
 
-class Service(ThemesMixin, ManageMixin):
-    """One per process (see `get_service`); thread-safe. Themes: core/service/themes.py;
-    renames, notes, tags and deletion impacts: core/service/manage.py."""
+class Service(DatasetDesk, ResultsDesk, ThemesMixin, ManageMixin):
+    """One per process (see `get_service`); thread-safe. Datasets: core/service/datasets_desk.py;
+    reading results: core/service/results_desk.py; themes: core/service/themes.py; renames,
+    notes, tags and deletion impacts: core/service/manage.py."""
 
     def __init__(
         self,
@@ -111,78 +103,6 @@ class Service(ThemesMixin, ManageMixin):
         self.catalog = ScorerCatalog(PREBUILT if catalog is None else catalog)
         self.samples_dir = SAMPLES_DIR if samples_dir is None else samples_dir
         self._jobs = Jobs()
-
-    # ---- datasets (docs/datasets.md) ----
-
-    def read_upload(self, file_name: str, data: bytes) -> ParsedUpload:
-        """Parse a file once; `preview` and `import_parsed` then map it without reading again."""
-        return read_upload(file_name, data)
-
-    def preview(self, parsed: ParsedUpload, mapping: ColumnMapping | None = None) -> ImportReport:
-        """A parsed file under `mapping` (None: the proposed one): columns, preview, problems."""
-        return parsed.map(mapping).report
-
-    def import_parsed(
-        self,
-        parsed: ParsedUpload,
-        mapping: ColumnMapping | None = None,
-        *,
-        name: str | None = None,
-        reuse_existing: bool = False,
-    ) -> DatasetInfo:
-        """Store a parsed file as a dataset (whole or nothing); raises DatasetImportError."""
-        return import_parsed(self.store, parsed, mapping, name=name, reuse_existing=reuse_existing)
-
-    def preview_import(
-        self, file_name: str, data: bytes, mapping: ColumnMapping | None = None
-    ) -> ImportReport:
-        """Read a file without storing it: columns, proposed mapping, preview and problems."""
-        return self.preview(self.read_upload(file_name, data), mapping)
-
-    def import_dataset(
-        self,
-        file_name: str,
-        data: bytes,
-        *,
-        name: str | None = None,
-        mapping: ColumnMapping | None = None,
-        reuse_existing: bool = False,
-    ) -> DatasetInfo:
-        """`read_upload`, then `import_parsed`."""
-        parsed = self.read_upload(file_name, data)
-        return self.import_parsed(parsed, mapping, name=name, reuse_existing=reuse_existing)
-
-    def list_datasets(self) -> list[DatasetInfo]:
-        """Every stored dataset, newest first."""
-        return self.store.list_datasets()
-
-    def get_dataset(self, dataset_id: str) -> DatasetInfo:
-        """One dataset; raises NotFoundError."""
-        return self.store.get_dataset(dataset_id)
-
-    def dataset_items(self, dataset_id: str, limit: int | None = None) -> list[DatasetItem]:
-        """A dataset's items in file order (the first `limit`, when given)."""
-        return self.store.dataset_items(dataset_id, limit)
-
-    def iter_dataset_items(self, dataset_id: str) -> Iterator[DatasetItem]:
-        """A dataset's items in file order, read a page at a time (for a large dataset)."""
-        return self.store.iter_dataset_items(dataset_id)
-
-    def delete_dataset(self, dataset_id: str) -> None:
-        """Remove a dataset with its experiments and their results (`dataset_deletion` says
-        how many); refused while one of its experiments runs here."""
-        ids = self.store.experiment_ids_of(dataset_id)
-        if set(ids) & set(self._jobs.running()):
-            raise ExperimentConfigError(
-                "Cancel the dataset's running experiments before deleting it"
-            )
-        self.store.delete_dataset(dataset_id)
-        for experiment_id in ids:
-            self._jobs.forget(experiment_id)
-
-    def ensure_sample_datasets(self) -> list[DatasetInfo]:
-        """The sample datasets, each file of the samples folder imported once (by fingerprint)."""
-        return import_samples(self.store, self.samples_dir)
 
     # ---- scorers ----
 
@@ -585,64 +505,6 @@ class Service(ThemesMixin, ManageMixin):
         masker = secret_masker()
         return [masker.record(outcome) for outcome in job.failures()]
 
-    # ---- a large experiment, read without loading it (docs/storage.md) ----
-
-    def score_summaries(self, experiment_id: str) -> list[ScoreSummary]:
-        """Per scorer: stored runs, numeric scores, mean, min and max, computed by the
-        database."""
-        return self.store.score_summaries(experiment_id)
-
-    def score_histograms(self, experiment_id: str, bins: int = 10) -> list[ScoreHistogram]:
-        """Per scorer: its scores counted in `bins` equal bins (over 0..1, widened to the
-        lowest and highest score) by the database."""
-        return self.store.score_histograms(experiment_id, bins)
-
-    def judge_usage(self, experiment_id: str) -> list[ScorerUsage]:
-        """Per scorer: the judge calls, attempts, tokens and estimated cost of its stored runs,
-        summed by the database (failed runs: `get_experiment(...).counts` and `failures`)."""
-        return [_priced(usage) for usage in self.store.judge_usage(experiment_id)]
-
-    def failure_counts(self, experiment_id: str) -> FailureCounts:
-        """How many runs failed (stored count) and, of those this process holds, how many per
-        scorer."""
-        info = self.store.get_experiment(experiment_id)
-        failures = self.failures(experiment_id)
-        by_scorer: dict[str, int] = {}
-        for failure in failures:
-            by_scorer[failure.scorer_id] = by_scorer.get(failure.scorer_id, 0) + 1
-        return FailureCounts(
-            total=max(info.counts.failed, len(failures)),
-            in_memory=len(failures),
-            by_scorer=by_scorer,
-            details_in_memory=self._jobs.get(experiment_id) is not None,
-        )
-
-    def result_page(self, experiment_id: str, query: ResultQuery) -> ResultPage:
-        """A page of the experiment's item table, filtered, sorted and counted by the database;
-        each row's failed scorers (and their judge tokens) come from this process's memory,
-        where `query.failed_only` is resolved too. Raises NotFoundError, and ValueError naming
-        a bad field of `query`; a page past the last gives the last one."""
-        failures = self.failures(experiment_id)
-        item_ids = None
-        if query.failed_only:
-            chosen = set(query.scorer_ids)
-            item_ids = {f.item_id for f in failures if not chosen or f.scorer_id in chosen}
-        page = self.store.result_page(experiment_id, query, item_ids)
-        return page.model_copy(update={"rows": _with_failures(page.rows, failures)})
-
-    def item_detail(self, experiment_id: str, item_id: str) -> ExperimentDetail:
-        """One item of an experiment: the detail of its stored results and in-memory failures
-        (`items` holds that item only). Raises NotFoundError."""
-        info = self.get_experiment(experiment_id)
-        return ExperimentDetail(
-            info=info,
-            items=[self.store.dataset_item(info.dataset_id, item_id)],
-            results=self.store.experiment_results(experiment_id, item_ids=[item_id]),
-            failures=[f for f in self.failures(experiment_id) if f.item_id == item_id],
-            failures_in_memory=self._jobs.get(experiment_id) is not None,
-            reviews=self.store.reviews(experiment_id, [item_id]),
-        )
-
     # ---- slices by metadata (core/service/slices.py) ----
 
     def metadata_columns(self, experiment_id: str) -> list[str]:
@@ -744,7 +606,7 @@ class Service(ThemesMixin, ManageMixin):
     # ---- imported experiments ----
 
     def import_experiment_json(self, data: bytes, *, name: str | None = None) -> str:
-        """Import an exported experiment (whole or nothing; `core.experiment_import`): its
+        """Import an exported experiment (whole or nothing; `core.exchange.experiment_import`): its
         results stored, its failures in this process's memory only; returns its new id."""
         return self._jobs.add(import_experiment(self.store, data, name)).experiment_id
 
@@ -833,39 +695,6 @@ def _resumed_budget(info: ExperimentInfo, max_cost: float | None) -> JudgeBudget
             "with a higher max_cost"
         )
     return JudgeBudget(left)
-
-
-def _priced(usage: ScorerUsage) -> ScorerUsage:
-    """The usage with its estimated cost (litellm's price table is read only when there are
-    tokens to price)."""
-    tokens_in, tokens_out = usage.usage.input_tokens or 0, usage.usage.output_tokens or 0
-    if not usage.model or tokens_in + tokens_out <= 0:
-        return usage
-    cost = estimate_cost_usd(usage.model, tokens_in, tokens_out)
-    return usage.model_copy(update={"est_cost_usd": cost})
-
-
-def _with_failures(rows: list[ItemRow], failures: Sequence[ScorerOutcome]) -> list[ItemRow]:
-    """Rows with the scorers that failed on them and those runs' judge tokens."""
-    if not failures:
-        return rows
-    shown = {row.item_id for row in rows}
-    failed: dict[str, list[ScorerOutcome]] = {}
-    for failure in failures:
-        if failure.item_id in shown:
-            failed.setdefault(failure.item_id, []).append(failure)
-    return [
-        row.model_copy(
-            update={
-                "failed": [f.scorer_id for f in failed[row.item_id]],
-                "judge_tokens": row.judge_tokens
-                + sum(f.usage.total_tokens or 0 for f in failed[row.item_id]),
-            }
-        )
-        if row.item_id in failed
-        else row
-        for row in rows
-    ]
 
 
 def _masked_progress(progress: ExperimentProgress) -> ExperimentProgress:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from core.errors import InvalidInputError
-from core.experiment_records import DatasetInfo, DeletionImpact, ExperimentInfo
+from core.records import DatasetInfo, DeletionImpact, ExperimentInfo
 
 if TYPE_CHECKING:
     from core.experiments.jobs import Jobs

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from core.errors import ReviewError
-from core.experiment_records import ExperimentDetail, Review, ReviewVerdict
+from core.records import ExperimentDetail, Review, ReviewVerdict
 from core.reporting.agreement import LabelAgreement, review_agreement
 from core.reporting.review_queue import QueueEntry, review_queue
 from core.reporting.reviews import check_review, review_marks

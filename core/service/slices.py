@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.experiment_records import ScorerOutcome, SliceChange, SliceSummary
+from core.records import ScorerOutcome, SliceChange, SliceSummary
 from core.reporting.slices import slice_changes, with_intervals
 from core.storage import Store
 

@@ -24,7 +24,9 @@ from core.dashboard_access import (
     read_secrets,
     unprotected_address_message,
 )
-from core.experiments.datasets import release_unused_memory
+from core.datasets.upload import release_unused_memory
+from core.exchange.exports import experiment_json, masked_export, results_csv
+from core.exchange.html import experiment_html
 from core.experiments.engine import MAX_CONCURRENCY
 from core.experiments.thresholds import (
     Threshold,
@@ -37,12 +39,8 @@ from core.reporting import (
     LabelAgreement,
     LabelError,
     agreement_line,
-    experiment_html,
-    experiment_json,
     label_agreement,
     label_values,
-    masked_export,
-    results_csv,
 )
 
 __all__ = [

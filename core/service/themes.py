@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, get_args
 
 from core.errors import InvalidInputError
-from core.experiment_records import (
+from core.records import (
     ExperimentInfo,
     ScorerOutcome,
     ThemeKind,

@@ -30,6 +30,8 @@ from core.dashboard_access import (
     login_wanted,
     unprotected_address_message,
 )
+from core.exchange.exports import experiment_json_text, results_csv
+from core.exchange.html import experiment_html
 from core.reporting import (
     ALL_STEPS,
     CHART_VALUES,
@@ -45,8 +47,6 @@ from core.reporting import (
     cost_by_scorer,
     diff_html,
     duration_distribution,
-    experiment_html,
-    experiment_json_text,
     experiments_frame,
     failure_groups,
     filter_items,
@@ -59,7 +59,6 @@ from core.reporting import (
     label_columns,
     mismatched_comparisons,
     page_frame,
-    results_csv,
     score_histograms,
     scored_label,
     scorer_table,

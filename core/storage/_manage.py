@@ -13,7 +13,7 @@ from sqlalchemy import ColumnElement, Select, func, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from core.errors import ExperimentConfigError
-from core.experiment_records import DatasetInfo, DeletionImpact, ExperimentInfo
+from core.records import DatasetInfo, DeletionImpact, ExperimentInfo
 from core.storage.tables import DatasetRow, ExperimentRow, ScoreRow
 
 __all__ = ["StoreManagement"]

@@ -2,7 +2,7 @@
 (GROUP BY, on SQLite and PostgreSQL alike) and the item table a page at a time, filtered and
 sorted in SQL (docs/storage.md, Reading a large experiment).
 
-Each function takes a connection and returns the small records of `core.experiment_records`;
+Each function takes a connection and returns the small records of `core.records`;
 `Store` opens the connection. The indexes they lean on are made by revision 0003.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Text, and_, cast, exists, func, or_, select
 
-from core.experiment_records import (
+from core.records import (
     ItemRow,
     ResultPage,
     ResultQuery,

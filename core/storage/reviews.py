@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import Engine, delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 
-from core.experiment_records import CONFIDENCE_STEPS, Review, ReviewInput, ScoredRun
+from core.records import CONFIDENCE_STEPS, Review, ReviewInput, ScoredRun
 from core.storage.tables import DatasetItemRow, ReviewRow, ScoreRow
 
 __all__ = [

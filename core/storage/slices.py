@@ -18,7 +18,7 @@ from typing import Any
 
 from sqlalchemy import Connection, String, and_, case, cast, func, literal, or_, select
 
-from core.experiment_records import SliceScorer, SliceSummary
+from core.records import SliceScorer, SliceSummary
 from core.storage.tables import DatasetItemRow, ScoreRow
 
 __all__ = ["NO_VALUE", "item_values", "metadata_filter", "metadata_text", "slice_summaries"]

@@ -1,5 +1,5 @@
 """The database tables (SQLModel). Only `core.storage` knows them; the rest of the code sees the
-pydantic records of `core.experiment_records`.
+pydantic records of `core.records`.
 
 A change here needs a migration in `core/storage/migrations/versions` (docs/storage.md); a test
 checks that the migrations make exactly these tables."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from core.experiment_records import (
+from core.records import (
     ExperimentDetail,
     ExperimentInfo,
     ScoreHistogram,

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from core.experiment_records import ExperimentDetail
+from core.records import ExperimentDetail
 from core.service.views import (
     LabelAgreement,
     experiment_html,

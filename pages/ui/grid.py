@@ -23,7 +23,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from core.experiment_records import ExperimentInfo, ResultPage, ResultQuery
+from core.records import ExperimentInfo, ResultPage, ResultQuery
 from core.service.views import NO_VALUE_LABEL, page_frame, scored_label
 from pages.ui.services import service
 from pages.ui.text import md_short, md_text

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 import streamlit as st
 
-from core.experiment_records import DatasetInfo, DeletionImpact, ExperimentInfo
+from core.records import DatasetInfo, DeletionImpact, ExperimentInfo
 from core.service import ExperimentConfigError, InvalidInputError, NotFoundError, StorageError
 from pages.ui import nav
 from pages.ui.services import service

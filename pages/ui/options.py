@@ -8,7 +8,7 @@ from typing import Any
 
 import streamlit as st
 
-from core.experiment_records import ScorerCatalogEntry, ScorerOptionInfo
+from core.records import ScorerCatalogEntry, ScorerOptionInfo
 
 
 def option_inputs(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.experiment_records import REVIEW_NOTE_MAX, ExperimentInfo, Review
+from core.records import REVIEW_NOTE_MAX, ExperimentInfo, Review
 from core.service import NotFoundError, ReviewError
 from core.service.views import ANONYMOUS, REVIEWS_SOURCE, scorer_range
 from pages.ui.services import service

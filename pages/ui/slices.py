@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.experiment_records import ExperimentInfo, SliceChange, SliceSummary
+from core.records import ExperimentInfo, SliceChange, SliceSummary
 from core.service.views import CHART_VALUES, slice_changes_frame, slice_chart, slices_frame
 from pages.ui.services import service
 from pages.ui.text import chart_text, md_text

@@ -26,7 +26,7 @@ from typing import Any
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from core.experiment_records import DatasetItem
+from core.records import DatasetItem
 from core.service import without_bidi_controls
 
 __all__ = ["as_text", "chart_text", "md_short", "md_text", "show_text"]

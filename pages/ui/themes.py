@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from core.experiment_records import ExperimentInfo, ThemeKind, ThemeReport
+from core.records import ExperimentInfo, ThemeKind, ThemeReport
 from core.service import InvalidInputError, NotFoundError
 from pages.ui import nav
 from pages.ui.services import service

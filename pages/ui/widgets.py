@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import streamlit as st
 
-from core.experiment_records import ExperimentInfo
+from core.records import ExperimentInfo
 from core.service import Service
 from pages.ui import fmt, nav
 from pages.ui.text import md_text

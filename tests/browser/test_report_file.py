@@ -18,14 +18,15 @@ from typing import Any
 import pytest
 from reporting._records import NOW, build_detail  # tests/ is on sys.path (rootdir)
 
-from core.experiment_records import (
+from core.exchange.exports import experiment_json_text
+from core.exchange.html import experiment_html
+from core.records import (
     DatasetItem,
     ExperimentDetail,
     ExperimentInfo,
     RunCounts,
     ScorerOutcome,
 )
-from core.reporting import experiment_html, experiment_json_text
 
 from ._streamlit import TIMEOUT, open_page, rerun, watch_runs
 

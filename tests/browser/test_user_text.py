@@ -27,14 +27,14 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from reporting._records import NOW, success_execution, usage  # tests/ is on sys.path
 
-from core.experiment_records import (
+from core.exchange.exports import experiment_json_text
+from core.records import (
     DatasetItem,
     ExperimentDetail,
     ExperimentInfo,
     RunCounts,
     ScorerOutcome,
 )
-from core.reporting import experiment_json_text
 from core.run_results import (
     ErrorSummary,
     JudgeExecutionFailure,

@@ -11,7 +11,6 @@ import math
 import pytest
 
 from core import JudgeConfig, JudgeUsage, PromptStep, Scorer, ScorerRunError, create_scorer
-from core.experiment_records import DatasetItem, ExperimentProgress, RunCounts, ScorerOutcome
 from core.experiments.engine import (
     CancelToken,
     ItemRun,
@@ -19,6 +18,7 @@ from core.experiments.engine import (
     ScorerInput,
     run_experiment,
 )
+from core.records import DatasetItem, ExperimentProgress, RunCounts, ScorerOutcome
 from core.testing import FakeJudge, Fault
 
 

@@ -24,7 +24,7 @@ import sqlalchemy
 from resume_worker import CALLS, CATALOG, FAIL_ALWAYS, FAIL_ONCE, reset, slow_spec
 from scorelab_db import BACKENDS, database
 
-from core.experiment_records import ExperimentConfig, RunCounts, ScorerSpec
+from core.records import ExperimentConfig, RunCounts, ScorerSpec
 from core.service import ExperimentConfigError, NotFoundError, Service, StorageError
 from core.storage.tables import ExperimentRow, ScoreRow
 

@@ -14,7 +14,6 @@ import pytest
 from pydantic import ValidationError
 
 from core import JudgeConfig, PromptStep, Scorer, create_scorer
-from core.experiment_records import ExperimentConfig, ScorerSpec
 from core.judge import rate_limit, retry
 from core.judge.rate_limit import (
     PROVIDER_DEFAULTS,
@@ -26,6 +25,7 @@ from core.judge.rate_limit import (
     local_limiter,
     rate_limited,
 )
+from core.records import ExperimentConfig, ScorerSpec
 from core.testing import FakeJudge, Fault, Reply
 
 WINDOW = 1.0

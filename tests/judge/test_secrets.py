@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 from pydantic import SecretStr
 
-from core.experiment_records import ScorerOutcome
 from core.judge.secrets import (
     MASK,
     MIN_SECRET_LENGTH,
@@ -15,6 +14,7 @@ from core.judge.secrets import (
     remember_secret,
     secret_masker,
 )
+from core.records import ScorerOutcome
 
 OPENAI = "sk-canary-openai-0123456789"
 ANTHROPIC = "sk-ant-canary-abcdefghij"

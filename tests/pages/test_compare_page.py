@@ -10,8 +10,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import core.service
-from core.experiment_records import ExperimentConfig, ScorerSpec
-from core.reporting import experiment_json_text
+from core.exchange.exports import experiment_json_text
+from core.records import ExperimentConfig, ScorerSpec
 
 PAGE = "pages/compare.py"
 BASELINE_CSV = (

@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 import core.service
 from core import Scorer, create_scorer
-from core.experiment_records import ExperimentConfig, ResultQuery, ScorerSpec
+from core.records import ExperimentConfig, ResultQuery, ScorerSpec
 from core.scorers import PREBUILT, PrebuiltScorer
 from core.scorers.catalog import ScorerCatalog
 

@@ -14,7 +14,7 @@ from key_canary import CANARY, KEY_VARIABLES, ROWS, SCORER, echoing_judge
 from streamlit.testing.v1 import AppTest
 
 import core.service
-from core.experiment_records import ExperimentConfig, ScorerSpec
+from core.records import ExperimentConfig, ScorerSpec
 from core.testing import FakeJudge
 from core.testing.fake_judge import answer_from_schema
 

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 import core.service
 import pages.ui.downloads
-from core.experiment_records import ExperimentConfig, ScorerSpec
+from core.records import ExperimentConfig, ScorerSpec
 
 LABELLED = (
     b"id,question,answer,expected,topic,Human verdict,grader_score\n"

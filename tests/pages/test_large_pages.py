@@ -11,7 +11,7 @@ from grid_rows import click_row, grid  # tests/pages is on sys.path (no package)
 from streamlit.testing.v1 import AppTest
 
 import core.service
-from core.experiment_records import ExperimentConfig, ScorerSpec
+from core.records import ExperimentConfig, ScorerSpec
 from core.service import Service
 from core.storage import Store
 

@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 from test_manage_service import CATALOG, planted_csv  # tests/ is on sys.path too
 
 import core.service
-from core.experiment_records import ExperimentConfig, ScorerSpec
+from core.records import ExperimentConfig, ScorerSpec
 from core.service import Service
 
 ROOT = Path(__file__).resolve().parents[2]

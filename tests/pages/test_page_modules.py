@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parents[2]
 PAGE_FILES = sorted((ROOT / "pages").glob("*.py"))
 PAGE_NAMES = [path.stem for path in PAGE_FILES if path.stem != "__init__"]
-ALLOWED = ("core.service", "core.experiment_records", "core.run_results", "core.record_base")
+ALLOWED = ("core.service", "core.records", "core.run_results", "core.record_base")
 ALLOWED_EXACT = ("core.errors",)
 
 

@@ -10,7 +10,7 @@ from page_text import plain  # tests/pages is on sys.path (no package: `pages` i
 from streamlit.testing.v1 import AppTest
 
 import core.service
-from core.experiments import datasets
+from core.datasets import upload as datasets
 
 PAGES = {
     "pages/home.py": "Experiments",

@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import core.service
-from core.experiment_records import ExperimentConfig, RateLimit
+from core.records import ExperimentConfig, RateLimit
 
 MINI = b"question,answer\nWhat is Python?,Python is a programming language.\n"
 

@@ -11,7 +11,7 @@ from resume_worker import CALLS, CATALOG, FAIL_ONCE, reset, slow_spec
 from streamlit.testing.v1 import AppTest
 
 import core.service
-from core.experiment_records import ExperimentConfig, ScorerSpec
+from core.records import ExperimentConfig, ScorerSpec
 from core.scorers.catalog import ScorerCatalog
 from core.service import Service
 

@@ -8,7 +8,7 @@ from page_text import plain  # tests/pages is on sys.path (no package: `pages` i
 from streamlit.testing.v1 import AppTest
 
 import core.service
-from core.experiment_records import ExperimentConfig, ScorerSpec
+from core.records import ExperimentConfig, ScorerSpec
 
 DATA = (
     b"id,question,answer,expected\n"

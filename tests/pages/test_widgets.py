@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import core.service
-from core.experiment_records import ResultQuery, ScorerCatalogEntry
+from core.records import ResultQuery, ScorerCatalogEntry
 
 PAYLOAD_COLUMN = "[x](http://example.com) :red[warning] $x^2$"
 

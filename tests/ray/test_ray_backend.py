@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 from conftest import Cluster, cluster_environment
 
-from core.experiment_records import ExperimentConfig, ScorerOutcome, ScorerSpec
 from core.experiments.ray_backend import (
     RAY_INLINE_DEFAULT,
     inline_limit,
@@ -29,6 +28,7 @@ from core.experiments.ray_backend import (
 )
 from core.judge import JudgeConfig
 from core.judge.rate_limit import RateLimit
+from core.records import ExperimentConfig, ScorerOutcome, ScorerSpec
 from core.service import ExperimentConfigError, Service
 from core.testing import FakeJudge
 from core.testing.fake_judge import Reply, answer_from_schema

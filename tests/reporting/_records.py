@@ -26,7 +26,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from core.experiment_records import (
+from core.records import (
     DatasetItem,
     ExperimentDetail,
     ExperimentInfo,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.experiment_records import ExperimentDetail, ScorerOutcome
+from core.records import ExperimentDetail, ScorerOutcome
 
 from ._records import build_detail
 

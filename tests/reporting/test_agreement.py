@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.experiment_records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
+from core.records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
 from core.reporting import (
     LabelError,
     agreement_frame,

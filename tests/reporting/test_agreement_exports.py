@@ -5,14 +5,11 @@ from __future__ import annotations
 
 import json
 
-from core.experiment_records import ExperimentDetail
-from core.reporting import (
-    experiment_html,
-    experiment_json,
-    experiment_json_text,
-    label_agreement,
-    read_experiment_json,
-)
+from core.exchange.experiment_file import read_experiment_json
+from core.exchange.exports import experiment_json, experiment_json_text
+from core.exchange.html import experiment_html
+from core.records import ExperimentDetail
+from core.reporting import label_agreement
 
 from .test_agreement import detail_of
 from .test_html_report import ALLOWED_TAGS, Page

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from core.experiment_records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
+from core.records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
 from core.reporting import (
     DiffSegment,
     bootstrap_ci,

@@ -11,8 +11,9 @@ import re
 
 import pytest
 
-from core.experiment_records import ExperimentDetail
-from core.reporting import experiment_html, experiment_json_text, masked_export, results_csv
+from core.exchange.exports import experiment_json_text, masked_export, results_csv
+from core.exchange.html import experiment_html
+from core.records import ExperimentDetail
 
 PLAIN = "sk-canary-export-0123456789"
 ESCAPED = 'pa<ss&"word\\-0123456789'

@@ -8,19 +8,14 @@ from datetime import UTC, datetime
 
 import pytest
 
-from core.experiment_records import (
+from core.exchange.exports import experiment_json, neutralise_cell, result_rows, results_csv
+from core.exchange.html import experiment_html
+from core.records import (
     DatasetItem,
     ExperimentDetail,
     ExperimentInfo,
     RunCounts,
     ScorerOutcome,
-)
-from core.reporting import (
-    experiment_html,
-    experiment_json,
-    neutralise_cell,
-    result_rows,
-    results_csv,
 )
 from core.run_results import ErrorSummary, JudgeExecutionFailure
 
@@ -151,7 +146,8 @@ def test_html_escapes_everything_and_loads_nothing() -> None:
 
 
 def test_reports_say_what_each_scorer_compared() -> None:
-    from core.reporting import experiment_html, results_csv
+    from core.exchange.exports import results_csv
+    from core.exchange.html import experiment_html
 
     from ._records import build_detail
 

@@ -14,14 +14,9 @@ from typing import Any
 import pytest
 from scorelab_db import BACKENDS, database
 
-from core.experiment_records import ExperimentConfig, ExperimentDetail, ScorerSpec
-from core.reporting import (
-    ExperimentFileError,
-    experiment_json_text,
-    neutralise_cell,
-    read_experiment_json,
-    results_csv,
-)
+from core.exchange.experiment_file import ExperimentFileError, read_experiment_json
+from core.exchange.exports import experiment_json_text, neutralise_cell, results_csv
+from core.records import ExperimentConfig, ExperimentDetail, ScorerSpec
 from core.run_results import JudgeUsage
 from core.service import Service, StorageError
 

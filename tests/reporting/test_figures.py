@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from core.experiment_records import ExperimentDetail, ScorerOutcome
+from core.records import ExperimentDetail, ScorerOutcome
 from core.reporting import (
     calls_and_attempts,
     cost_by_scorer,

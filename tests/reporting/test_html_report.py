@@ -16,9 +16,8 @@ from typing import Any
 import pytest
 from plotly.offline import get_plotlyjs
 
-from core.experiment_records import DatasetItem, ExperimentDetail, ScorerOutcome
-from core.reporting import experiment_html
-from core.reporting.html import script_json
+from core.exchange.html import experiment_html, script_json
+from core.records import DatasetItem, ExperimentDetail, ScorerOutcome
 from core.run_results import ErrorSummary, JudgeExecutionFailure
 
 from ._records import build_detail, build_items

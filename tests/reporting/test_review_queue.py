@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from core.experiment_records import ExperimentInfo, ScorerOutcome, ScorerSpec
+from core.records import ExperimentInfo, ScorerOutcome, ScorerSpec
 from core.reporting.review_queue import outcome_confidence, review_queue, scored_runs
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)

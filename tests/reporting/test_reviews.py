@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from core.errors import ReviewError
-from core.experiment_records import ExperimentInfo, Review, ReviewVerdict, ScorerSpec
+from core.records import ExperimentInfo, Review, ReviewVerdict, ScorerSpec
 from core.reporting.reviews import (
     check_review,
     review_label,

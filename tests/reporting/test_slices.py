@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from core.experiment_records import SliceScorer, SliceSummary
+from core.records import SliceScorer, SliceSummary
 from core.reporting.slices import (
     CHART_VALUES,
     NO_VALUE_LABEL,

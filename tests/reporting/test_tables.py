@@ -15,15 +15,15 @@ import pandas as pd
 import pytest
 
 from core import JudgeConfig, PromptStep, Scorer, create_scorer
-from core.experiment_records import (
+from core.experiments.engine import run_outcome
+from core.judge.pricing import estimate_cost_usd
+from core.records import (
     DatasetItem,
     ExperimentDetail,
     ExperimentInfo,
     RunCounts,
     ScorerOutcome,
 )
-from core.experiments.engine import run_outcome
-from core.judge.pricing import estimate_cost_usd
 from core.reporting import (
     StepView,
     experiments_frame,
@@ -503,7 +503,7 @@ def test_tables_without_judge_tokens_never_import_litellm() -> None:
         """
         import sys
         from datetime import UTC, datetime
-        from core.experiment_records import (DatasetItem, ExperimentDetail, ExperimentInfo,
+        from core.records import (DatasetItem, ExperimentDetail, ExperimentInfo,
                                              ScorerOutcome)
         from core.reporting import (experiments_frame, item_frame, judge_usage_frame,
                                     usage_totals, cost_by_scorer)

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from core.experiment_records import ScorerOutcome
+from core.records import ScorerOutcome
 from core.reporting.themes import (
     MAX_THEMES,
     NO_WORDS,

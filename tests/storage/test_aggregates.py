@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scorelab_db import BACKENDS, database
 
-from core.experiment_records import (
+from core.records import (
     ColumnMapping,
     DatasetItem,
     ResultQuery,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from scorelab_db import BACKENDS, database
 
-from core.experiment_records import ColumnMapping, DatasetItem, ScorerOutcome
+from core.records import ColumnMapping, DatasetItem, ScorerOutcome
 from core.storage import NotFoundError, StorageError, Store
 
 MAPPING = ColumnMapping(input="input", output="output", metadata=["tag"])

@@ -14,7 +14,7 @@ import sqlalchemy
 from alembic import command
 from scorelab_db import BACKENDS, database
 
-from core.experiment_records import (
+from core.records import (
     ColumnMapping,
     DatasetItem,
     RunCounts,

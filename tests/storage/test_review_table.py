@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from scorelab_db import BACKENDS, database
 
-from core.experiment_records import (
+from core.records import (
     ColumnMapping,
     DatasetInfo,
     DatasetItem,
@@ -139,7 +139,7 @@ def test_many_items_are_read_in_chunks(store: Store) -> None:
 def test_scored_runs_pick_the_confidences_out_of_the_json_as_the_queue_does(
     store: Store,
 ) -> None:
-    from core.experiment_records import ScorerOutcome
+    from core.records import ScorerOutcome
     from core.reporting.review_queue import reported_confidence, scored_runs
 
     exp = experiment(store, save(store, make_items(6)).id)

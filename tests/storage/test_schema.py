@@ -18,7 +18,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from scorelab_db import BACKENDS, database
 
-from core.experiment_records import RunCounts
+from core.records import RunCounts
 from core.storage import StorageError, Store
 from core.storage._engines import make_engine
 from core.storage.schema import alembic_config, head_revisions, revisions

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from scorelab_db import BACKENDS, database
 
-from core.experiment_records import (
+from core.records import (
     ColumnMapping,
     DatasetItem,
     ResultQuery,

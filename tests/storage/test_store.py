@@ -11,7 +11,7 @@ import pytest
 import sqlalchemy
 from scorelab_db import BACKENDS, database
 
-from core.experiment_records import (
+from core.records import (
     ColumnMapping,
     DatasetItem,
     RunCounts,

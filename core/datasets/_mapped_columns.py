@@ -10,9 +10,9 @@ from typing import Any
 
 import pandas as pd
 
-from core.experiment_records import ColumnMapping, DatasetItem
-from core.experiments._cell_values import empty_mask, id_strings, is_text, plain_list
-from core.experiments._dataset_table import Table
+from core.datasets._cell_values import empty_mask, id_strings, is_text, plain_list
+from core.datasets._dataset_table import Table
+from core.records import ColumnMapping, DatasetItem
 
 Column = list[Any] | pd.Series
 """Mapped values: a list, or a pyarrow-backed text Series (nulls allowed), turned into Python

@@ -8,12 +8,12 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from core.experiment_records import ColumnMapping, ImportProblem
-from core.experiments._cell_values import arrow_text, empty_mask, text_chunks
-from core.experiments._dataset_table import Table
-from core.experiments._import_problems import capped, join, problem
-from core.experiments._mapped_columns import Column, MappedColumns
-from core.experiments._value_checks import NUL, holds_nul
+from core.datasets._cell_values import arrow_text, empty_mask, text_chunks
+from core.datasets._dataset_table import Table
+from core.datasets._import_problems import capped, join, problem
+from core.datasets._mapped_columns import Column, MappedColumns
+from core.datasets._value_checks import NUL, holds_nul
+from core.records import ColumnMapping, ImportProblem
 
 
 def check_rows(table: Table, mapping: ColumnMapping, columns: MappedColumns) -> list[ImportProblem]:

@@ -32,23 +32,23 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from core.experiment_records import (
+from core.datasets._binary_readers import read_parquet, read_xlsx
+from core.datasets._column_mapping import mapping_problems, propose_mapping
+from core.datasets._csv_reader import read_csv, read_tsv
+from core.datasets._dataset_table import Table
+from core.datasets._fingerprint import columns_fingerprint, start_fingerprint
+from core.datasets._import_problems import Unreadable, problem
+from core.datasets._json_readers import read_json, read_jsonl
+from core.datasets._limits import DEFAULT_LIMITS, ImportLimits, size_text
+from core.datasets._mapped_columns import MappedColumns, map_columns
+from core.datasets._row_checks import check_rows
+from core.records import (
     ColumnMapping,
     DatasetFormat,
     DatasetItem,
     ImportProblem,
     ImportReport,
 )
-from core.experiments._binary_readers import read_parquet, read_xlsx
-from core.experiments._column_mapping import mapping_problems, propose_mapping
-from core.experiments._csv_reader import read_csv, read_tsv
-from core.experiments._dataset_table import Table
-from core.experiments._fingerprint import columns_fingerprint, start_fingerprint
-from core.experiments._import_problems import Unreadable, problem
-from core.experiments._json_readers import read_json, read_jsonl
-from core.experiments._limits import DEFAULT_LIMITS, ImportLimits, size_text
-from core.experiments._mapped_columns import MappedColumns, map_columns
-from core.experiments._row_checks import check_rows
 
 __all__ = [
     "DEFAULT_LIMITS",

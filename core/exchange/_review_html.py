@@ -1,4 +1,4 @@
-"""The HTML report's "Reviews" section (core/reporting/html.py): per scorer, the reviews saying
+"""The HTML report's "Reviews" section (core/exchange/html.py): per scorer, the reviews saying
 its score was right or wrong and the items reviewed, then every note with who wrote it and
 when. Every text is escaped."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from html import escape as _escape
 
-from core.experiment_records import ExperimentDetail
+from core.records import ExperimentDetail
 from core.reporting.reviews import review_summary
 from core.visible_text import without_bidi_controls
 

@@ -19,12 +19,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core.experiment_records import ImportProblem
-from core.experiments._dataset_table import Table
-from core.experiments._import_problems import MAX_LISTED_PER_KIND, Unreadable, problem
-from core.experiments._limits import DEFAULT_LIMITS, INT_DIGITS, ImportLimits, size_text
-from core.experiments._row_columns import ColumnsBuilder
-from core.experiments._value_checks import might_exceed, text_bytes
+from core.datasets._dataset_table import Table
+from core.datasets._import_problems import MAX_LISTED_PER_KIND, Unreadable, problem
+from core.datasets._limits import DEFAULT_LIMITS, INT_DIGITS, ImportLimits, size_text
+from core.datasets._row_columns import ColumnsBuilder
+from core.datasets._value_checks import might_exceed, text_bytes
+from core.records import ImportProblem
 
 _PARQUET_BATCH_ROWS = 65_536
 

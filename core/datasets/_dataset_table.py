@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core.experiment_records import ImportProblem
-from core.experiments._cell_values import arrow_text, chunkwise, plain
-from core.experiments._import_problems import MAX_LISTED_PER_KIND, problem
+from core.datasets._cell_values import arrow_text, chunkwise, plain
+from core.datasets._import_problems import MAX_LISTED_PER_KIND, problem
+from core.records import ImportProblem
 
 PREVIEW_ROWS = 20
 
@@ -21,7 +21,7 @@ PREVIEW_ROWS = 20
 class Table:
     """A parsed file: one Series of values per column, and how to name each row.
 
-    Never changed once made: a mapping reads it (`core.experiments._mapped_columns`), so one
+    Never changed once made: a mapping reads it (`core.datasets._mapped_columns`), so one
     parse serves the preview of any mapping and the import.
     """
 

@@ -13,8 +13,8 @@ import blake3
 import numpy as np
 import pandas as pd
 
-from core.experiments._cell_values import text_chunks
-from core.experiments._mapped_columns import MappedColumns, values
+from core.datasets._cell_values import text_chunks
+from core.datasets._mapped_columns import MappedColumns, values
 
 
 def start_fingerprint(columns: MappedColumns, stop: threading.Event) -> Future[str]:

@@ -3,7 +3,7 @@ the bad byte and its line."""
 
 from __future__ import annotations
 
-from core.experiments._import_problems import Unreadable
+from core.datasets._import_problems import Unreadable
 
 
 def decode(data: bytes) -> str:

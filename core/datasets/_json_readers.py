@@ -15,13 +15,13 @@ from typing import Any
 
 import pandas as pd
 
-from core.experiment_records import ImportProblem
-from core.experiments._dataset_table import Table
-from core.experiments._file_text import decode, utf8_bytes
-from core.experiments._import_problems import MAX_LISTED_PER_KIND, Unreadable, problem
-from core.experiments._limits import DEFAULT_LIMITS, INT_DIGITS, ImportLimits, size_text
-from core.experiments._row_columns import ColumnsBuilder
-from core.experiments._value_checks import might_exceed, nested_deeper_than, text_bytes
+from core.datasets._dataset_table import Table
+from core.datasets._file_text import decode, utf8_bytes
+from core.datasets._import_problems import MAX_LISTED_PER_KIND, Unreadable, problem
+from core.datasets._limits import DEFAULT_LIMITS, INT_DIGITS, ImportLimits, size_text
+from core.datasets._row_columns import ColumnsBuilder
+from core.datasets._value_checks import might_exceed, nested_deeper_than, text_bytes
+from core.records import ImportProblem
 
 _NUL_ESCAPE = b"\\u0000"
 _WHITESPACE = re.compile(r"[ \t\n\r]*")

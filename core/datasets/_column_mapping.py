@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from core.experiment_records import ColumnMapping, ImportProblem
-from core.experiments._import_problems import problem
+from core.datasets._import_problems import problem
+from core.records import ColumnMapping, ImportProblem
 
 ROLE_CANDIDATES: dict[str, tuple[str, ...]] = {
     "id": ("id", "item_id", "itemId"),

@@ -4,7 +4,7 @@ messages")."""
 
 from __future__ import annotations
 
-from core.experiment_records import ImportProblem
+from core.records import ImportProblem
 
 MAX_LISTED_PER_KIND = 20
 """Problems of one kind listed one by one; the rest are summed up in one more problem."""

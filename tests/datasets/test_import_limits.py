@@ -15,14 +15,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from core.experiment_records import ImportReport
-from core.experiments import _csv_reader
-from core.experiments.datasets import (
+from core.datasets import _csv_reader
+from core.datasets.upload import (
     ImportLimits,
     dataset_fingerprint,
     read_dataset,
     read_upload,
 )
+from core.records import ImportReport
 
 MB = 1024 * 1024
 
@@ -380,7 +380,7 @@ def test_json_lines_are_read_into_text_columns_with_nulls() -> None:
 def test_repeated_ids_are_found_by_sorting_in_a_long_column(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from core.experiments import _row_checks
+    from core.datasets import _row_checks
 
     monkeypatch.setattr(_row_checks, "_SORT_FROM_ROWS", 0)
     distinct = b"id,input,output\n" + b"".join(b"i%d,q,a\n" % n for n in range(50))
@@ -392,7 +392,7 @@ def test_repeated_ids_are_found_by_sorting_in_a_long_column(
 def test_the_fingerprint_is_the_same_when_lengths_are_hashed_in_groups(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from core.experiments import _fingerprint
+    from core.datasets import _fingerprint
 
     rows = (b"i%d,question %d,\xc3\xa9 answer %d\n" % (n, n, n) for n in range(40_000))
     data = b"id,input,output\n" + b"".join(rows)  # over a megabyte: several pyarrow chunks
@@ -417,7 +417,7 @@ def test_items_without_an_id_column_are_numbered_in_every_chunk() -> None:
 def test_an_unexpected_reader_error_is_a_problem_not_an_exception(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from core.experiments import datasets
+    from core.datasets import upload as datasets
 
     def broken(data: bytes, limits: ImportLimits) -> None:
         raise RecursionError("maximum recursion depth exceeded")

@@ -13,18 +13,18 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict
 import numpy as np
 import pandas as pd
 
-from core.experiment_records import ImportProblem
-from core.experiments._cell_values import text_chunks
-from core.experiments._dataset_table import Table, blank_rows, drop_trailing_blank_rows
-from core.experiments._file_text import decode, utf8_bytes
-from core.experiments._import_problems import (
+from core.datasets._cell_values import text_chunks
+from core.datasets._dataset_table import Table, blank_rows, drop_trailing_blank_rows
+from core.datasets._file_text import decode, utf8_bytes
+from core.datasets._import_problems import (
     MAX_LISTED_PER_KIND,
     Unreadable,
     capped,
     join,
     problem,
 )
-from core.experiments._limits import DEFAULT_LIMITS, ImportLimits, size_text
+from core.datasets._limits import DEFAULT_LIMITS, ImportLimits, size_text
+from core.records import ImportProblem
 
 if TYPE_CHECKING:  # pyarrow is imported where it is used, for the start-up time
     import pyarrow as pa

@@ -17,7 +17,7 @@ from typing import Any, get_args
 
 from pydantic import ValidationError
 
-from core.experiment_records import (
+from core.records import (
     DatasetItem,
     ExperimentStatus,
     ReviewInput,

@@ -10,10 +10,9 @@ import pandas as pd
 import pytest
 from pydantic import ValidationError
 
-from core.experiment_records import ColumnMapping, ImportReport
-from core.experiments import datasets
-from core.experiments._csv_reader import read_csv
-from core.experiments.datasets import (
+from core.datasets import upload as datasets
+from core.datasets._csv_reader import read_csv
+from core.datasets.upload import (
     DEFAULT_SIZE_LIMIT_BYTES,
     ImportLimits,
     MappedUpload,
@@ -22,6 +21,7 @@ from core.experiments.datasets import (
     read_dataset,
     read_upload,
 )
+from core.records import ColumnMapping, ImportReport
 
 ROWS = [
     {"id": "q1", "question": "What is 2+2?", "answer": "4", "expected": "4", "topic": "math"},

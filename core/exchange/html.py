@@ -33,11 +33,11 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
-from core.experiment_records import ExperimentDetail, ScorerOutcome
-from core.reporting._report_assets import REPORT_SCRIPT, REPORT_STYLE
-from core.reporting._review_html import reviews_section
+from core.exchange._report_assets import REPORT_SCRIPT, REPORT_STYLE
+from core.exchange._review_html import reviews_section
+from core.exchange.exports import finite_values, masked_export
+from core.records import ExperimentDetail, ScorerOutcome
 from core.reporting.agreement import REVIEWS_SOURCE, LabelAgreement, ScorerAgreement
-from core.reporting.exports import finite_values, masked_export
 from core.reporting.figures import calls_and_attempts, score_histograms, tokens_by_scorer_step
 from core.reporting.tables import (
     failure_groups,

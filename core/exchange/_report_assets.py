@@ -1,4 +1,4 @@
-"""The style sheet and the inline script of the HTML report (`core.reporting.html`).
+"""The style sheet and the inline script of the HTML report (`core.exchange.html`).
 
 The script is ours, small and dependency-free (plotly.js, inlined next to it, only draws the
 charts). It reads the report's data from a `<script type="application/json">` element, renders

@@ -1,6 +1,6 @@
 """An exported experiment back into the store, whole or nothing.
 
-The file (`core.reporting.experiment_json`, read by `read_experiment_json`) brings its items,
+The file (`core.exchange.exports.experiment_json`, read by `read_experiment_json`) brings its items,
 its successful results and its failed runs. Its dataset is reused when one with the same
 content fingerprint is stored, else created from the items; the results are stored with the
 experiment's counts and status. The failed runs are handed back in a finished job, for the
@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import logging
 
+from core.datasets.upload import dataset_fingerprint
 from core.errors import ReviewError
-from core.experiment_records import ColumnMapping, DatasetInfo, ExperimentInfo, RunCounts
-from core.experiments.datasets import dataset_fingerprint
-from core.experiments.jobs import ExperimentJob
-from core.judge.secrets import secret_masker
-from core.reporting.experiment_file import (
+from core.exchange.experiment_file import (
     ExperimentFileError,
     ExportedExperiment,
     read_experiment_json,
 )
+from core.experiments.jobs import ExperimentJob
+from core.judge.secrets import secret_masker
+from core.records import ColumnMapping, DatasetInfo, ExperimentInfo, RunCounts
 from core.reporting.reviews import check_review
 from core.storage import StorageError, Store
 

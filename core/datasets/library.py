@@ -11,8 +11,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePath
 from typing import Protocol
 
-from core.experiment_records import ColumnMapping, DatasetInfo, DatasetItem, ImportReport
-from core.experiments.datasets import SUPPORTED_EXTENSIONS, ParsedUpload, read_upload
+from core.datasets.upload import SUPPORTED_EXTENSIONS, ParsedUpload, read_upload
+from core.records import ColumnMapping, DatasetInfo, DatasetItem, ImportReport
 
 __all__ = ["DatasetImportError", "DatasetShelf", "import_parsed", "import_samples"]
 

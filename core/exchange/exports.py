@@ -14,8 +14,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from core.experiment_records import ExperimentDetail, Review, ScorerOutcome
 from core.judge.secrets import secret_masker
+from core.records import ExperimentDetail, Review, ScorerOutcome
 from core.reporting.agreement import LabelAgreement
 from core.run_results import json_ready
 

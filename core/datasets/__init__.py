@@ -1,0 +1,1 @@
+"""Dataset import: reading, mapping, checking and storing uploaded tables (docs/datasets.md)."""

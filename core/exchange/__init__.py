@@ -1,0 +1,1 @@
+"""What crosses the border of the app: experiment files out (JSON, CSV, HTML) and back in (JSON)."""
