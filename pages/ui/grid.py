@@ -26,7 +26,7 @@ import streamlit as st
 from core.records import ExperimentInfo, ResultPage, ResultQuery
 from core.service.views import NO_VALUE_LABEL, page_frame, scored_label
 from pages.ui.services import service
-from pages.ui.text import md_short, md_text
+from pages.ui.text import cell_text, md_short, md_text, without_bidi_controls
 
 KEY = "experiment"
 PARAMS = {
@@ -218,7 +218,7 @@ def grid_frame(
         raise ValueError(f"grid_frame: extra columns {clashes} clash with the grid's own columns")
     frame = page_frame(page, info.scorer_ids)
     for text in TEXTS:
-        frame[text] = frame[text].str.slice(0, TEXT_PREVIEW)
+        frame[text] = frame[text].str.slice(0, TEXT_PREVIEW).map(cell_text)
     ids = frame["item_id"].tolist()
     extras = {name: [values.get(i) for i in ids] for name, values in (extra_columns or {}).items()}
     metadata = {
@@ -228,7 +228,7 @@ def grid_frame(
     ordered = {
         **{s: frame[s] for s in info.scorer_ids},
         **extras,
-        "item_id": frame["item_id"],
+        "item_id": frame["item_id"].map(cell_text),
         **metadata,
         **{text: frame[text] for text in TEXTS},
         FAILED: frame[FAILED],
@@ -243,8 +243,8 @@ def _meta(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False)
+        return without_bidi_controls(value)
+    return without_bidi_controls(json.dumps(value, ensure_ascii=False))
 
 
 def _colour(value: float) -> str:

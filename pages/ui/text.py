@@ -29,7 +29,15 @@ from streamlit.delta_generator import DeltaGenerator
 from core.records import DatasetItem
 from core.service import without_bidi_controls
 
-__all__ = ["as_text", "chart_text", "md_short", "md_text", "show_text"]
+__all__ = [
+    "as_text",
+    "cell_text",
+    "chart_text",
+    "md_short",
+    "md_text",
+    "show_text",
+    "without_bidi_controls",
+]
 
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:=&])")
 """Markdown's and Streamlit's markup characters (`=` makes a heading of the line above, `&`
@@ -56,6 +64,12 @@ def as_text(value: Any) -> str:
     if isinstance(value, str):
         return without_bidi_controls(value)
     return without_bidi_controls(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+
+
+def cell_text(value: object) -> object:
+    """A table cell (st.dataframe reads no Markdown): a string with its bidi controls shown
+    as escapes, so it cannot reorder the row; any other value as it is."""
+    return without_bidi_controls(value) if isinstance(value, str) else value
 
 
 def md_text(value: object) -> str:

@@ -111,3 +111,29 @@ def test_a_column_named_with_quotes_slices_and_filters_on_the_page(app: AppTest)
     app.run()
     assert not app.exception, app.exception
     assert not app.error, [e.value for e in app.error]
+
+
+def test_bidi_controls_do_not_reach_the_grid_or_the_drill_down(app: AppTest) -> None:
+    """Issue 19, hostile finding 3: a right-to-left override in an item's id, texts and
+    metadata is shown as its escape in the grid's cells and the drill-down."""
+    service = core.service.get_service()
+    spoof = "invoice\u202efdp.exe"
+    data = (
+        "id,question,answer,category\n"
+        + "".join(f"{spoof}{n},{spoof} q,right {spoof},{spoof}\n" for n in range(3))
+    ).encode()
+    dataset = service.import_dataset("bidi.csv", data)
+    spec = ScorerSpec(scorer_id="checks.includes", options={"value": "right", "id": "right"})
+    started = service.start_experiment(ExperimentConfig(dataset_id=dataset.id, scorers=[spec]))
+    assert service.wait(started, timeout=60).status == "completed"
+    app.query_params["experiment"] = started
+    app.query_params["item"] = f"{spoof}0"
+    app.switch_page("pages/experiment.py")
+    app.run()
+    assert not app.exception, app.exception
+    [table] = [frame.value for frame in app.dataframe if "item_id" in frame.value.columns]
+    cells = " ".join(str(v) for v in table.to_numpy().ravel())
+    assert "\u202e" not in cells and "invoice\\u202efdp.exe" in cells
+    shown = " ".join(str(e.value) for e in [*app.markdown, *app.code, *app.caption])
+    assert "\u202e" not in shown
+    assert "invoice\\u202efdp.exe" in shown.replace("\\\\", "\\")
