@@ -51,10 +51,11 @@ so escaping alone does not stop it; a joiner right there does, and is not seen."
 
 _WHITESPACE = re.compile(r"\s+")
 
-_SHORTCODE = re.compile(r":(?=[A-Za-z0-9_+-])")
-"""The colon that opens a shortcode (`:material/bolt:`, `:smile:`, `:red[`): Streamlit reads
-icon and emoji shortcodes in the text after Markdown's escapes are undone, so a backslash does
-not stop it; a word joiner right after the colon does, and is not seen."""
+_SHORTCODE = re.compile(r":(?=material/|[A-Za-z0-9_+-]+:)")
+"""The colon that opens an icon or emoji shortcode (`:material/bolt:`, `:smile:`): Streamlit
+reads them in the text after Markdown's escapes are undone, so a backslash does not stop it; a
+word joiner right after the colon does, and is not seen. (A colour directive, `:red[`, is
+stopped by the escaped bracket.)"""
 
 
 def as_text(value: Any) -> str:
