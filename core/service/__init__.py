@@ -27,6 +27,7 @@ from core.scorers.catalog import ScorerCatalog
 from core.service import views
 from core.service.facade import RESUMABLE, SAMPLES_DIR, Service
 from core.storage import NotFoundError, StorageError
+from core.storage.mastra_store import MastraStoreError
 from core.visible_text import without_bidi_controls
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "ExperimentFileError",
     "InvalidInputError",
     "JudgeKey",
+    "MastraStoreError",
     "NotFoundError",
     "ParsedUpload",
     "ReviewError",
