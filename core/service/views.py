@@ -17,7 +17,7 @@ slice_chart, slice_changes_frame, NO_VALUE_LABEL, CHART_VALUES), the agreement w
 a label column, the paired comparison (compare_experiments, item_changes, item_pair,
 diff_html, ...), and the files it is shared as (experiment_html, experiment_json_text,
 results_csv). From core.reporting's review modules (docs/review.md): QueueEntry,
-REVIEWS_SOURCE, ANONYMOUS, scorer_range, scorer_threshold.
+REVIEWS_SOURCE, ANONYMOUS, WHOLE_ITEM, scorer_range, scorer_threshold.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ from core.reporting import (
 )
 from core.reporting.agreement import REVIEWS_SOURCE
 from core.reporting.review_queue import QueueEntry
-from core.reporting.reviews import ANONYMOUS, scorer_range, scorer_threshold
+from core.reporting.reviews import ANONYMOUS, WHOLE_ITEM, scorer_range, scorer_threshold
 
 __all__ = [
     "ALL_STEPS",
@@ -85,6 +85,7 @@ __all__ = [
     "DOCS",
     "NO_VALUE_LABEL",
     "REVIEWS_SOURCE",
+    "WHOLE_ITEM",
     "AllowList",
     "Comparison",
     "LabelAgreement",

@@ -33,19 +33,21 @@ def file_stem(name: str) -> str:
 
 def render_downloads(
     load: Callable[[], ExperimentDetail],
-    agreement: LabelAgreement | None = None,
+    agreement: LabelAgreement | Callable[[], LabelAgreement | None] | None = None,
     *,
     name: str = "experiment",
 ) -> None:
     """Three download buttons: HTML report, JSON, CSV; the HTML and the JSON include the
-    scorers' agreement with a label column when `agreement` is given. The experiment is
+    scorers' agreement with a label column when `agreement` is given (or a callable giving it,
+    called only when a file is built). The experiment is
     loaded (`load()`) only when a button is clicked, never to show the page; `name` names the
     files."""
     stem = file_stem(name)
+    later = agreement if callable(agreement) else (lambda: agreement)
     html, json_file, csv_file = st.columns(3)
     html.download_button(
         "HTML report",
-        data=lambda: experiment_html(load(), agreement=agreement),
+        data=lambda: experiment_html(load(), agreement=later()),
         file_name=f"{stem}.html",
         mime="text/html",
         icon=":material/description:",
@@ -56,7 +58,7 @@ def render_downloads(
     )
     json_file.download_button(
         "JSON (Mastra format)",
-        data=lambda: experiment_json_text(load(), agreement=agreement),
+        data=lambda: experiment_json_text(load(), agreement=later()),
         file_name=f"{stem}.json",
         mime="application/json",
         icon=":material/data_object:",

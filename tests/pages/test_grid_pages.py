@@ -153,7 +153,7 @@ def test_a_metadata_filter_keeps_the_values_chosen(app: AppTest, experiment_id: 
 
 
 def test_slices_by_category(app: AppTest, experiment_id: str) -> None:
-    show(app, experiment_id)
+    show(app, experiment_id, tab="slices")
     app.selectbox(key="experiment.slice").set_value("category")
     app.run()
     assert not app.exception, app.exception
@@ -164,7 +164,7 @@ def test_slices_by_category(app: AppTest, experiment_id: str) -> None:
     assert by_value.loc["Law", "low"] < 0.5 < by_value.loc["Law", "high"]
     assert by_value.loc["Health", "mean"] == 1.0 and by_value.loc["Health", "failed"] == 0
     assert url(app, "slice") == "category"
-    assert len(app.get("plotly_chart")) == 2  # the histograms and the slices' chart
+    assert len(app.get("plotly_chart")) == 1  # the slices' chart only: one view at a time
     assert any("Student t-interval" in c.value for c in app.caption)
     shown = next(d for d in app.dataframe if "missing" in d.value.columns)
     assert "failed" in shown.proto.column_order  # this process ran it: its failures are known
@@ -258,6 +258,8 @@ def test_a_column_named_with_a_quote_slices_and_filters(app: AppTest) -> None:
     show(app, started, slice='x"y')
     assert not app.warning, [w.value for w in app.warning]
     assert {s.value for s in core.service.get_service().slices(started, 'x"y')} == {"1", "2"}
+    app.segmented_control(key="experiment.tab").set_value("results")
+    app.run()
     app.selectbox(key="experiment.mcol").set_value('x"y')
     app.run()
     assert not app.exception, app.exception

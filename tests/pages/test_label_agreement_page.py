@@ -47,6 +47,8 @@ def labelled(app: AppTest) -> str:
 
 
 def show(app: AppTest, experiment_id: str, **params: str) -> AppTest:
+    """The experiment page's Agreement view (another view with `tab=`)."""
+    params.setdefault("tab", "agreement")
     app.query_params["experiment"] = experiment_id
     for name, value in params.items():
         app.query_params[name] = value
