@@ -20,7 +20,7 @@ PAGES = sorted(
 PARAMS = [
     # experiment page: the grid, its filters, the drill-down, slices, the label column
     "experiment", "scorer", "min", "max", "failed", "q", "sort", "page", "hide", "mcol", "mval",
-    "item", "slice", "label",
+    "item", "slice", "label", "tab",
     # compare, review
     "baseline", "candidates", "vs", "pos",
 ]  # fmt: skip
