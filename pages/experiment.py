@@ -26,19 +26,23 @@ from core.records import (
     ExperimentInfo,
 )
 from core.service import RESUMABLE, ExperimentConfigError, NotFoundError
+from core.service.pass_fail import PassFail
 from core.service.views import (
     LabelAgreement,
     agreement_frame,
     binned_histograms,
+    experiment_cost,
     suggested_label_column,
 )
 from pages.ui import fmt, nav, review
+from pages.ui.agreement import render_verdict
 from pages.ui.data import Aggregates, agreement, experiment_aggregates, sampled_label_columns
 from pages.ui.downloads import render_downloads
 from pages.ui.drilldown import render_drilldown
 from pages.ui.grid import render_filters, render_grid
 from pages.ui.judge_key import judge_key_input
 from pages.ui.manage import render_experiment_manage
+from pages.ui.pass_fail import pass_column, render_pass_fail
 from pages.ui.services import service
 from pages.ui.slices import render_slices
 from pages.ui.text import chart_text, md_short, md_text
@@ -73,7 +77,6 @@ AUTO_AGREEMENT_ITEMS = 5_000
 def render_summary(info: ExperimentInfo, aggregates: Aggregates) -> None:
     """The summary cards, each scorer's mean with what it compared, and the experiment's
     status, dataset and judge (names shown escaped)."""
-    costs = [u.est_cost_usd for u in aggregates.usage if u.est_cost_usd is not None]
     duration = (
         (info.finished_at - info.started_at).total_seconds()
         if info.started_at and info.finished_at
@@ -95,7 +98,7 @@ def render_summary(info: ExperimentInfo, aggregates: Aggregates) -> None:
     )
     cards[4].metric(
         "Est. judge cost",
-        fmt.money(sum(costs) if costs else None),
+        fmt.money(experiment_cost(info)),
         help="An estimate from litellm's price table, not a bill (stored runs).",
     )
     cards[5].metric("Duration", fmt.duration(duration))
@@ -218,6 +221,7 @@ def render_label_agreement(info: ExperimentInfo) -> LabelAgreement | None:
         f"{found.unlabelled_items:,} without a label (left out)."
     )
     review.source_note(column)
+    render_verdict(found)
     st.dataframe(
         agreement_frame(found, info.comparisons),
         hide_index=True,
@@ -281,7 +285,7 @@ GRID_HEIGHT = 36 * 22
 
 
 @st.fragment
-def results_view(info: ExperimentInfo, metadata_columns: list[str]) -> None:
+def results_view(info: ExperimentInfo, metadata_columns: list[str], passing: PassFail) -> None:
     """Filters, then the grid and, beside it, the drill-down of the item clicked: a fragment,
     so a click, a filter or the next item reruns only this."""
     shared = service()
@@ -294,7 +298,7 @@ def results_view(info: ExperimentInfo, metadata_columns: list[str]) -> None:
     )
     grid_side, item_side = st.columns([3, 2], gap="medium")
     with grid_side:
-        marks = review.grid_marks(info.id)
+        marks = {**review.grid_marks(info.id), **pass_column(passing)}
         item_id = render_grid(page, info, metadata_columns, marks, height=GRID_HEIGHT)
     with item_side, st.container(height=GRID_HEIGHT + 120, border=False):
         render_drilldown(info, item_id, [row.item_id for row in page.rows])
@@ -355,7 +359,9 @@ def _agreement_later(info: ExperimentInfo) -> Callable[[], LabelAgreement | None
     return compute
 
 
-def render_view(tab: str, info: ExperimentInfo, aggregates: Aggregates) -> LabelAgreement | None:
+def render_view(
+    tab: str, info: ExperimentInfo, aggregates: Aggregates, passing: PassFail
+) -> LabelAgreement | None:
     """The view picked; returns the label agreement it showed (Agreement), if any."""
     shared = service()
     if tab == "distributions":
@@ -369,7 +375,7 @@ def render_view(tab: str, info: ExperimentInfo, aggregates: Aggregates) -> Label
     elif tab == "reviews":
         reviews_view(info)
     else:
-        results_view(info, shared.metadata_columns(info.id))
+        results_view(info, shared.metadata_columns(info.id), passing)
     return None
 
 
@@ -384,6 +390,7 @@ def main() -> None:
     aggregates = experiment_aggregates(info)
     render_experiment_manage(info)
     render_summary(info, aggregates)
+    passing = render_pass_fail(info)
     if render_resume(info):
         st.rerun()  # the progress panel takes over
     downloads = st.container()  # filled last: the files include the chosen label agreement
@@ -394,7 +401,7 @@ def main() -> None:
         st.info("No result yet.")
         return
     tab = pick_tab()
-    found = render_view(tab, info, aggregates)
+    found = render_view(tab, info, aggregates, passing)
     with downloads:
         later = found if tab == "agreement" else _agreement_later(info)
         render_downloads(load, later, name=info.name)

@@ -14,12 +14,14 @@ from collections.abc import Callable
 import streamlit as st
 
 from core.records import ExperimentDetail
+from core.service import NotFoundError
 from core.service.views import (
     LabelAgreement,
     experiment_html,
     experiment_json_text,
     results_csv,
 )
+from pages.ui.services import service
 
 KEY = "downloads"
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -29,6 +31,18 @@ def file_stem(name: str) -> str:
     """A file name from an experiment name: letters, digits, `.`, `_` and `-` only."""
     stem = _UNSAFE_NAME.sub("-", name).strip("-.")[:80]
     return stem or "experiment"
+
+
+def _with_thresholds(
+    detail: ExperimentDetail, write: Callable[..., str], agreement: LabelAgreement | None
+) -> str:
+    """The file, with the pass/fail thresholds kept with the experiment (their results: the
+    JSON's `summary.thresholdResults`, the report's Pass/fail section) when it has any."""
+    try:
+        results = service().pass_fail(detail.info.id).json()
+    except NotFoundError:  # an experiment deleted meanwhile: the file without them
+        results = []
+    return write(detail, agreement=agreement, thresholds=results or None)
 
 
 def render_downloads(
@@ -47,7 +61,7 @@ def render_downloads(
     html, json_file, csv_file = st.columns(3)
     html.download_button(
         "HTML report",
-        data=lambda: experiment_html(load(), agreement=later()),
+        data=lambda: _with_thresholds(load(), experiment_html, later()),
         file_name=f"{stem}.html",
         mime="text/html",
         icon=":material/description:",
@@ -58,7 +72,7 @@ def render_downloads(
     )
     json_file.download_button(
         "JSON (Mastra format)",
-        data=lambda: experiment_json_text(load(), agreement=later()),
+        data=lambda: _with_thresholds(load(), experiment_json_text, later()),
         file_name=f"{stem}.json",
         mime="application/json",
         icon=":material/data_object:",
