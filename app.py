@@ -1,6 +1,7 @@
 """scorelab: the dashboard's router. `streamlit run app.py` (or `make dashboard`)."""
 
 import os
+from pathlib import Path
 
 # litellm would try to download its price table at import; the bundled one is enough.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -10,7 +11,10 @@ import streamlit as st
 from pages.ui import auth, nav
 from pages.ui.services import after_first_page, service
 
-st.set_page_config(page_title="scorelab", page_icon=":material/straighten:", layout="wide")
+# The favicon is a file of ours, served by this server: a ":material/…:" icon would be fetched
+# from a public font server on every page view (the dashboard requests only its own origin).
+FAVICON = Path(__file__).resolve().parent / "pages" / "ui" / "favicon.png"
+st.set_page_config(page_title="scorelab", page_icon=str(FAVICON), layout="wide")
 sections = nav.sections()
 # Before anything else is drawn: off loopback only with the login, and behind it when set up.
 auth.gate(page.url_path for pages in sections.values() for page in pages)

@@ -30,7 +30,7 @@ from pages.ui.data import experiment_view
 from pages.ui.services import service
 from pages.ui.side_by_side import render_side_by_side
 from pages.ui.slices import render_slice_changes
-from pages.ui.text import md_short, md_text, show_text
+from pages.ui.text import cell_text, md_short, md_text, show_text
 from pages.ui.widgets import experiment_label
 
 KEY = "compare"
@@ -210,8 +210,8 @@ def render_items(comparison: Comparison, scorer_id: str) -> None:
     changes = item_changes(comparison, scorer_id)
     shown = changes.copy()
     for column in ("baseline_reason", "candidate_reason", "baseline_output", "candidate_output"):
-        shown[column] = shown[column].str.slice(0, TEXT_PREVIEW)
-    shown["input"] = shown["input"].str.slice(0, TEXT_PREVIEW)
+        shown[column] = shown[column].str.slice(0, TEXT_PREVIEW).map(cell_text)
+    shown["input"] = shown["input"].str.slice(0, TEXT_PREVIEW).map(cell_text)
     st.dataframe(
         shown,
         hide_index=True,

@@ -137,7 +137,8 @@ def render_resume(info: ExperimentInfo) -> bool:
     st.info(
         f"This experiment stopped part-way ({md_text(info.status)}): {counts.succeeded:,} of "
         f"{counts.total:,} scorer runs have a stored result. Resuming runs only the others "
-        "(failed ones included), with the same scorers, options and judge settings.",
+        "(failed ones included), with the same scorers, options and judge settings."
+        + (f" {md_text(info.error)}" if info.error else ""),  # why it stopped (a full disk...)
         icon=":material/pause_circle:",
     )
     typed_key = (

@@ -99,7 +99,7 @@ def finish(
 
 
 def _exit_code(progress: ExperimentProgress, interrupts: Interrupts, *, passed: bool) -> int:
-    if progress.status == "error":
+    if progress.status == "error" or (progress.status == "interrupted" and progress.error):
         raise CliError(f"the experiment stopped: {progress.error}")
     if interrupts.count:
         return 128 + interrupts.signal_number

@@ -25,7 +25,16 @@ from core.records import ImportProblem
 
 _NUL_ESCAPE = b"\\u0000"
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
-_DECODER = json.JSONDecoder()
+
+
+class _NonFinite:
+    """What `NaN`, `Infinity` or `-Infinity` parse to (standard JSON has none of them): a
+    marker the object hook finds and reports, then replaces by None."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
 
 
 def read_jsonl(data: bytes, limits: ImportLimits = DEFAULT_LIMITS) -> Table:
@@ -94,6 +103,64 @@ class _Rows:
         self._columns = ColumnsBuilder[str]()
         self._problems: list[ImportProblem] = []
         self._more = 0
+        # What the decoder's hooks found in the object being read: (code, key, constant).
+        self._found: list[tuple[str, str, str]] = []
+        self._constants = 0  # NaN/Infinity markers made and not yet found by an object hook
+        self._decoder = json.JSONDecoder(
+            object_pairs_hook=self._object, parse_constant=self._constant
+        )
+
+    def _constant(self, name: str) -> _NonFinite:
+        self._constants += 1
+        return _NonFinite(name)
+
+    def _object(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        """An object as json builds it, noting a key that appears twice and a NaN/Infinity
+        value (in the object or in an array it holds) for the row's problems."""
+        value = dict(pairs)
+        if len(value) != len(pairs):
+            seen: set[str] = set()
+            reported: set[str] = set()
+            for key, _ in pairs:
+                if key in seen and key not in reported:
+                    count = sum(1 for k, _ in pairs if k == key)
+                    self._found.append(("duplicate_key", key, str(count)))
+                    reported.add(key)
+                seen.add(key)
+        if self._constants:
+            for key, cell in pairs:
+                if type(cell) is _NonFinite:
+                    self._found.append(("non_finite_number", key, cell.name))
+                    self._constants -= 1
+                    value[key] = None
+                elif type(cell) is list:
+                    self._find_in_list(key, cell)
+        return value
+
+    def _find_in_list(self, key: str, cells: list[Any]) -> None:
+        for index, cell in enumerate(cells):
+            if type(cell) is _NonFinite:
+                self._found.append(("non_finite_number", key, cell.name))
+                self._constants -= 1
+                cells[index] = None
+            elif type(cell) is list:
+                self._find_in_list(key, cell)
+
+    def _report_found(self, where: Callable[[], str], number: int) -> None:
+        """The problems the hooks found in the row just read."""
+        for code, key, detail in self._found:
+            if code == "duplicate_key":
+                message = (
+                    f"{where()}: key {key!r} appears {detail} times in one object "
+                    "(only one value can be kept)"
+                )
+            else:
+                message = (
+                    f"{where()}: the value of key {key!r} is {detail}, which is not a JSON number"
+                )
+            self._problem(code, message, number)
+        self._found.clear()
+        self._constants = 0
 
     @property
     def problems(self) -> list[ImportProblem]:
@@ -106,7 +173,7 @@ class _Rows:
         label = f"Line {number}"
         self._count_row(label)
         try:
-            value = json.loads(text)
+            value = self._decoder.decode(text)
         except json.JSONDecodeError as error:
             message = f"{label}: not valid JSON ({error.msg} at column {error.colno})"
             self._problem("malformed_row", message, number)
@@ -117,6 +184,8 @@ class _Rows:
         except ValueError as error:  # an integer longer than Python reads
             self._problem("number_too_long", _long_number(label, error), number)
             return
+        if self._found or self._constants:
+            self._report_found(lambda: label, number)
         self._take(value, lambda: label, number, size)
 
     def add_from(self, text: str, start: int, item: int) -> int:
@@ -124,7 +193,7 @@ class _Rows:
         label = f"Item {item}"
         self._count_row(label)
         try:
-            value, end = _DECODER.raw_decode(text, start)
+            value, end = self._decoder.raw_decode(text, start)
         except json.JSONDecodeError as error:
             raise _malformed(error) from None
         except RecursionError:
@@ -134,6 +203,8 @@ class _Rows:
             raise Unreadable(
                 "number_too_long", _long_number(_at(label, text, start), error)
             ) from None
+        if self._found or self._constants:
+            self._report_found(lambda: _at(label, text, start), item)
         # Each character of JSON text stands for at most 4 bytes of the values it holds.
         self._take(value, lambda: _at(label, text, start), item, 4 * (end - start))
         return end
@@ -266,6 +337,8 @@ def json_kind(value: Any) -> str:
     kinds = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
     if value is None:
         return "null"
+    if isinstance(value, _NonFinite):
+        return value.name
     if isinstance(value, int | float) and not isinstance(value, bool):
         return "a number"
     return kinds.get(type(value), type(value).__name__)

@@ -68,9 +68,16 @@ REPORT_SCRIPT = r"""
   var haystack = null;
 
   function $(id) { return document.getElementById(id); }
+  // Bidi controls (U+202E...) in user text are shown as escapes: they cannot reorder it.
+  var BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+  function unbidi(text) {
+    return text.replace(BIDI, function (c) {
+      return "\\u" + ("000" + c.charCodeAt(0).toString(16)).slice(-4);
+    });
+  }
   function node(tag, text, cls) {
     var el = document.createElement(tag);
-    if (text !== undefined && text !== null) { el.textContent = String(text); }
+    if (text !== undefined && text !== null) { el.textContent = unbidi(String(text)); }
     if (cls) { el.className = cls; }
     return el;
   }

@@ -4,12 +4,18 @@ whole items (scorer "*"), then every note with who wrote it and when. Every text
 
 from __future__ import annotations
 
-from html import escape
+from html import escape as _escape
 
 from core.records import ExperimentDetail
 from core.reporting.reviews import WHOLE_ITEM, ReviewCounts, review_summary
+from core.visible_text import without_bidi_controls
 
 __all__ = ["reviews_section"]
+
+
+def escape(text: str) -> str:
+    """User text for the HTML: escaped, its bidi controls shown as escapes."""
+    return _escape(without_bidi_controls(text))
 
 
 def reviews_section(detail: ExperimentDetail) -> str:

@@ -32,6 +32,10 @@ __all__ = [
 ]
 
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# The signs a spreadsheet also reads as a formula's start once it has skipped leading
+# whitespace: the ASCII ones, their full-width forms (＝ ＋ － ＠, which spreadsheets with East
+# Asian input normalise) and their small forms (﹦ ﹢ ﹣ ﹫).
+_FORMULA_SIGNS = frozenset("=+-@\uff1d\uff0b\uff0d\uff20\ufe66\ufe62\ufe63\ufe6b")
 
 
 def masked_export(text: str) -> str:
@@ -226,7 +230,8 @@ def _item_cells(reviews: list[Review]) -> dict[str, Any]:
 
 def results_csv(detail: ExperimentDetail) -> str:
     """`result_rows` as CSV that is safe to open in a spreadsheet: a text cell starting with
-    = + - @ tab or CR is prefixed with a single quote, so it is never run as a formula."""
+    = + - @ tab or CR (or with a formula sign after spaces, or a full-width ＝ ＋ － ＠) is
+    prefixed with a single quote, so it is never run as a formula."""
     rows = result_rows(detail)
     header = list(rows[0]) if rows else ["itemId", "scorerId", "status", "score"]
     buffer = io.StringIO()
@@ -240,8 +245,15 @@ def results_csv(detail: ExperimentDetail) -> str:
 
 
 def neutralise_cell(value: str) -> str:
-    """Prefix a formula-looking text with a single quote (OWASP's CSV-injection advice)."""
-    return "'" + value if value.startswith(_FORMULA_STARTS) else value
+    """Prefix a formula-looking text with a single quote (OWASP's CSV-injection advice): one
+    starting with = + - @ tab or CR, or with one of those signs (or its full-width or small
+    form) after leading whitespace."""
+    if value.startswith(_FORMULA_STARTS):
+        return "'" + value
+    stripped = value.lstrip()
+    if stripped and stripped[0] in _FORMULA_SIGNS:
+        return "'" + value
+    return value
 
 
 def _cell(value: Any) -> Any:

@@ -51,6 +51,7 @@ from core.reporting.tables import (
     step_views,
     usage_totals,
 )
+from core.visible_text import without_bidi_controls
 
 __all__ = ["COMPRESS_OVER", "experiment_html", "script_json"]
 
@@ -166,7 +167,8 @@ def _sha256(script: str) -> str:
 
 
 def _e(value: Any) -> str:
-    return escape(str(value), quote=True)
+    """User text for the page's HTML: escaped, its bidi controls shown as escapes."""
+    return escape(without_bidi_controls(str(value)), quote=True)
 
 
 def _text(value: Any) -> str:

@@ -476,7 +476,7 @@ class ExperimentJob:
             error = failure
         finally:
             writer.close()
-        self._finish(sink, status, error or writer.error)
+        self._finish(sink, status, error, writer.error)
 
     def _end_status(
         self, ran: ExperimentStatus, retried_from: ExperimentStatus | None
@@ -493,15 +493,29 @@ class ExperimentJob:
         return retried_from
 
     def _finish(
-        self, sink: ResultSink, status: ExperimentStatus, error: BaseException | None
+        self,
+        sink: ResultSink,
+        status: ExperimentStatus,
+        error: BaseException | None,
+        storage_error: BaseException | None = None,
     ) -> None:
         """Record the end, then show it: a waiter woken by the final status finds every
-        result and the final row written."""
-        message = self._error_before_retry if status == "error" else None
+        result and the final row written.
+
+        `error`: the run itself broke (`error`). `storage_error`: the results could not be
+        written (a full disk, the database gone): the run stopped there with what was written
+        kept, so it ends `interrupted`, resumable once the cause is gone, and says why."""
+        message = self._error_before_retry if status in ("error", "interrupted") else None
         if error is not None:
             status = "error"
-            message = mask_secrets(
-                f"{type(error).__name__}: {error}" if str(error) else repr(error)
+            message = _error_text(error)
+            logger.error("Experiment %s stopped: %s", self.experiment_id, message)
+        elif storage_error is not None:
+            status = "interrupted"
+            message = (
+                "Stopped because the results could not be written to the database "
+                f"({_error_text(storage_error)}); the results written before are kept: resume "
+                "the experiment once the cause is gone (free disk space, the database back)"
             )
             logger.error("Experiment %s stopped: %s", self.experiment_id, message)
         try:
@@ -512,7 +526,15 @@ class ExperimentJob:
             logger.error(
                 "Could not record the end of experiment %s: %s", self.experiment_id, failure_text
             )
-            status, message = "error", f"Could not record the end: {failure_text}"
+            if storage_error is not None and error is None:
+                # The row still says running; once its heartbeat is stale it reads
+                # `interrupted`, and a resume takes it.
+                message = (
+                    f"{message}. The end could not be recorded either ({failure_text}): it "
+                    "shows as running until its heartbeat is stale, then it can be resumed"
+                )
+            else:
+                status, message = "error", f"Could not record the end: {failure_text}"
         self._publish(status, message)
 
     def _publish(self, status: ExperimentStatus, error: str | None = None) -> None:
@@ -524,6 +546,10 @@ class ExperimentJob:
                 self._elapsed_s = now - self._started
             self._status, self._error = status, error
             self._changed.notify_all()
+
+
+def _error_text(error: BaseException) -> str:
+    return mask_secrets(f"{type(error).__name__}: {error}" if str(error) else repr(error))
 
 
 class Jobs:

@@ -95,11 +95,17 @@ class JudgeKey:
     """`none`: the provider's variable that is set but may not go to this endpoint."""
     missing: str | None = None
     """`none`: why the provider's own endpoint cannot be called (its key is not set)."""
+    configured: tuple[str, str] | None = None
+    """With no API base: the origin the environment configures for the provider and the
+    variable that says so (`OPENAI_BASE_URL`, ...), where litellm sends the request."""
 
     def describe(self) -> str:
         """One line for the person starting the judge, e.g. `Judge key: OPENAI_API_KEY (the
-        provider's own endpoint)`."""
+        provider's own endpoint)`; it names the origin the key is sent to whenever one is
+        known (an API base, or one the environment configures such as OPENAI_BASE_URL)."""
         where = self.endpoint or "the provider's own endpoint"
+        if self.endpoint is None and self.configured is not None:
+            where = f"{self.configured[0]} ({self.configured[1]})"
         if self.source == "typed":
             return f"Judge key: the one typed here (not stored), sent to {where}"
         if self.source == "scorelab":
@@ -108,6 +114,12 @@ class JudgeKey:
             name = self.variable or "the provider's key from the environment"
             if self.trusted:
                 return f"Judge key: {name} for {where} (trusted in {TRUSTED_API_BASES_ENV})"
+            if self.endpoint is None and self.configured is not None:
+                target, variable = self.configured
+                return (
+                    f"Judge key: {name} (the provider's own endpoint, sent to {target} as "
+                    f"{variable} configures)"
+                )
             return f"Judge key: {name} (the provider's own endpoint{_at(self.endpoint)})"
         if self.missing:
             return f"Judge key: none. {self.missing}"
@@ -154,10 +166,11 @@ def judge_key(
     provider = _provider(model, api_base)
     trusted_origins(environ, strict=True)
     endpoint = origin(api_base) if api_base else None
+    configured = None if api_base else _configured_base(provider, environ)
     if typed:
-        return JudgeKey("typed", endpoint)
+        return JudgeKey("typed", endpoint, configured=configured)
     if environ.get(JUDGE_API_KEY_ENV):
-        return JudgeKey("scorelab", endpoint, JUDGE_API_KEY_ENV)
+        return JudgeKey("scorelab", endpoint, JUDGE_API_KEY_ENV, configured=configured)
     variable = _provider_variable(provider, environ)
     if provider_key_may_go(model, provider, api_base, environ):
         if api_base and variable is None:
@@ -166,7 +179,7 @@ def judge_key(
         if problems:
             return JudgeKey("none", None, missing="; ".join(problems))
         trusted = bool(api_base and not is_provider_endpoint(model, provider, api_base, environ))
-        return JudgeKey("provider", endpoint, variable, trusted=trusted)
+        return JudgeKey("provider", endpoint, variable, trusted=trusted, configured=configured)
     return JudgeKey("none", endpoint, withheld=variable)
 
 
@@ -207,6 +220,17 @@ def judge_problems(model: str, api_base: str | None, has_api_key: bool) -> list[
     except JudgeSetupError as error:
         return [str(error)]
     return [] if api_base or has_api_key else _missing_keys(model)
+
+
+def _configured_base(provider: str, environ: Mapping[str, str]) -> tuple[str, str] | None:
+    """The origin the environment configures for `provider` when no API base is given (what
+    litellm then calls: `<PROVIDER>_BASE_URL`, else `<PROVIDER>_API_BASE`), and its variable."""
+    prefix = provider.upper().replace("-", "_")
+    for variable in (f"{prefix}_BASE_URL", f"{prefix}_API_BASE"):
+        configured = origin(environ.get(variable) or "")
+        if configured is not None:
+            return configured, variable
+    return None
 
 
 def _at(endpoint: str | None) -> str:

@@ -49,6 +49,10 @@ _STEP_SPECS: dict[StepName, tuple[str, StepKind]] = {
 }
 
 
+# The canonical order in which a run executes the steps (docs/core.md, "Pipeline").
+_STEP_ORDER: dict[StepName, int] = {name: index for index, name in enumerate(_STEP_SPECS)}
+
+
 class _RunIds:
     """Fresh run ids: random (version 4) UUID strings, as `str(uuid.uuid4())` gives, without a
     system call per run. `uuid4` reads os.urandom, which releases the GIL: on a hot loop of code
@@ -167,7 +171,8 @@ class Scorer:
 
     @property
     def steps(self) -> list[StepInfo]:
-        """The steps in chain order."""
+        """The steps in the order a run executes them (preprocess, analyze, generate_score,
+        generate_reason), whatever order the chain was built in."""
         return [_step_info(step) for step in self._steps]
 
     @property
@@ -207,7 +212,10 @@ class Scorer:
             name=self._name,
             judge=self._judge,
             prepare_run=self._prepare_run,
-            steps=(*self._steps, _Step(name, definition)),
+            # Seed: run() executes the steps in this order, whatever the chain's order.
+            steps=tuple(
+                sorted((*self._steps, _Step(name, definition)), key=lambda s: _STEP_ORDER[s.name])
+            ),
         )
 
     async def run(
@@ -384,11 +392,13 @@ class _RunState:
         self, run: ScorerRun, failed_step: StepName, failed_execution: JudgeExecution | None
     ) -> ScorerRunResult | None:
         """The failure snapshot: None unless a step result, a prompt or a judge execution
-        exists. The failed step's own prompt lives only in its failed execution."""
+        exists (a step that returned None produced nothing). The failed step's own prompt
+        lives only in its failed execution."""
         judge = {name: list(executions) for name, executions in self.judge.items()}
         if failed_execution is not None:
             judge.setdefault(failed_step, []).append(failed_execution)
-        if not self.values and not self.prompts and not judge:
+        produced = any(value is not None for value in self.values.values())
+        if not produced and not self.prompts and not judge:
             return None
         return ScorerRunResult(**_run_fields(run), **self._fields(judge))
 

@@ -29,6 +29,7 @@ from core.scorers.catalog import ScorerCatalog
 from core.service.facade import RESUMABLE, SAMPLES_DIR, Service
 from core.storage import NotFoundError, StorageError
 from core.storage.mastra_store import MastraStoreError
+from core.visible_text import without_bidi_controls
 
 if TYPE_CHECKING:
     from core.service import views
@@ -55,6 +56,7 @@ __all__ = [
     "mask_secrets",
     "scorer_catalog",
     "views",
+    "without_bidi_controls",
 ]
 
 

@@ -134,10 +134,12 @@ class ManageMixin:
 
     def dataset_deletion(self, dataset_id: str) -> DeletionImpact:
         """What `delete_dataset` would take: its items, experiments, results and reviews, and
-        how many of those experiments run here now; raises NotFoundError."""
+        how many of those experiments run now, here or in another process (a fresh heartbeat
+        in the database); raises NotFoundError."""
         impact = self.store.dataset_impact(dataset_id)
         ids = self.store.experiment_ids_of(dataset_id)
         running = set(self._jobs.running())
+        running.update(i for i, _ in self.store.live_experiments(dataset_id=dataset_id))
         return impact.model_copy(
             update={
                 "reviews": self.review_count(ids),
@@ -146,9 +148,13 @@ class ManageMixin:
         )
 
     def experiment_deletion(self, experiment_id: str) -> DeletionImpact:
-        """What `delete_experiment` would take: its results and reviews; raises NotFoundError."""
+        """What `delete_experiment` would take: its results and reviews, and whether it runs
+        now (here or in another process); raises NotFoundError."""
         impact = self.store.experiment_impact(experiment_id)
-        running = int(experiment_id in set(self._jobs.running()))
+        running = int(
+            experiment_id in set(self._jobs.running())
+            or bool(self.store.live_experiments(experiment_id=experiment_id))
+        )
         return impact.model_copy(
             update={"reviews": self.review_count([experiment_id]), "running": running}
         )

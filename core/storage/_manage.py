@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Literal
 
-from sqlalchemy import Select, func, select, update
+from sqlalchemy import ColumnElement, Select, func, select, update
 from sqlalchemy.engine import Connection, Engine
 
+from core.errors import ExperimentConfigError
 from core.records import DatasetInfo, DeletionImpact, ExperimentInfo
 from core.storage.tables import DatasetRow, ExperimentRow, ScoreRow
 
@@ -22,6 +24,7 @@ class StoreManagement:
 
     if TYPE_CHECKING:  # provided by Store
         engine: Engine
+        stale_after_s: float
 
         def _transaction(self, what: str) -> AbstractContextManager[Connection]: ...
 
@@ -88,6 +91,58 @@ class StoreManagement:
         return DeletionImpact(
             kind="experiment", id=info.id, name=info.name, experiments=1, results=results
         )
+
+    def live_experiments(
+        self, *, dataset_id: str | None = None, experiment_id: str | None = None
+    ) -> list[tuple[str, str]]:
+        """(id, name) of the dataset's experiments (or of the one experiment) that some
+        process runs now: `running` with a heartbeat fresher than `stale_after_s`,
+        whichever process it is (this one, a CLI, a second dashboard, a team server)."""
+        with self.engine.connect() as connection:
+            return self._live(connection, self._which(dataset_id, experiment_id))
+
+    def refuse_live_runs(
+        self,
+        connection: Connection,
+        kind: Literal["dataset", "experiment"],
+        *,
+        dataset_id: str | None = None,
+        experiment_id: str | None = None,
+    ) -> None:
+        """Raise ExperimentConfigError naming the experiment when deleting this dataset (or
+        experiment) would take a run some process is making now; called inside the deleting
+        transaction, so a run that is live when the deletion starts is never deleted."""
+        live = self._live(connection, self._which(dataset_id, experiment_id))
+        if not live:
+            return
+        named = ", ".join(f"{name!r} ({experiment_id})" for experiment_id, name in live[:3])
+        if len(live) > 3:
+            named += f" and {len(live) - 3} more"
+        verb = "is" if len(live) == 1 else "are"
+        raise ExperimentConfigError(
+            f"Cannot delete the {kind}: experiment {named} {verb} running (in this process or "
+            "another process: a CLI, a second dashboard, a team server, whose heartbeat is "
+            f"less than {self.stale_after_s:g} s old). Wait for it to finish or cancel it "
+            "where it runs, then delete"
+        )
+
+    @staticmethod
+    def _which(dataset_id: str | None, experiment_id: str | None) -> ColumnElement[bool]:
+        table = ExperimentRow.__table__
+        if experiment_id is not None:
+            return table.c.id == experiment_id
+        return table.c.dataset_id == dataset_id
+
+    def _live(self, connection: Connection, which: ColumnElement[bool]) -> list[tuple[str, str]]:
+        table = ExperimentRow.__table__
+        fresh_since = datetime.now(UTC) - timedelta(seconds=self.stale_after_s)
+        seen = func.coalesce(table.c.heartbeat_at, table.c.started_at, table.c.created_at)
+        query = (
+            select(table.c.id, table.c.name)
+            .where(which, table.c.status == "running", seen >= fresh_since)
+            .order_by(table.c.created_at)
+        )
+        return [(row.id, row.name) for row in connection.execute(query)]
 
     def experiment_ids_of(self, dataset_id: str) -> list[str]:
         """The ids of the experiments over a dataset."""

@@ -12,6 +12,7 @@ items are one GROUP BY.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -31,24 +32,42 @@ _results = ScoreRow.__table__
 
 def metadata_text(column: str, dialect: str, table: Any = None) -> Any:
     """The SQL text of the item's metadata value under `column` (NULL when absent, null or
-    the empty string).
-
-    Raises ValueError for a column name SQLite's JSON path cannot name (a double quote)."""
+    the empty string). Any column name reads: it is bound as a parameter (PostgreSQL's key,
+    SQLite's JSON path or, for a name no path can spell, the key of `json_each`)."""
     metadata = (_items if table is None else table).c.item_metadata
     if dialect == "sqlite":
-        if '"' in column:
-            raise ValueError(f"Metadata column {column!r}: a name with '\"' cannot be read here")
-        path = literal(f'$."{column}"')
-        kind = func.json_type(metadata, path)
-        found: Any = case(
-            (kind == "true", literal("true")),
-            (kind == "false", literal("false")),
-            (kind == "null", None),
-            else_=cast(func.json_extract(metadata, path), String),
-        )
+        if _PATH_SAFE.fullmatch(column):
+            path = literal(f'$."{column}"')
+            kind: Any = func.json_type(metadata, path)
+            value: Any = func.json_extract(metadata, path)
+            found: Any = _as_text(kind, value)
+        else:
+            # A double quote, a backslash or a control character: SQLite's JSON path has no
+            # escape for them, so the key is matched as a bound value among the object's keys.
+            keys = func.json_each(metadata).table_valued("key", "value", "type")
+            found = (
+                select(_as_text(keys.c.type, keys.c.value))
+                .where(keys.c.key == literal(column))
+                .limit(1)
+                .scalar_subquery()
+            )
     else:
         found = func.json_extract_path_text(metadata, literal(column))
     return func.nullif(found, "")  # an empty cell of a CSV file is no value too
+
+
+_PATH_SAFE = re.compile(r'[^"\\\x00-\x1f\x7f]*')
+"""A name SQLite's quoted JSON path label `$."name"` reads as it is."""
+
+
+def _as_text(kind: Any, value: Any) -> Any:
+    """SQLite: a JSON value of type `kind` as text (true/false as words, null as NULL)."""
+    return case(
+        (kind == "true", literal("true")),
+        (kind == "false", literal("false")),
+        (kind == "null", None),
+        else_=cast(value, String),
+    )
 
 
 def metadata_filter(filters: Mapping[str, Sequence[str]], dialect: str) -> list[Any]:

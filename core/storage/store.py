@@ -298,11 +298,13 @@ class Store(StoreManagement):
         return _items(rows)
 
     def delete_dataset(self, dataset_id: str) -> None:
-        """Remove a dataset, its items, and its experiments with their results."""
+        """Remove a dataset, its items, and its experiments with their results; refused
+        (ExperimentConfigError) while some process runs one of its experiments."""
         experiments = select(col(ExperimentRow.id)).where(
             col(ExperimentRow.dataset_id) == dataset_id
         )
         with self._transaction("delete the dataset") as connection:
+            self.refuse_live_runs(connection, "dataset", dataset_id=dataset_id)
             reviews.delete_reviews_of(connection, experiments)
             thresholds.delete_thresholds_of(connection, experiments)
             connection.execute(delete(ScoreRow).where(col(ScoreRow.experiment_id).in_(experiments)))
@@ -486,9 +488,11 @@ class Store(StoreManagement):
         ]
 
     def delete_experiment(self, experiment_id: str) -> None:
-        """Remove an experiment, its results and its reviews."""
-        self._settled.pop(experiment_id, None)
+        """Remove an experiment, its results and its reviews; refused (ExperimentConfigError)
+        while some process runs it (a fresh heartbeat)."""
         with self._transaction("delete the experiment") as connection:
+            self.refuse_live_runs(connection, "experiment", experiment_id=experiment_id)
+            self._settled.pop(experiment_id, None)
             reviews.delete_reviews_of(connection, [experiment_id])
             thresholds.delete_thresholds_of(connection, [experiment_id])
             connection.execute(delete(ScoreRow).where(col(ScoreRow.experiment_id) == experiment_id))

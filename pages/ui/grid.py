@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -25,7 +26,7 @@ import streamlit as st
 from core.records import ExperimentInfo, ResultPage, ResultQuery
 from core.service.views import NO_VALUE_LABEL, page_frame, scored_label
 from pages.ui.services import service
-from pages.ui.text import md_short, md_text
+from pages.ui.text import cell_text, md_short, md_text, without_bidi_controls
 
 KEY = "experiment"
 PARAMS = {
@@ -57,11 +58,28 @@ def _param(name: str, default: str = "") -> str:
     return st.query_params.get(PARAMS[name], default)
 
 
+MAX_PAGE = 1_000_000
+"""The highest page a link may ask for (50 items a page: far more than any dataset holds);
+SQLite refuses an offset past 2**63, so a larger one is clamped here."""
+
+
 def _int(text: str) -> int:
+    """A page number from the URL: 1 for anything that is not a whole number, clamped to
+    [1, MAX_PAGE]."""
     try:
-        return max(1, int(text))
-    except ValueError:
+        return min(max(1, int(text)), MAX_PAGE)
+    except ValueError:  # not a number, or longer than Python reads
         return 1
+
+
+def _score_bound(text: str, default: float) -> float:
+    """A score bound from the URL (`?min=`, `?max=`): `default` for what is not a finite
+    number, clamped to [0, 1] (the slider's range)."""
+    try:
+        value = float(text)
+    except ValueError:
+        return default
+    return min(max(value, 0.0), 1.0) if math.isfinite(value) else default
 
 
 def _sort_label(value: str) -> str:
@@ -83,7 +101,9 @@ def render_filters(
         "Score range",
         0.0,
         1.0,
-        (float(_param("low", "0")), float(_param("high", "1"))),
+        tuple(
+            sorted((_score_bound(_param("low", "0"), 0.0), _score_bound(_param("high", "1"), 1.0)))
+        ),
         step=0.01,
         key=f"{KEY}.range",
     )
@@ -112,7 +132,7 @@ def render_filters(
     st.session_state[f"{KEY}.filters"] = filters
     if f"{KEY}.page" not in st.session_state:
         st.session_state[f"{KEY}.page"] = _int(_param("page", "1"))
-    page = page_box.number_input("Page", min_value=1, step=1, key=f"{KEY}.page")
+    page = page_box.number_input("Page", min_value=1, max_value=MAX_PAGE, step=1, key=f"{KEY}.page")
     st.query_params.update(
         {
             PARAMS["scorers"]: ",".join(chosen),
@@ -198,7 +218,7 @@ def grid_frame(
         raise ValueError(f"grid_frame: extra columns {clashes} clash with the grid's own columns")
     frame = page_frame(page, info.scorer_ids)
     for text in TEXTS:
-        frame[text] = frame[text].str.slice(0, TEXT_PREVIEW)
+        frame[text] = frame[text].str.slice(0, TEXT_PREVIEW).map(cell_text)
     ids = frame["item_id"].tolist()
     extras = {name: [values.get(i) for i in ids] for name, values in (extra_columns or {}).items()}
     metadata = {
@@ -208,7 +228,7 @@ def grid_frame(
     ordered = {
         **{s: frame[s] for s in info.scorer_ids},
         **extras,
-        "item_id": frame["item_id"],
+        "item_id": frame["item_id"].map(cell_text),
         **metadata,
         **{text: frame[text] for text in TEXTS},
         FAILED: frame[FAILED],
@@ -223,8 +243,8 @@ def _meta(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False)
+        return without_bidi_controls(value)
+    return without_bidi_controls(json.dumps(value, ensure_ascii=False))
 
 
 def _colour(value: float) -> str:

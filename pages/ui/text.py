@@ -27,8 +27,17 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from core.records import DatasetItem
+from core.service import without_bidi_controls
 
-__all__ = ["as_text", "chart_text", "md_short", "md_text", "show_text"]
+__all__ = [
+    "as_text",
+    "cell_text",
+    "chart_text",
+    "md_short",
+    "md_text",
+    "show_text",
+    "without_bidi_controls",
+]
 
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:=&])")
 """Markdown's and Streamlit's markup characters (`=` makes a heading of the line above, `&`
@@ -42,20 +51,36 @@ so escaping alone does not stop it; a joiner right there does, and is not seen."
 
 _WHITESPACE = re.compile(r"\s+")
 
+_SHORTCODE = re.compile(r":(?=material/|[A-Za-z0-9_+-]+:)")
+"""The colon that opens an icon or emoji shortcode (`:material/bolt:`, `:smile:`): Streamlit
+reads them in the text after Markdown's escapes are undone, so a backslash does not stop it; a
+word joiner right after the colon does, and is not seen. (A colour directive, `:red[`, is
+stopped by the escaped bracket.)"""
+
 
 def as_text(value: Any) -> str:
     """Strings as they are; anything else (a message list, a JSON object) as indented JSON."""
     if value is None:
         return ""
     if isinstance(value, str):
-        return value
-    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+        return without_bidi_controls(value)
+    return without_bidi_controls(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+
+
+def cell_text(value: object) -> object:
+    """A table cell (st.dataframe reads no Markdown): a string with its bidi controls shown
+    as escapes, so it cannot reorder the row; any other value as it is."""
+    return without_bidi_controls(value) if isinstance(value, str) else value
 
 
 def md_text(value: object) -> str:
     """`value` made safe inside a Markdown sentence: shown character for character, with no
-    link, image, maths, colour, icon, emphasis, heading or list coming out of it."""
-    joined = _BARE_LINK.sub(lambda found: (found.group(1) or "") + _WORD_JOINER, str(value))
+    link, image, maths, colour, icon, emoji, emphasis, heading or list coming out of it, and
+    each bidirectional control (U+202E...) shown as its escape, so it cannot reorder the text."""
+    joined = _BARE_LINK.sub(
+        lambda found: (found.group(1) or "") + _WORD_JOINER, without_bidi_controls(str(value))
+    )
+    joined = _SHORTCODE.sub(":" + _WORD_JOINER, joined)
     return _MARKDOWN.sub(r"\\\1", joined)
 
 

@@ -185,8 +185,11 @@ def text_only(page: Any, where: str, *shown: str) -> None:
     settle(page)
     assert page.locator('[data-testid="stException"]').count() == 0, where
     for text in shown:
+        # md_text puts invisible word joiners (U+2060) where a bare link or a shortcode
+        # (`:material/bolt:`) would start: the reader sees the same characters.
+        seen_as = re.compile("\u2060?".join(map(re.escape, text)))
         try:
-            page.get_by_text(text).filter(visible=True).first.wait_for()
+            page.get_by_text(seen_as).filter(visible=True).first.wait_for()
         except PlaywrightTimeout:
             markup = page.evaluate(FIND_MARKUP)
             raise AssertionError(f"{where}: {text[:60]!r} is not on screen; {markup}") from None

@@ -438,3 +438,59 @@ def test_a_report_is_plain_data() -> None:
     assert pickle.loads(pickle.dumps(report)) == report
     with pytest.raises(ValidationError):
         report.fingerprint = "changed"  # type: ignore[misc]
+
+
+def test_jsonl_duplicate_keys_and_non_finite_numbers_are_problems() -> None:
+    """Issue 19: a duplicate key, NaN and Infinity are reported with their line and key, not
+    silently changed (the last value kept, NaN made null, Infinity made a string)."""
+    data = (
+        b'{"input": "a", "output": "b"}\n'
+        b'{"input": "a", "output": "b", "input": "c"}\n'
+        b'{"input": "a", "output": NaN}\n'
+        b'{"input": "a", "output": "b", "score": -Infinity, "meta": {"x": [1, Infinity]}}\n'
+    )
+    report = read_dataset("f.jsonl", data)
+    assert not report.ok
+    assert [(p.code, p.row, p.message) for p in report.problems] == [
+        (
+            "duplicate_key",
+            2,
+            "Line 2: key 'input' appears 2 times in one object (only one value can be kept)",
+        ),
+        (
+            "non_finite_number",
+            3,
+            "Line 3: the value of key 'output' is NaN, which is not a JSON number",
+        ),
+        # an inner object is read (and reported) before the object holding it
+        (
+            "non_finite_number",
+            4,
+            "Line 4: the value of key 'x' is Infinity, which is not a JSON number",
+        ),
+        (
+            "non_finite_number",
+            4,
+            "Line 4: the value of key 'score' is -Infinity, which is not a JSON number",
+        ),
+    ]
+
+
+def test_json_array_duplicate_keys_and_non_finite_numbers_are_problems() -> None:
+    data = b'[{"input": "a", "output": "b"},\n {"input": "a", "output": "b", "output": "c"},\n'
+    data += b' {"input": Infinity, "output": "b"}]'
+    report = read_dataset("f.json", data)
+    assert [(p.code, p.row, p.message) for p in report.problems] == [
+        (
+            "duplicate_key",
+            2,
+            "Item 2 (line 2): key 'output' appears 2 times in one object "
+            "(only one value can be kept)",
+        ),
+        (
+            "non_finite_number",
+            3,
+            "Item 3 (line 3): the value of key 'input' is Infinity, which is not a JSON number",
+        ),
+    ]
+    assert read_dataset("f.json", b'[{"input": "NaN", "output": "Infinity"}]').ok

@@ -25,7 +25,7 @@ from resume_worker import CALLS, CATALOG, FAIL_ALWAYS, FAIL_ONCE, reset, slow_sp
 from scorelab_db import BACKENDS, database
 
 from core.records import ExperimentConfig, RunCounts, ScorerSpec
-from core.service import ExperimentConfigError, NotFoundError, Service
+from core.service import ExperimentConfigError, NotFoundError, Service, StorageError
 from core.storage.tables import ExperimentRow, ScoreRow
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -365,10 +365,53 @@ def test_a_retry_of_an_experiment_that_broke_keeps_its_status_and_why(
         patched.setattr(service.store, "add_rows", broken)
         experiment_id = run_clean(service, dataset.id, ScorerSpec(scorer_id="flaky"))
     broke = service.get_experiment(experiment_id)
-    assert broke.status == "error" and "the disk is full" in (broke.error or "")
+    # A storage error leaves the run resumable (issue 19): `interrupted`, saying why.
+    assert broke.status == "interrupted" and "the disk is full" in (broke.error or "")
     assert service.retry_failed(experiment_id) == 1
     progress = service.wait(experiment_id, timeout=DEADLINE)
-    assert progress.status == "error" and "the disk is full" in (progress.error or "")
+    assert progress.status == "interrupted" and "the disk is full" in (progress.error or "")
     assert service.get_experiment(experiment_id).error == broke.error
     assert service.failures(experiment_id) == []
     assert ("1", "flaky") in stored_rows(service, experiment_id)
+
+
+# ---- a storage error mid-run (a full disk): the run ends resumable ----
+
+
+def test_a_run_stopped_by_a_storage_error_is_resumable_once_the_cause_is_gone(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 19, hostile finding 5: the writer fails mid-run as a full disk makes SQLite fail;
+    the run stops with what was written kept, ends `interrupted` (not `error`, which resume
+    refuses) saying why, and a resume once the disk has room runs the missing pairs."""
+    dataset = service.import_dataset("set.csv", rows_of(12))
+    real_add = service.store.add_results
+    writes: list[int] = []
+
+    def fills_the_disk(experiment_id: str, outcomes: Any) -> int:
+        if writes:
+            raise StorageError("Could not write the results: database or disk is full")
+        writes.append(real_add(experiment_id, outcomes))
+        return writes[-1]
+
+    with monkeypatch.context() as patched:
+        patched.setattr(service.store, "add_results", fills_the_disk)
+        experiment_id = service.start_experiment(
+            ExperimentConfig(dataset_id=dataset.id, scorers=[slow_spec(delay_s=0.3)])
+        )
+        progress = service.wait(experiment_id, timeout=DEADLINE)
+    assert progress.status == "interrupted"
+    assert "could not be written to the database" in (progress.error or "")
+    assert "database or disk is full" in (progress.error or "")
+    assert "resume" in (progress.error or "")
+    info = service.get_experiment(experiment_id)
+    assert info.status == "interrupted" and info.error == progress.error
+    kept = stored_rows(service, experiment_id)
+    assert 0 < len(kept) == writes[0] < 12
+    CALLS.clear()
+    service.resume_experiment(experiment_id)
+    assert service.wait(experiment_id, timeout=DEADLINE).status == "completed"
+    assert stored_rows(service, experiment_id).keys() >= kept.keys()
+    assert len(stored_rows(service, experiment_id)) == 12
+    assert sum(CALLS.values()) == 12 - len(kept)  # only the missing pairs ran again
+    assert service.get_experiment(experiment_id).error is None

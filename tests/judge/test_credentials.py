@@ -96,6 +96,28 @@ def test_the_provider_key_goes_to_the_providers_own_endpoint(no_keys: pytest.Mon
     )
 
 
+def test_the_key_line_names_the_origin_the_environment_configures(
+    no_keys: pytest.MonkeyPatch,
+) -> None:
+    """Issue 19: with OPENAI_BASE_URL set and no API base, the key goes to that origin (litellm
+    reads it), and the line names it rather than only "the provider's own endpoint"."""
+    no_keys.setenv("OPENAI_API_KEY", PROVIDER_KEY)
+    no_keys.setenv("OPENAI_BASE_URL", "https://gateway.example.org:8443/openai/v1")
+    assert judge_key("openai/gpt-4o-mini", None).describe() == (
+        "Judge key: OPENAI_API_KEY (the provider's own endpoint, sent to "
+        "https://gateway.example.org:8443 as OPENAI_BASE_URL configures)"
+    )
+    assert judge_key("openai/gpt-4o-mini", None, typed=True).describe() == (
+        "Judge key: the one typed here (not stored), sent to https://gateway.example.org:8443 "
+        "(OPENAI_BASE_URL)"
+    )
+    no_keys.delenv("OPENAI_BASE_URL")
+    no_keys.setenv("OPENAI_API_BASE", "http://10.0.0.7:4000")
+    assert "sent to http://10.0.0.7:4000 as OPENAI_API_BASE configures" in (
+        judge_key("openai/gpt-4o-mini", None).describe()
+    )
+
+
 def test_a_base_configured_for_the_provider_is_its_own(no_keys: pytest.MonkeyPatch) -> None:
     no_keys.setenv("HOSTED_VLLM_API_KEY", PROVIDER_KEY)
     no_keys.setenv("HOSTED_VLLM_API_BASE", "http://vllm.internal:8000/v1")

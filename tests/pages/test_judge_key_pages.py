@@ -132,3 +132,20 @@ def test_the_failures_page_never_shows_an_echoed_key(
     assert "Incorrect API key provided: ***" in shown
     assert "still not JSON, still the key ***" in shown  # the raw output, masked
     assert canary not in shown
+
+
+def test_new_experiment_names_the_origin_openai_base_url_sends_the_key_to(
+    app: AppTest, canary: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 19: with OPENAI_BASE_URL set, the form names the host the key goes to."""
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://llm-gateway.internal.example:9443/v1")
+    visit(app, "pages/new_experiment.py")
+    app.multiselect(key="new_experiment.scorers").set_value([SCORER])
+    app.run()
+    app.text_input(key="new_experiment.model").input("openai/gpt-4o-mini")
+    app.run()
+    assert not app.exception, app.exception
+    assert (
+        "Judge key: OPENAI_API_KEY (the provider's own endpoint, sent to "
+        "https://llm-gateway.internal.example:9443 as OPENAI_BASE_URL configures)"
+    ) in captions(app).replace("\u2060", "")  # md_text keeps the URL from becoming a link

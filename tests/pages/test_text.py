@@ -73,3 +73,26 @@ def test_show_text_shows_structured_values_as_json() -> None:
     app = AppTest.from_function(show_app, args=({"text": "[x](http://e.com)"},))
     app.run()
     assert app.code[0].value == '{\n  "text": "[x](http://e.com)"\n}'
+
+
+@pytest.mark.parametrize(
+    "payload", [":material/bolt:", "x :material/warning: y", ":smile: :+1:", "a:material/home:"]
+)
+def test_md_text_leaves_no_icon_or_emoji_shortcode(payload: str) -> None:
+    """Issue 19: Streamlit reads `:material/<name>:` after the escapes are undone; a word joiner
+    after the colon keeps it text, and the reader still sees the characters."""
+    shown = md_text(payload).replace("\\", "")
+    assert not re.search(r":(material/|[A-Za-z0-9_+-]+:)", shown)
+    assert plain(md_text(payload)) == payload
+
+
+@pytest.mark.parametrize("control", ["\u202e", "\u202d", "\u2066", "\u2067", "\u2068", "\u200f"])
+def test_bidi_controls_are_shown_as_escapes(control: str) -> None:
+    spoof = f"invoice{control}fdp.exe"
+    escaped = f"invoice\\u{ord(control):04x}fdp.exe"
+    assert plain(md_text(spoof)) == escaped
+    assert control not in md_short(spoof) and control not in md_text(spoof)
+    from pages.ui.text import as_text
+
+    assert as_text(spoof) == escaped  # what show_text's code block shows
+    assert as_text({"k": spoof}) == '{\n  "k": "' + escaped + '"\n}'

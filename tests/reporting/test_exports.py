@@ -164,3 +164,16 @@ def test_reports_say_what_each_scorer_compared() -> None:
     rows = list(csv.DictReader(io.StringIO(results_csv(detail))))
     assert {row["compares"] for row in rows} == set(comparisons.values())
     assert experiment_json(detail)["summary"]["comparisons"] == comparisons
+
+
+def test_html_shows_bidi_controls_as_escapes() -> None:
+    """Issue 19: a right-to-left override in a name cannot reorder the report's text: the
+    header shows it as `\\u202e`, and the script shows every data text the same way."""
+    base = detail()
+    spoofed = base.model_copy(
+        update={"info": base.info.model_copy(update={"name": "invoice\u202efdp.exe"})}
+    )
+    html = experiment_html(spoofed)
+    assert "\u202e" not in html
+    assert "invoice\\u202efdp.exe" in html
+    assert "textContent = unbidi(String(text))" in html  # every node() text of the data

@@ -177,7 +177,30 @@ def test_every_formula_start_is_neutralised(start: str) -> None:
     assert neutralise_cell(f'{start}HYPERLINK("http://x")') == f'\'{start}HYPERLINK("http://x")'
 
 
-@pytest.mark.parametrize("text", ["", "plain", " =1+1", "a=1", "'=1", "\n=1", '{"a": 1}', "1"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        " =1+1",
+        "   +1",
+        "\u3000=1",
+        "\u00a0@SUM(1)",
+        "\n=1",
+        "\uff1d1+1",
+        "\uff0bx",
+        "\uff0dx",
+        "\uff20x",
+        "  \uff1dHYPERLINK(1)",
+        "\ufe62x",
+    ],
+)
+def test_formula_signs_after_spaces_and_full_width_signs_are_neutralised(text: str) -> None:
+    """Issue 19: leading spaces and the full-width signs do not hide a formula."""
+    assert neutralise_cell(text) == "'" + text
+
+
+@pytest.mark.parametrize(
+    "text", ["", "plain", "   ", "a=1", "'=1", " a-b", "\uff41=1", '{"a": 1}', "1"]
+)
 def test_other_cells_are_left_alone(text: str) -> None:
     assert neutralise_cell(text) == text
 

@@ -160,15 +160,44 @@ async def test_async_steps_are_awaited() -> None:
     assert scorer.run_sync(input=IN, output=OUT).score == 1
 
 
-def test_steps_run_in_chain_order() -> None:
+def test_a_chain_built_out_of_order_runs_in_canonical_order() -> None:
+    """Seed: .run() executes preprocess, analyze, generateScore, generateReason in that order,
+    whatever order the chain was built in (issue 19)."""
     order: list[str] = []
+
+    def reason(ctx: Any) -> str:
+        order.append("reason")
+        return f"score {ctx.score}, analysis {ctx.results.analyze_step_result}"
+
+    def score(ctx: Any) -> float:
+        order.append("score")
+        return float(ctx.results.analyze_step_result["n"]) / 4
+
+    def analyze(ctx: Any) -> dict[str, int]:
+        order.append("analyze")
+        return {"n": len(ctx.results.preprocess_step_result)}
+
+    def preprocess(ctx: Any) -> list[str]:
+        order.append("pre")
+        return ctx.run.output.split()
+
     scorer = (
         create_scorer(id="s", description="d")
-        .generate_score(lambda ctx: order.append("score") or 0.5)
-        .preprocess(lambda ctx: order.append("pre"))
+        .generate_reason(reason)
+        .generate_score(score)
+        .analyze(analyze)
+        .preprocess(preprocess)
     )
-    scorer.run_sync(output="x")
-    assert order == ["score", "pre"]
+    result = scorer.run_sync(output="a b c")
+    assert order == ["pre", "analyze", "score", "reason"]
+    assert result.score == 0.75
+    assert result.reason == "score 0.75, analysis {'n': 3}"
+    assert [step.name for step in scorer.steps] == [
+        "preprocess",
+        "analyze",
+        "generateScore",
+        "generateReason",
+    ]
 
 
 def test_prepare_run_transforms_what_steps_and_result_see() -> None:

@@ -61,6 +61,39 @@ def test_first_step_throwing_leaves_no_snapshot() -> None:
     assert raised.value.result is None
 
 
+def test_steps_that_returned_none_leave_no_snapshot() -> None:
+    """Seed: a function step failing before any Scorer field was produced creates no result;
+    a step that returned None produced nothing (issue 19)."""
+
+    def failing_analyze(ctx: Any) -> None:
+        raise RuntimeError("analyze failed")
+
+    scorer = (
+        create_scorer(id="s", description="d")
+        .preprocess(lambda ctx: None)
+        .analyze(failing_analyze)
+        .generate_score(lambda ctx: 1)
+    )
+    with pytest.raises(ScorerRunError) as raised:
+        scorer.run_sync(input="in", output="out", run_id="r")
+    assert raised.value.failed_step == "analyze"
+    assert raised.value.completed_steps == ["preprocess"]
+    assert raised.value.result is None
+
+
+def test_a_falsy_step_result_other_than_none_is_kept_in_the_snapshot() -> None:
+    scorer = (
+        create_scorer(id="s", description="d")
+        .preprocess(lambda ctx: None)
+        .analyze(lambda ctx: [])
+        .generate_score(failing_score)
+    )
+    with pytest.raises(ScorerRunError) as raised:
+        scorer.run_sync(output="out", run_id="r")
+    assert raised.value.result is not None
+    assert raised.value.result.to_dict() == {"runId": "r", "output": "out", "analyzeStepResult": []}
+
+
 def test_reason_failing_after_a_score_of_zero_keeps_the_zero() -> None:
     def failing_reason(ctx: Any) -> str:
         raise ValueError("step reason failed")

@@ -223,11 +223,83 @@ def test_item_values_are_the_slice_values(store: Store, stored: Any) -> None:
     assert found == {item.id: text(item.metadata["flag"]) for item in items[:30]}
 
 
-def test_a_column_name_sqlite_cannot_read_is_refused(store: Store, stored: Any) -> None:
-    experiment_id, _items, _outcomes = stored
-    if store.engine.dialect.name == "sqlite":
-        with pytest.raises(ValueError, match="Metadata column 'a\"b'"):
-            store.slice_summaries(experiment_id, 'a"b')
-    else:  # PostgreSQL binds the key as a parameter: any name reads (here: no value)
-        found = store.slice_summaries(experiment_id, 'a"b')
-        assert [(s.value, s.items) for s in found] == [("", ITEMS)]
+HOSTILE_NAMES = [
+    'a"b',
+    "a'b",
+    "a\\b",
+    'a\\"b',
+    "a.b",
+    "[0]",
+    "a[1]",
+    "$.x",
+    "$",
+    "*",
+    '"',
+    '"]',
+    "Ünï ✓",
+    "a  b",
+    "tab\tkey",
+]
+
+
+@pytest.fixture
+def hostile(store: Store) -> tuple[str, list[DatasetItem]]:
+    """A dataset whose metadata columns are named with quotes, brackets, dots, backslashes,
+    JSON-path syntax and unicode, and an experiment over it."""
+    items = [
+        DatasetItem(
+            id=f"h{n}",
+            input=f"q{n}",
+            output=f"a{n}",
+            metadata={name: f"v{(n + k) % 3}" for k, name in enumerate(HOSTILE_NAMES)}
+            | {"a": "plain", "b": n},  # names a careless path could read instead
+        )
+        for n in range(12)
+    ]
+    dataset = store.save_dataset(
+        name="hostile",
+        file_name="h.jsonl",
+        format="jsonl",
+        fingerprint="c" * 64,
+        columns=["input", "output", *HOSTILE_NAMES, "a", "b"],
+        mapping=ColumnMapping(input="input", output="output", metadata=[*HOSTILE_NAMES, "a", "b"]),
+        items=items,
+    )
+    experiment = store.create_experiment(
+        name="hostile",
+        dataset_id=dataset.id,
+        scorers=[ScorerSpec(scorer_id="alpha")],
+        scorer_ids=["alpha"],
+        judge_model=None,
+        api_base=None,
+        judge_settings={},
+        concurrency=1,
+    )
+    store.add_results(
+        experiment.id,
+        [
+            ScorerOutcome(item_id=i.id, scorer_id="alpha", status="success", score=0.5)
+            for i in items
+        ],
+    )
+    return experiment.id, items
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES)
+def test_any_column_name_reads_in_slices_filters_and_values(
+    store: Store, hostile: tuple[str, list[DatasetItem]], name: str
+) -> None:
+    """Issue 19: a column named `a"b` (or with other quotes, brackets, dots, unicode) is
+    accepted at import, so slices, the grid's metadata filter and item values read it too
+    (the name bound as a parameter, never spliced into SQL or a JSON path)."""
+    experiment_id, items = hostile
+    wanted: dict[str, int] = {}
+    for item in items:
+        wanted[item.metadata[name]] = wanted.get(item.metadata[name], 0) + 1
+    found = store.slice_summaries(experiment_id, name)
+    assert {s.value: s.items for s in found} == wanted
+    page = store.result_page(experiment_id, ResultQuery(page_size=50, metadata={name: ["v1"]}))
+    assert [row.item_id for row in page.rows] == [i.id for i in items if i.metadata[name] == "v1"]
+    dataset_id = store.get_experiment(experiment_id).dataset_id
+    values = store.metadata_values(dataset_id, name, [i.id for i in items])
+    assert values == {i.id: i.metadata[name] for i in items}
