@@ -23,13 +23,12 @@ from core.scorers._reference import (
     Reference,
     ReferenceOptions,
     check_reference,
+    reference_entry,
+    reference_scorer,
     reference_text,
-    scorer_name,
-    with_ground_truth_reason,
 )
-from core.scorers._registry import PrebuiltScorer, reference_comparison, reference_needs
 from core.scorers._text import collapse_js_whitespace, join_texts, remove_js_whitespace
-from core.scoring import NotScorable, Scorer, StepContext, create_scorer
+from core.scoring import NotScorable, Scorer, StepContext
 
 __all__ = [
     "CATALOG_ENTRY",
@@ -133,27 +132,21 @@ def create_content_similarity_scorer(
         result = ctx.results.preprocess_step_result
         return dice_similarity(result["processedInput"], result["processedOutput"])
 
-    scorer = (
-        create_scorer(
-            id=SCORER_ID,
-            name=scorer_name("Content Similarity Scorer", mode),
-            description=DESCRIPTION,
-        )
-        .preprocess(preprocess)
-        .generate_score(generate_score)
-    )
-    return with_ground_truth_reason(
-        scorer, mode, "processedInput holds the processed ground truth."
+    return reference_scorer(
+        SCORER_ID,
+        "Content Similarity Scorer",
+        DESCRIPTION,
+        mode,
+        preprocess,
+        generate_score,
+        "processedInput holds the processed ground truth.",
     )
 
 
-CATALOG_ENTRY = PrebuiltScorer(
+CATALOG_ENTRY = reference_entry(
     SCORER_ID,
     "Content Similarity",
     DESCRIPTION,
     create_content_similarity_scorer,
-    calls_judge=False,
-    options_model=ContentSimilarityOptions,
-    compares=reference_comparison,
-    needs=reference_needs,
+    ContentSimilarityOptions,
 )
