@@ -64,6 +64,7 @@ from core.experiments.ray_parts import (
 from core.experiments.ray_recipe import ScorerRecipe, recipe_of
 from core.judge.budget import JudgeBudget
 from core.judge.config import JudgeConfig
+from core.judge.credentials import JudgeKey
 from core.judge.rate_limit import RateLimit
 from core.records import (
     DatasetItem,
@@ -516,10 +517,12 @@ def ray_runner(
     *,
     capped: bool = False,
     limits: Mapping[str, RateLimit] | None = None,
+    key: JudgeKey | None = None,
 ) -> RayRunner | None:
     """The runner of an experiment on Ray (None: in this process), from `address` or
     SCORELAB_RAY_ADDRESS; `limits`: the judge rate limits (model -> limit) the whole cluster
-    keeps together (`core.experiments.ray_limiter`). Raises ExperimentConfigError for a bad
+    keeps together (`core.experiments.ray_limiter`); `key`: the judge's key as its route
+    decided it (`core.judge.credentials.route_judge`). Raises ExperimentConfigError for a bad
     address, when Ray is not installed (`pip install 'scorelab[ray]'`), or for a spend cap
     (`capped`), which one process keeps."""
     target = ray_target(address)
@@ -536,6 +539,6 @@ def ray_runner(
         raise ExperimentConfigError(
             f"Running on Ray ({target.describe()}) needs Ray installed: pip install 'scorelab[ray]'"
         ) from None
-    recipe, typed = recipe_of(specs, judge, typed_key, catalog)
+    recipe, typed = recipe_of(specs, judge, typed_key, catalog, key)
     wanted = {model: limit for model, limit in (limits or {}).items() if not limit.is_unlimited()}
     return RayRunner(target, recipe, typed, limits=wanted or None)

@@ -63,16 +63,20 @@ def recipe_of(
     judge: JudgeConfig | None,
     typed_key: SecretStr | str | None,
     catalog: Mapping[str, PrebuiltScorer] | None = None,
+    key: JudgeKey | None = None,
 ) -> tuple[ScorerRecipe, SecretStr | None]:
     """The recipe of the scorers the driver built with `judge`, and the typed key (if one was
-    typed) that must travel with each task."""
+    typed) that must travel with each task; `key`: the judge's key as its route decided it
+    (`core.judge.credentials.route_judge`), else decided here."""
     typed = SecretStr(typed_key) if isinstance(typed_key, str) else typed_key
     if typed is not None and not typed.get_secret_value().strip():
         typed = None
-    key = None
     if judge is not None and judge.model:
-        key = judge_key(judge.model, judge.api_base, typed=typed is not None)
+        if key is None:
+            key = judge_key(judge.model, judge.api_base, typed=typed is not None)
         judge = judge.model_copy(update={"api_key": None})
+    else:
+        key = None
     own = None if catalog is None or _is_prebuilt(catalog) else dict(catalog)
     return ScorerRecipe(tuple(specs), judge, key, own), typed
 
