@@ -44,6 +44,8 @@ lint: $(VENV)/.installed
 # The storage tests also run against PostgreSQL: .ci/postgres.sh starts a server on 127.0.0.1
 # (installing Debian's package if needed) and prints its URL. CI (CI=true) must have it; on a
 # machine where it cannot start, those tests are skipped with a message.
+# The Mastra tests (tests/mastra) run real Mastra from npm: .ci/mastra.sh installs node when
+# missing and `npm ci`s the pinned packages; without them those tests are skipped, except in CI.
 # The browser tests drive Debian's Chromium: .ci/chromium.sh installs it when missing (as root).
 # Without it they are skipped with a message, except in CI (CI=true), where that fails the run.
 test: lint
@@ -57,6 +59,8 @@ test: lint
 		echo "make test: no PostgreSQL here, its tests will be skipped" >&2; pg_url=""; \
 	fi; \
 	echo "make test: PostgreSQL for the storage tests: $${pg_url:-none}"; \
+	bash .ci/mastra.sh "$$pg_url" || [ "$${CI:-}" != "true" ] || \
+		{ echo "make test: node and the Mastra packages could not be installed, and CI needs them" >&2; exit 1; }; \
 	SCORELAB_TEST_POSTGRES_URL="$$pg_url" $(PY) -m pytest
 
 bench: $(VENV)/.installed

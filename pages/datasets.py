@@ -1,5 +1,6 @@
 """Datasets: upload a table, check the proposed column mapping and the validation report,
-import it; the stored datasets with their fingerprints.
+import it; a Mastra project's store opened and imported (pages/ui/mastra.py); the stored
+datasets with their fingerprints.
 
 The upload is parsed once and kept in the session: a changed mapping and the import re-map the
 parsed table instead of reading the file again.
@@ -21,6 +22,7 @@ from core.records import ColumnMapping, DatasetInfo, ImportReport
 from core.service import DatasetImportError, ParsedUpload
 from pages.ui import nav
 from pages.ui.manage import render_dataset_manage
+from pages.ui.mastra import render_mastra_store
 from pages.ui.services import service
 from pages.ui.text import md_text
 from pages.ui.widgets import age
@@ -226,6 +228,8 @@ def main() -> None:
     """The page."""
     st.title("Datasets")
     render_upload()
+    st.divider()
+    render_mastra_store()
     st.divider()
     render_stored()
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 import argparse
 from typing import NoReturn
 
-from core.cli import experiments, export, resume, run, scorers, serve
+from core.cli import experiments, export, mastra, resume, run, scorers, serve
 from core.cli._errors import CliError
 
 __all__ = ["COMMANDS", "Parser", "build_parser"]
 
-COMMANDS = (run, resume, experiments, export, scorers, serve)
+COMMANDS = (run, resume, experiments, export, mastra, scorers, serve)
 """The commands, in the order `scorelab --help` lists them."""
 
 

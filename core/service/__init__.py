@@ -27,6 +27,7 @@ from core.scorers.catalog import ScorerCatalog
 from core.service import views
 from core.service.facade import RESUMABLE, SAMPLES_DIR, Service
 from core.storage import NotFoundError, StorageError
+from core.storage.mastra_store import MastraStoreError
 
 __all__ = [
     "ALLOWED_JUDGE_SETTINGS",
@@ -40,6 +41,7 @@ __all__ = [
     "ExperimentFileError",
     "InvalidInputError",
     "JudgeKey",
+    "MastraStoreError",
     "NotFoundError",
     "ParsedUpload",
     "ReviewError",

@@ -72,6 +72,7 @@ from core.service import review_desk
 from core.service import slices as slicing
 from core.service.datasets_desk import DatasetDesk
 from core.service.manage import ManageMixin
+from core.service.mastra_desk import MastraMixin
 from core.service.results_desk import ResultsDesk
 from core.service.themes import ThemesMixin
 from core.storage import Store
@@ -89,10 +90,11 @@ RESUMABLE: tuple[ExperimentStatus, ...] = ("interrupted", "cancelled", "budget_r
 # ---- the service ----
 
 
-class Service(DatasetDesk, ResultsDesk, ThemesMixin, ManageMixin):
+class Service(DatasetDesk, ResultsDesk, ThemesMixin, ManageMixin, MastraMixin):
     """One per process (see `get_service`); thread-safe. Datasets: core/service/datasets_desk.py;
     reading results: core/service/results_desk.py; themes: core/service/themes.py; renames,
-    notes, tags and deletion impacts: core/service/manage.py."""
+    notes, tags and deletion impacts: core/service/manage.py; a Mastra store:
+    core/service/mastra_desk.py."""
 
     def __init__(
         self,

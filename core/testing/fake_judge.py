@@ -266,8 +266,28 @@ def _handler_for(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
                 error = {"message": answer.message, "type": "fake_error", "code": None}
                 headers = {"Retry-After": answer.retry_after} if answer.retry_after else {}
                 self._send(answer.status, {"error": error}, headers)
+            elif request.get("stream") is True:
+                include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
+                self._send_stream(judge._completion(answer), include_usage)
             else:
                 self._send(200, judge._completion(answer))
+
+        def _send_stream(self, completion: dict[str, Any], include_usage: bool) -> None:
+            """A `"stream": true` request answered as OpenAI does: server-sent events, one
+            `chat.completion.chunk` with the content, one with the finish reason, the usage
+            (when `stream_options.include_usage` asked for it), then `data: [DONE]`."""
+            frames = [json.dumps(chunk) for chunk in _stream_chunks(completion, include_usage)]
+            data = "".join(f"data: {frame}\n\n" for frame in [*frames, "[DONE]"]).encode()
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Cache-Control", "no-cache")
+                self.send_header("Content-Length", str(len(data)))
+                self.send_header("x-request-id", "fake-request-id")
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
 
         def _send(
             self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
@@ -289,6 +309,30 @@ def _handler_for(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
             pass
 
     return Handler
+
+
+def _stream_chunks(completion: dict[str, Any], include_usage: bool) -> list[dict[str, Any]]:
+    """The chunks of a streamed answer carrying `completion`'s message, finish reason and usage."""
+    choice = completion["choices"][0]
+    head = {k: completion[k] for k in ("id", "created", "model")}
+    head["object"] = "chat.completion.chunk"
+    content = choice["message"]["content"]
+    chunks: list[dict[str, Any]] = [
+        {
+            **head,
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {"role": "assistant", "content": content},
+                    "finish_reason": None,
+                }
+            ],
+        },
+        {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]},
+    ]
+    if include_usage:
+        chunks.append({**head, "choices": [], "usage": completion["usage"]})
+    return chunks
 
 
 def _tokens(answer: Reply | Fault) -> int:
