@@ -7,7 +7,8 @@ exports next to it.
 
 The report stays usable at that size: its data is embedded once (gzip-compressed past 2 MB, so
 the file fits in an email), the browser parses it once and renders the item table 50 rows at a
-time; plotly.js (about 4.6 MB) is inlined once. `--plain` shows the uncompressed size too.
+time; the charts are inline SVG (no plotly.js, which was 4.6 MB). `--plain` shows the
+uncompressed size too.
 The synthetic texts repeat a template and compress unusually well; `--varied` gives every
 input, output, ground truth and reason 20-60 random words (a 5,000-word vocabulary), closer to
 real answers and judge reasons.
@@ -28,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the synthetic experi
 from reporting_tables import best_of, synthetic_detail
 
 from core.exchange.exports import experiment_json, results_csv
-from core.exchange.html import _plotly_js, experiment_html
+from core.exchange.html import experiment_html
 from core.records import ExperimentDetail
 
 MB = 1024 * 1024
@@ -68,7 +69,6 @@ def main() -> None:
     failed = len(detail.failures)
     print(f"{args.items} items × {args.scorers} scorers ({runs} runs, {failed} failed)")
     experiment_html(synthetic_detail(2, 1))  # warm-up: imports litellm for the cost estimate
-    plotly = len(_plotly_js().encode("utf-8"))
     html = ""
     variants = [("HTML report", {})]
     if args.plain:
@@ -76,10 +76,7 @@ def main() -> None:
     for label, options in variants:
         seconds, text = best_of(args.repeat, lambda o=options: experiment_html(detail, **o))
         size = len(text.encode("utf-8"))
-        print(
-            f"{label + ':':13} {seconds:6.2f} s  {size / MB:6.1f} MB "
-            f"(plotly.js {plotly / MB:.1f} MB, data and markup {(size - plotly) / MB:.1f} MB)"
-        )
+        print(f"{label + ':':13} {seconds:6.2f} s  {size / MB:6.2f} MB (charts: inline SVG)")
         html = html or text  # the default (compressed) report is the one written
     seconds, text = best_of(
         args.repeat,

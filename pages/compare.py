@@ -28,6 +28,7 @@ from core.service.views import (
 from pages.ui import fmt
 from pages.ui.data import experiment_view
 from pages.ui.services import service
+from pages.ui.side_by_side import render_side_by_side
 from pages.ui.slices import render_slice_changes
 from pages.ui.text import md_short, md_text, show_text
 from pages.ui.widgets import experiment_label
@@ -305,7 +306,8 @@ def main() -> None:
         )
         render_pairing(comparison)
         render_scorers(comparison)
-        render_slice_changes(baseline, comparison.candidate)
+        render_slice_changes(comparison)
+    render_side_by_side(comparisons)
     st.subheader("Items, by size of change")
     focus, scorer_id = pick_focus(comparisons)
     render_items(focus, scorer_id)

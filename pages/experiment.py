@@ -1,7 +1,15 @@
-"""Experiment detail: summary cards, a Resume button for an experiment stopped part-way, score
-distributions, each scorer's agreement with a label column (a human verdict), slices by a metadata
-column (pages/ui/slices.py), the results grid with its filters, kept in the URL
-(pages/ui/grid.py), and the drill-down into the item of the row clicked, step by step.
+"""Experiment detail, laid out by question: the summary on top (cards, each scorer's mean, the
+status, a Resume button for an experiment stopped part-way, the downloads), then one view at a
+time, picked in a segmented control kept in the URL (`tab`): Results (the grid with its
+filters, kept in the URL by pages/ui/grid.py, and the drill-down of the row clicked beside it),
+Distributions (score histograms), Slices (pages/ui/slices.py), Agreement (each scorer against a
+label column or the reviews), Themes (pages/ui/themes.py) and Reviews (every review of the
+experiment). Only the view picked is drawn.
+
+The grid and the drill-down are one `st.fragment`: a row click, a filter or the previous/next
+item buttons (keys J and K) rerun only that part, never the summary or the picker. The URL keeps
+the view (`tab`) and the item (`item`); a link without `tab` opens the view its other
+parameters ask for (`slice`: Slices; a `label` column: Agreement; else Results).
 
 A module of functions: app.py's router runs the file as `__main__`, which calls `main()`;
 imported (`pages.experiment`), it draws nothing, so each part can be tested alone. Text from the
@@ -16,27 +24,28 @@ import streamlit as st
 from core.records import (
     ExperimentDetail,
     ExperimentInfo,
-    ScorerOutcome,
 )
 from core.service import RESUMABLE, ExperimentConfigError, NotFoundError
+from core.service.pass_fail import PassFail
 from core.service.views import (
     LabelAgreement,
     agreement_frame,
     binned_histograms,
-    item_outcomes,
-    scored_label,
-    step_views,
+    experiment_cost,
     suggested_label_column,
 )
 from pages.ui import fmt, nav, review
+from pages.ui.agreement import render_verdict
 from pages.ui.data import Aggregates, agreement, experiment_aggregates, sampled_label_columns
 from pages.ui.downloads import render_downloads
+from pages.ui.drilldown import render_drilldown
 from pages.ui.grid import render_filters, render_grid
 from pages.ui.judge_key import judge_key_input
 from pages.ui.manage import render_experiment_manage
+from pages.ui.pass_fail import pass_column, render_pass_fail
 from pages.ui.services import service
 from pages.ui.slices import render_slices
-from pages.ui.text import chart_text, md_short, md_text, show_item_texts, show_text
+from pages.ui.text import chart_text, md_short, md_text
 from pages.ui.themes import render_themes
 from pages.ui.widgets import pick_experiment, running_experiments
 
@@ -46,6 +55,19 @@ KEY = "experiment"
 # This module's URL parameters (the grid's are in pages/ui/grid.py, the slice's in
 # pages/ui/slices.py).
 PARAMS = {"label": "label"}
+# The views of the page, by their `tab` value in the URL, and the other parameters it reads.
+TAB_PARAM = "tab"
+ITEM_PARAM = "item"
+SLICE_PARAM = "slice"  # pages/ui/slices.py's
+RESULTS = "results"
+TABS = {
+    RESULTS: "Results",
+    "distributions": "Distributions",
+    "slices": "Slices",
+    "agreement": "Agreement",
+    "themes": "Themes",
+    "reviews": "Reviews",
+}
 # Up to this many items the label agreement is computed as the page opens; above, on a
 # toggle: it reads every item's scores (4 s at 10,000 items x 5 scorers,
 # bench/browser_pages.py), which kept the page from opening within its 2 s.
@@ -55,7 +77,6 @@ AUTO_AGREEMENT_ITEMS = 5_000
 def render_summary(info: ExperimentInfo, aggregates: Aggregates) -> None:
     """The summary cards, each scorer's mean with what it compared, and the experiment's
     status, dataset and judge (names shown escaped)."""
-    costs = [u.est_cost_usd for u in aggregates.usage if u.est_cost_usd is not None]
     duration = (
         (info.finished_at - info.started_at).total_seconds()
         if info.started_at and info.finished_at
@@ -77,7 +98,7 @@ def render_summary(info: ExperimentInfo, aggregates: Aggregates) -> None:
     )
     cards[4].metric(
         "Est. judge cost",
-        fmt.money(sum(costs) if costs else None),
+        fmt.money(experiment_cost(info)),
         help="An estimate from litellm's price table, not a bill (stored runs).",
     )
     cards[5].metric("Duration", fmt.duration(duration))
@@ -199,6 +220,7 @@ def render_label_agreement(info: ExperimentInfo) -> LabelAgreement | None:
         f"{found.unlabelled_items:,} without a label (left out)."
     )
     review.source_note(column)
+    render_verdict(found)
     st.dataframe(
         agreement_frame(found, info.comparisons),
         hide_index=True,
@@ -222,75 +244,138 @@ def render_label_agreement(info: ExperimentInfo) -> LabelAgreement | None:
     return found
 
 
-def render_outcome(outcome: ScorerOutcome) -> None:
-    """One scorer's run on one item: score and reason (or the failure), then each step."""
-    if outcome.status == "failed":
-        st.error(f"Failed at {md_text(outcome.failed_step)}: {md_text(outcome.error)}")
+def tab_from_url() -> str:
+    """The view the URL asks for: `tab` when it names one, else the one its other parameters
+    point at (`slice`: Slices, a `label` column: Agreement), else Results."""
+    wanted = st.query_params.get(TAB_PARAM)
+    if wanted in TABS:
+        return wanted
+    if st.query_params.get(SLICE_PARAM):
+        return "slices"
+    if st.query_params.get(PARAMS["label"]):
+        return "agreement"
+    return RESULTS
+
+
+def pick_tab() -> str:
+    """The view shown, picked in a segmented control initialised from the URL (a link followed
+    wins over the session's choice) and written back to its `tab`."""
+    key = f"{KEY}.tab"
+    from_url = tab_from_url()
+    link_followed = st.query_params.get(TAB_PARAM) != st.session_state.get(f"{key}.url")
+    if key not in st.session_state or st.session_state[key] not in TABS or link_followed:
+        st.session_state[key] = from_url
+    chosen = st.segmented_control(
+        "View",
+        list(TABS),
+        key=key,
+        format_func=TABS.__getitem__,
+        required=True,
+        label_visibility="collapsed",
+    )
+    tab = chosen if chosen in TABS else RESULTS
+    st.query_params[TAB_PARAM] = tab
+    st.session_state[f"{key}.url"] = tab
+    return tab
+
+
+GRID_HEIGHT = 36 * 22
+"""The grid's height in pixels: its header and 21 rows."""
+
+
+@st.fragment
+def results_view(info: ExperimentInfo, metadata_columns: list[str], passing: PassFail) -> None:
+    """Filters, then the grid and, beside it, the drill-down of the item clicked: a fragment,
+    so a click, a filter or the next item reruns only this."""
+    shared = service()
+    query = render_filters(info.scorer_ids, metadata_columns, info)
+    page = shared.result_page(info.id, query)
+    more = "+" if page.total_at_least else ""
+    st.caption(
+        f"{page.total:,}{more} of {info.total_items:,} items · page {page.page:,} of "
+        f"{page.pages:,}{more}"
+    )
+    grid_side, item_side = st.columns([3, 2], gap="medium")
+    with grid_side:
+        marks = {**review.grid_marks(info.id), **pass_column(passing)}
+        item_id = render_grid(page, info, metadata_columns, marks, height=GRID_HEIGHT)
+    with item_side, st.container(height=GRID_HEIGHT + 120, border=False):
+        render_drilldown(info, item_id, [row.item_id for row in page.rows])
+    if info.counts.failed:
+        st.page_link(
+            nav.FAILURES,
+            label=f"{info.counts.failed:,} failed runs",
+            icon=":material/error:",
+            query_params={nav.EXPERIMENT_PARAM: info.id},
+        )
+
+
+def reviews_view(info: ExperimentInfo) -> None:
+    """Every review of the experiment, newest first; a row click opens its item in Results."""
+    st.subheader("Reviews")
+    found = sorted(service().reviews(info.id), key=lambda r: r.updated_at, reverse=True)
+    if not found:
         st.caption(
-            f"Completed steps: {md_text(', '.join(outcome.completed_steps) or 'none')} · "
-            f"recovered score {fmt.score(outcome.recovered_score)} (kept in memory only)"
+            "No review yet: open an item in Results and mark its scores (or the whole item) "
+            "right or wrong, or use the review queue."
         )
     else:
-        st.markdown(f"**Score** {fmt.score(outcome.score)}")
-        show_text("Reason", outcome.reason)
-    for step in step_views(outcome):
-        label = f"{'❌ ' if step.failed else ''}{md_short(step.name)} · {md_text(step.kind)}"
-        with st.expander(label, expanded=step.failed):
-            if step.result is not None:
-                show_text("Result", step.result, language="json")
-            if step.prompt:
-                show_text("Prompt", step.prompt)
-            for execution in step.executions:
-                render_execution(execution)
-
-
-def render_execution(execution: dict) -> None:
-    """One judge execution: who answered, what it cost, and its error or raw output."""
-    usage = execution.get("usage") or {}
-    st.markdown(
-        f"Judge execution · **{md_text(execution.get('status'))}** · model "
-        f"{md_text(execution.get('judgeModelId'))} "
-        f"({md_text(execution.get('judgeProvider') or '?')}) · "
-        f"attempts {md_text(execution.get('attemptCount'))} · "
-        f"model calls {md_text(execution.get('modelCallCount'))} · "
-        f"{md_text(execution.get('durationMs'))} ms · "
-        f"tokens in {md_text(usage.get('inputTokens', '—'))} / "
-        f"out {md_text(usage.get('outputTokens', '—'))} / "
-        f"reasoning {md_text(usage.get('reasoningTokens', '—'))} / "
-        f"cached {md_text(usage.get('cachedInputTokens', '—'))}"
+        frame = review.reviews_frame(found)
+        event = st.dataframe(
+            frame,
+            hide_index=True,
+            on_select="rerun",
+            selection_mode="single-row",
+            key=f"{KEY}.reviews",
+        )
+        rows = list(getattr(event, "selection", {}).get("rows", []))
+        if rows and 0 <= rows[0] < len(found):
+            st.query_params[ITEM_PARAM] = found[rows[0]].item_id
+            st.query_params[TAB_PARAM] = RESULTS  # a link followed: pick_tab takes it
+            st.rerun()
+        st.caption("Click a row to open its item in Results.")
+    st.page_link(
+        nav.REVIEW,
+        label="Review queue: the items most worth a look first",
+        icon=":material/rate_review:",
+        query_params={nav.EXPERIMENT_PARAM: info.id},
     )
-    error = execution.get("error")
-    if error:
-        st.error(f"{md_text(error.get('name'))}: {md_text(error.get('message'))}")
-    if execution.get("rawOutput"):
-        show_text("Raw output", execution["rawOutput"])
 
 
-def render_drilldown(info: ExperimentInfo, item_id: str | None) -> None:
-    """One item (the grid's row clicked, kept in the URL as `item`): its input, output and
-    ground truth, and a tab per scorer; only that item's results are read."""
-    st.subheader("Item drill-down")
-    if item_id is None:
-        st.info("Click a row of the grid to open its item here.")
-        return
-    try:
-        detail = service().item_detail(info.id, item_id)
-    except NotFoundError:
-        st.warning(f"No item {md_text(item_id)} in this experiment's dataset.")
-        return
-    st.caption(f"Item {md_short(item_id, 120)}")
-    item = detail.items[0]
-    show_item_texts(item)
-    outcomes = item_outcomes(detail, item_id)
-    if not outcomes:
-        st.info("No scorer result for this item yet.")
-        return
-    labels = [md_short(scored_label(info, scorer_id)) for scorer_id in outcomes]
-    review.reviewer_field()
-    for tab, outcome in zip(st.tabs(labels), outcomes.values(), strict=True):
-        with tab:
-            render_outcome(outcome)
-            review.render_review(info, item_id, outcome.scorer_id)
+def _agreement_later(info: ExperimentInfo) -> Callable[[], LabelAgreement | None] | None:
+    """For the downloads outside the Agreement view: the agreement with the label column the
+    URL names (`label`), computed only when a file is built; None without one."""
+    column = st.query_params.get(PARAMS["label"])
+    if not column:
+        return None
+
+    def compute() -> LabelAgreement | None:
+        try:
+            return agreement(info, column)
+        except ValueError:  # the column cannot be read as labels: the file goes without
+            return None
+
+    return compute
+
+
+def render_view(
+    tab: str, info: ExperimentInfo, aggregates: Aggregates, passing: PassFail
+) -> LabelAgreement | None:
+    """The view picked; returns the label agreement it showed (Agreement), if any."""
+    shared = service()
+    if tab == "distributions":
+        st.plotly_chart(score_chart(info, aggregates), width="stretch")
+    elif tab == "slices":
+        render_slices(info, shared.metadata_columns(info.id))
+    elif tab == "agreement":
+        return render_label_agreement(info)
+    elif tab == "themes":
+        render_themes(info)
+    elif tab == "reviews":
+        reviews_view(info)
+    else:
+        results_view(info, shared.metadata_columns(info.id), passing)
+    return None
 
 
 def main() -> None:
@@ -304,6 +389,7 @@ def main() -> None:
     aggregates = experiment_aggregates(info)
     render_experiment_manage(info)
     render_summary(info, aggregates)
+    passing = render_pass_fail(info)
     if render_resume(info):
         st.rerun()  # the progress panel takes over
     downloads = st.container()  # filled last: the files include the chosen label agreement
@@ -313,30 +399,11 @@ def main() -> None:
             render_downloads(load, name=info.name)
         st.info("No result yet.")
         return
-    st.plotly_chart(score_chart(info, aggregates), width="stretch")
-    found = render_label_agreement(info)
+    tab = pick_tab()
+    found = render_view(tab, info, aggregates, passing)
     with downloads:
-        render_downloads(load, found, name=info.name)
-    metadata_columns = shared.metadata_columns(info.id)
-    render_slices(info, metadata_columns)
-    st.subheader("Results")
-    query = render_filters(info.scorer_ids, metadata_columns, info)
-    page = shared.result_page(info.id, query)
-    more = "+" if page.total_at_least else ""
-    st.caption(
-        f"{page.total:,}{more} of {info.total_items:,} items · page {page.page:,} of "
-        f"{page.pages:,}{more}"
-    )
-    marks = review.grid_marks(info.id)
-    render_drilldown(info, render_grid(page, info, metadata_columns, marks))
-    render_themes(info)
-    if info.counts.failed:
-        st.page_link(
-            nav.FAILURES,
-            label=f"{info.counts.failed:,} failed runs",
-            icon=":material/error:",
-            query_params={nav.EXPERIMENT_PARAM: info.id},
-        )
+        later = found if tab == "agreement" else _agreement_later(info)
+        render_downloads(load, later, name=info.name)
 
 
 if __name__ == "__main__":  # run by the router (app.py), not on import

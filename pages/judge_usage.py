@@ -18,6 +18,7 @@ from core.service.views import (
     calls_and_attempts,
     cost_by_scorer,
     duration_distribution,
+    experiment_cost,
     judge_usage_frame,
     tokens_by_model,
     tokens_by_scorer_step,
@@ -56,8 +57,9 @@ def render_totals(info: ExperimentInfo, totals: dict[str, float]) -> None:
     second[2].metric("Reasoning tokens", fmt.tokens(usage.reasoning_tokens or 0))
     second[3].metric(
         "Estimated cost",
-        fmt.money(totals.get("est_cost_usd")),
-        help="An estimate from litellm's price table, not a bill.",
+        fmt.money(experiment_cost(info)),
+        help="An estimate from litellm's price table, not a bill: the experiment's judge "
+        "tokens priced on its judge model (the same figure as the experiment page's).",
     )
     st.caption(
         "All totals are sums over every finished run, failed ones included; the stored runs "

@@ -1,13 +1,22 @@
 """New experiment: dataset, scorers with options, judge model, the judge cache, a spend cap,
 the judge rate limit, concurrency, the judge calls it will make and their estimated cost;
 start. The run happens in the service's background worker; this page (and every other) only
-shows its progress.
+shows its progress, on this page right under the Start button.
+
+No duplicate runs: the Start button's click is marked in its callback (before the page is
+drawn again), so the button is drawn disabled ("Starting…") until the run has started and shows
+under it; the start checks, under a lock shared by every session of this server, that no
+running experiment has the same configuration (same dataset, scorers and options, judge model,
+API base and judge settings: `same_run`); when one has, nothing starts without a confirmation.
+A second click while a run starts thus never doubles the judge spend.
 
 A module of functions: app.py's router runs the file as `__main__`, which calls `main()`;
 imported (`pages.new_experiment`), it draws nothing. Dataset names are option labels (plain
 text); problems and errors go through pages/ui/text.py `md_text`."""
 
 from __future__ import annotations
+
+import threading
 
 import streamlit as st
 from pydantic import SecretStr
@@ -16,6 +25,7 @@ from core.records import (
     CostEstimate,
     DatasetInfo,
     ExperimentConfig,
+    ExperimentInfo,
     RateLimit,
     ScorerCatalogEntry,
     ScorerSpec,
@@ -37,6 +47,13 @@ DEFAULT_SCORERS = (
     "tone-scorer",
 )
 LAST_STARTED = f"{KEY}.last_started"
+STARTING = f"{KEY}.starting"
+"""Session key: set by the Start button's click, cleared once the run shows (or failed)."""
+CONFIRM = f"{KEY}.confirm"
+"""Session key: the configuration (JSON) whose start waits for a confirmation, and the id of
+the running experiment it repeats."""
+ERROR = f"{KEY}.error"
+"""Session key: why the last start was refused (shown under the button)."""
 
 
 def pick_dataset(datasets: list[DatasetInfo]) -> DatasetInfo | None:
@@ -230,19 +247,144 @@ def ray_address() -> str | None:
     return address.strip() or None
 
 
+@st.cache_resource(show_spinner=False)
+def _start_lock() -> threading.Lock:
+    """One lock for every session of this server: the check for a running twin and the start
+    happen as one step."""
+    return threading.Lock()
+
+
+def same_run(config: ExperimentConfig, info: ExperimentInfo) -> bool:
+    """Whether `config` would run what `info` runs: the same dataset, scorers with their
+    options (in order), judge model, API base and judge settings (name, concurrency, cache and
+    caps aside: they do not change the judge calls made)."""
+    return (
+        config.dataset_id == info.dataset_id
+        and [(s.scorer_id, s.options) for s in config.scorers]
+        == [(s.scorer_id, s.options) for s in info.scorers]
+        and config.judge_model == info.judge_model
+        and config.api_base == info.api_base
+        and config.judge_settings == info.judge_settings
+    )
+
+
+def running_twin(config: ExperimentConfig) -> ExperimentInfo | None:
+    """The running experiment `config` repeats, if any (`same_run`)."""
+    shared = service()
+    for experiment_id in shared.running_experiments():
+        try:
+            info = shared.get_experiment(experiment_id)
+        except NotFoundError:  # deleted meanwhile
+            continue
+        if same_run(config, info):
+            return info
+    return None
+
+
 def start(
-    config: ExperimentConfig, api_key: SecretStr | None = None, ray_at: str | None = None
-) -> None:
-    """Start the experiment in the background (with the key typed for it, if any) and rerun
-    (its progress shows on every page)."""
-    try:
-        experiment_id = service().start_experiment(config, api_key=api_key, ray_address=ray_at)
-    except (ExperimentConfigError, NotFoundError) as error:
-        st.error(md_text(error))
-        return
+    config: ExperimentConfig,
+    api_key: SecretStr | None = None,
+    ray_at: str | None = None,
+    *,
+    confirmed: bool = False,
+) -> str | None:
+    """Start the experiment in the background with the key typed for it, if any, unless it
+    repeats a running one and is not `confirmed` (then a confirmation is asked for, and
+    nothing starts); returns its id (None: not started, the reason kept to be shown)."""
+    st.session_state.pop(ERROR, None)
+    st.session_state.pop(CONFIRM, None)
+    with _start_lock():
+        twin = None if confirmed else running_twin(config)
+        if twin is not None:
+            st.session_state[CONFIRM] = (config.model_dump_json(), twin.id)
+            return None
+        try:
+            experiment_id = service().start_experiment(config, api_key=api_key, ray_address=ray_at)
+        except (ExperimentConfigError, NotFoundError) as error:
+            st.session_state[ERROR] = str(error)
+            return None
     st.session_state[LAST_STARTED] = experiment_id
     st.query_params[nav.EXPERIMENT_PARAM] = experiment_id
-    st.rerun()
+    return experiment_id
+
+
+def _clicked(confirmed: bool = False) -> None:
+    st.session_state[STARTING] = "confirmed" if confirmed else "clicked"
+
+
+def pending_twin(config: ExperimentConfig) -> ExperimentInfo | None:
+    """The running experiment the last click repeats, while its question is open: dropped when
+    the form changed since, or the twin stopped running (a click then asks again)."""
+    waiting = st.session_state.get(CONFIRM)
+    if not waiting:
+        return None
+    config_json, twin_id = waiting
+    shared = service()
+    if config.model_dump_json() == config_json and twin_id in shared.running_experiments():
+        try:
+            return shared.get_experiment(twin_id)
+        except NotFoundError:
+            pass
+    st.session_state.pop(CONFIRM, None)
+    return None
+
+
+def render_confirmation(twin: ExperimentInfo) -> None:
+    """The question when the last click repeats the running `twin`: "Start anyway" or
+    "Don't start"."""
+    st.warning(
+        f"**{md_text(twin.name)}** is running with this same configuration (dataset, scorers, "
+        f"options and judge): {twin.counts.done:,} of {twin.counts.total:,} runs done. "
+        "Starting another runs every scorer again and pays for every judge call again.",
+        icon=":material/content_copy:",
+    )
+    anyway, keep = st.columns(2)
+    anyway.button(
+        "Start anyway",
+        key=f"{KEY}.start_anyway",
+        on_click=_clicked,
+        args=(True,),
+        width="stretch",
+    )
+    keep.button(
+        "Don't start",
+        key=f"{KEY}.dont_start",
+        on_click=st.session_state.pop,
+        args=(CONFIRM, None),
+        type="primary",
+        width="stretch",
+    )
+
+
+def render_start(
+    config: ExperimentConfig,
+    problems: list[str],
+    api_key: SecretStr | None,
+    ray_at: str | None,
+) -> None:
+    """The Start button, drawn disabled ("Starting…") from its click until the run has
+    started (then the page is drawn again with its progress), and while a confirmation is
+    open; under it, the refusal of the last start, the question, and the progress of the
+    running experiments."""
+    clicked = st.session_state.pop(STARTING, None)
+    twin = None if clicked else pending_twin(config)
+    st.button(
+        "Starting…" if clicked else "Start experiment",
+        key=f"{KEY}.start",
+        type="primary",
+        disabled=bool(problems) or bool(clicked) or twin is not None,
+        on_click=_clicked,
+    )
+    if clicked and not problems:
+        start(config, api_key, ray_at, confirmed=clicked == "confirmed")
+        st.rerun()  # the button free again; under it the run's progress, a refusal or a question
+    refused = st.session_state.pop(ERROR, None)
+    if refused:
+        st.error(md_text(refused))
+    if twin is not None:
+        render_confirmation(twin)
+    running_experiments(service())
+    render_last_started()
 
 
 def render_last_started() -> None:
@@ -267,8 +409,6 @@ def main() -> None:
     """The page."""
     st.title("New experiment")
     shared = service()
-    running_experiments(shared)
-    render_last_started()
     dataset = pick_dataset(shared.list_datasets())
     if dataset is None:
         return
@@ -313,8 +453,7 @@ def main() -> None:
         render_estimate(config)
     for problem in problems:
         st.warning(md_text(problem))
-    if st.button("Start experiment", type="primary", disabled=bool(problems)):
-        start(config, typed_key, ray_at)
+    render_start(config, problems, typed_key, ray_at)
 
 
 if __name__ == "__main__":  # run by the router (app.py), not on import

@@ -147,3 +147,31 @@ def test_a_bad_label_column_is_refused_before_running(
     words = one_line_error(scorelab(env, *run, "topic"))
     assert "item 'q1' (row 1): the text 'a' is not a label" in words
     assert experiment_count(env) == 0  # nothing ran
+
+
+def test_the_verdict_is_printed(env: dict[str, str], tmp_path: Path) -> None:
+    rows = ["id,question,answer,expected,ok"]
+    rows += [f"r{n},Q,right {n},r,yes" for n in range(4)]
+    rows += [f"w{n},Q,wrong {n},r,no" for n in range(4)]
+    path = tmp_path / "verdict.csv"
+    path.write_text("\n".join(rows) + "\n")
+    completed = scorelab(
+        env,
+        "run",
+        path,
+        "--scorer",
+        'checks.includes={"value": "right", "id": "perfect"}',
+        "--scorer",
+        'checks.includes={"value": "wrong", "id": "inverted"}',
+        "--label-column",
+        "ok",
+    )
+    assert completed.returncode == 0, completed.stderr
+    lines = completed.stdout.splitlines()
+    perfect = next(line for line in lines if line.startswith("  perfect: label agreement"))
+    assert perfect.endswith("· verdict: separates")
+    inverted = next(line for line in lines if line.startswith("  inverted: label agreement"))
+    assert inverted.endswith("· verdict: inverted")
+    verdict = next(line for line in lines if line.startswith("  verdict: "))
+    assert "1 of 2 scorers separates the labels" in verdict and "perfect (AUC 1.00)" in verdict
+    assert "Ranks wrong answers higher (the interval below 0.5): inverted (AUC 0.00)" in verdict

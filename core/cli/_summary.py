@@ -130,10 +130,9 @@ def print_summary(info: ExperimentInfo, failures: list[ScorerOutcome], gate: Gat
 
 def print_budget_reached(info: ExperimentInfo, cap: float | None) -> None:
     """What a run stopped by its spend cap spent, what it left, and how to go on."""
-    from core.service.terminal import estimate_cost_usd
+    from core.service.terminal import experiment_cost
 
-    usage = info.counts.usage
-    spent = estimate_cost_usd(info.judge_model, usage.input_tokens or 0, usage.output_tokens or 0)
+    spent = experiment_cost(info)
     of_cap = "" if cap is None else f" of the ${cap:,.4f} cap"
     print(
         f"  STOPPED: the spend cap was reached: about ${spent or 0:,.4f} spent{of_cap} "
@@ -176,8 +175,10 @@ def agreement(detail: ExperimentDetail | None, column: str | None) -> LabelAgree
 
 
 def print_agreement(agreement: LabelAgreement) -> None:
-    """Per scorer, how well its scores agree with the labels."""
-    from core.service.terminal import agreement_line
+    """Per scorer, how well its scores agree with the labels and its verdict (separates the
+    labels, no better than chance, inverted: core/reporting/agreement.py), then the verdict in
+    a sentence."""
+    from core.service.terminal import agreement_line, agreement_verdict, scorer_verdict
 
     print(
         f"  labels from column {printable(repr(agreement.label_column))}: "
@@ -185,4 +186,6 @@ def print_agreement(agreement: LabelAgreement) -> None:
         "label (left out)"
     )
     for entry in agreement.scorers:
-        print(f"  {printable(entry.scorer_id)}: {printable(agreement_line(entry))}")
+        line = f"{agreement_line(entry)} · verdict: {scorer_verdict(entry)}"
+        print(f"  {printable(entry.scorer_id)}: {printable(line)}")
+    print(f"  verdict: {printable(agreement_verdict(agreement))}")

@@ -1,12 +1,13 @@
 """The style sheet and the inline script of the HTML report (`core.exchange.html`).
 
-The script is ours, small and dependency-free (plotly.js, inlined next to it, only draws the
-charts). It reads the report's data from a `<script type="application/json">` element, renders
-the item table a page at a time (a 10,000-item report stays quick to open), filters it (text,
-score range, failed runs), sorts it by any column and shows one item's details. It only ever
-writes data into the page with `textContent`, never as HTML, so no text from a dataset or a
-judge can become markup. A large report's data is gzip-compressed and base64-encoded
-(`data-encoding="gzip+base64"`); the script inflates it with the browser's DecompressionStream.
+The script is ours, small and dependency-free (the charts are inline SVG drawn in Python:
+core/exchange/svg_charts.py). It reads the report's data from a
+`<script type="application/json">` element, renders the item table a page at a time (a
+10,000-item report stays quick to open), filters it (text, score range, failed runs), sorts it
+by any column and shows one item's details. It only ever writes data into the page with
+`textContent`, never as HTML, so no text from a dataset or a judge can become markup. A large
+report's data is gzip-compressed and base64-encoded (`data-encoding="gzip+base64"`); the script
+inflates it with the browser's DecompressionStream.
 """
 
 from __future__ import annotations
@@ -30,7 +31,12 @@ th{background:var(--soft)}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .note{color:var(--muted);font-size:.9rem}
 .bad{color:var(--bad)}
-.chart{min-height:320px;margin:.5rem 0}
+.verdict{font-weight:600}
+.verdict-separates{color:var(--good);font-weight:600}
+.verdict-inverted{color:var(--bad);font-weight:600}
+.verdict-chance,.verdict-not-defined{color:var(--muted)}
+.chart{margin:.5rem 0}
+.svg-charts{display:flex;flex-wrap:wrap;gap:.5rem 1rem}
 .controls{display:flex;flex-wrap:wrap;gap:.6rem 1rem;align-items:center;margin:.6rem 0}
 .controls input[type=search]{min-width:22rem;padding:.35rem .5rem}
 .controls input[type=number]{width:5.5rem;padding:.3rem}
@@ -287,14 +293,6 @@ REPORT_SCRIPT = r"""
     });
   }
 
-  function charts() {
-    if (typeof Plotly === "undefined") { return; }
-    data.figures.forEach(function (chart) {
-      Plotly.newPlot($(chart.id), chart.figure.data, chart.figure.layout,
-                     {displaylogo: false, responsive: true});
-    });
-  }
-
   function start(loaded) {
     data = loaded;
     rows = data.items;
@@ -304,7 +302,6 @@ REPORT_SCRIPT = r"""
     $("items-ui").hidden = false;
     wire();
     render();
-    charts();
   }
 
   function fail(message) {

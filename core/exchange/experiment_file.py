@@ -24,6 +24,7 @@ from core.records import (
     ScorerOutcome,
     ScorerSpec,
 )
+from core.reporting.reviews import WHOLE_ITEM
 from core.run_results import JudgeExecutionFailure, JudgeUsage, ScorerRunResult
 
 __all__ = ["ExperimentFileError", "ExportedExperiment", "read_experiment_json"]
@@ -204,7 +205,7 @@ def _reviews(raw: Any, items: list[DatasetItem], scorer_ids: list[str]) -> list[
             raise ExperimentFileError(f"{place}: not a review: {_first(error)}") from None
         if review.item_id not in known:
             raise ExperimentFileError(f"{place}: no item {review.item_id!r} in the file")
-        if review.scorer_id not in scorer_ids:
+        if review.scorer_id not in scorer_ids and review.scorer_id != WHOLE_ITEM:
             raise ExperimentFileError(f"{place}: no scorer {review.scorer_id!r} in the file")
         reviews.append(review)
     return reviews

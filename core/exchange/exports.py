@@ -17,6 +17,7 @@ from typing import Any
 from core.judge.secrets import secret_masker
 from core.records import ExperimentDetail, Review, ScorerOutcome
 from core.reporting.agreement import LabelAgreement
+from core.reporting.reviews import WHOLE_ITEM
 from core.run_results import json_ready
 
 __all__ = [
@@ -162,7 +163,8 @@ def finite_values(value: Any) -> Any:
 
 def result_rows(detail: ExperimentDetail) -> list[dict[str, Any]]:
     """One flat row per (item, scorer), successes and failures, in dataset order; with the
-    reviews of the pair (`_review_cells`)."""
+    reviews of the pair (`_review_cells`) and the verdict on the whole item (`itemVerdict`,
+    `itemReviewNotes`: the reviews of scorer "*", repeated on each of the item's rows)."""
     by_item = _outcomes_by_item(detail)
     reviews: dict[tuple[str, str], list[Review]] = {}
     for review in detail.reviews:
@@ -191,6 +193,7 @@ def result_rows(detail: ExperimentDetail) -> list[dict[str, Any]]:
                     "totalTokens": usage.total_tokens,
                     "judgeCalls": o.judge_calls,
                     **_review_cells(reviews.get((item.id, scorer_id), [])),
+                    **_item_cells(reviews.get((item.id, WHOLE_ITEM), [])),
                 }
             )
     return rows
@@ -209,6 +212,15 @@ def _review_cells(reviews: list[Review]) -> dict[str, Any]:
         )
         or None,
         "reviewNotes": " | ".join(f"{r.reviewer}: {r.note}" for r in reviews if r.note) or None,
+    }
+
+
+def _item_cells(reviews: list[Review]) -> dict[str, Any]:
+    """The CSV's columns of the verdict on the whole item: the latest, and the notes."""
+    latest = max(reviews, key=lambda r: r.updated_at, default=None)
+    return {
+        "itemVerdict": latest.verdict if latest else None,
+        "itemReviewNotes": " | ".join(f"{r.reviewer}: {r.note}" for r in reviews if r.note) or None,
     }
 
 

@@ -1,15 +1,16 @@
 """The HTML report of an experiment: one self-contained file to send by email.
 
-It holds everything: the summary, per-scorer score charts and judge usage charts (plotly, with
-plotly.js inlined once), the item table with client-side filter, sort and pagination, each
+It holds everything: the summary, per-scorer score charts and judge usage charts (inline SVG
+drawn here, no plotly.js: a small experiment's report is well under 1 MB, and no dashboard
+theme reaches its colours), the item table with client-side filter, sort and pagination, each
 item's reasons and step results, the failures and the judge usage. It opens offline and loads
-nothing: a Content-Security-Policy forbids any fetch, and only the report's two scripts (by
-their sha256) may run.
+nothing: a Content-Security-Policy forbids any fetch, and only the report's script (by
+its sha256) may run.
 
 Every piece of text from a dataset, a scorer or a judge is escaped: `html.escape` in the markup;
 in the embedded JSON every `<`, `>` and `&` is a `\\u` escape (so `</script>` or `<!--` in a
 reason cannot end the data block); the inline script writes data with `textContent` only; chart
-labels are entity-escaped, so plotly shows them as text instead of reading its small tag set.
+labels are escaped in the SVG markup like the rest.
 
 Past `COMPRESS_OVER` bytes the data is gzip-compressed and base64-encoded, and the script
 inflates it (DecompressionStream, in every current browser): a 10,000-item report is a few MB.
@@ -24,22 +25,26 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from functools import lru_cache
 from html import escape
 from typing import Any, cast
 
 import pandas as pd
-import plotly.graph_objects as go
-import plotly.io as pio
-from plotly.offline import get_plotlyjs
 
 from core.exchange._report_assets import REPORT_SCRIPT, REPORT_STYLE
 from core.exchange._review_html import reviews_section
 from core.exchange.exports import finite_values, masked_export
+from core.exchange.svg_charts import histograms_svg, usage_svgs
 from core.records import ExperimentDetail, ScorerOutcome
-from core.reporting.agreement import REVIEWS_SOURCE, LabelAgreement, ScorerAgreement
-from core.reporting.figures import calls_and_attempts, score_histograms, tokens_by_scorer_step
+from core.reporting.agreement import (
+    REVIEWS_SOURCE,
+    LabelAgreement,
+    ScorerAgreement,
+    agreement_verdict,
+    ranked_scorers,
+    scorer_verdict,
+)
 from core.reporting.tables import (
+    experiment_cost,
     failure_groups,
     item_frame,
     judge_usage_frame,
@@ -61,6 +66,7 @@ def experiment_html(
     generated_at: datetime | None = None,
     compress_over: int = COMPRESS_OVER,
     agreement: LabelAgreement | None = None,
+    thresholds: Sequence[Mapping[str, Any]] | None = None,
 ) -> str:
     """The report as one HTML string (UTF-8; see the module docstring for what it holds).
 
@@ -77,11 +83,11 @@ def experiment_html(
     """
     frame = item_frame(detail)
     usage = judge_usage_frame([*detail.results, *detail.failures])
-    figures = _figures(frame, detail.info.scorer_ids, usage)
+    charts = _charts(frame, detail.info.scorer_ids, usage)
     # Masked before it may be compressed (the markup below is masked as written).
-    payload = masked_export(script_json(_payload(detail, frame, figures)))
+    payload = masked_export(script_json(_payload(detail, frame)))
     data_block = _data_block(payload, compress_over)
-    scripts = (_plotly_js(), REPORT_SCRIPT)
+    scripts = (REPORT_SCRIPT,)
     markup = masked_export(
         "\n".join(
             [
@@ -91,12 +97,13 @@ def experiment_html(
                     detail, generated_at or datetime.now(UTC), with_labels=agreement is not None
                 ),
                 _summary(detail, frame),
+                _thresholds_section(thresholds) if thresholds else "",
                 _agreement_section(agreement) if agreement is not None else "",
                 reviews_section(detail),
-                _charts_section(figures),
+                _charts_section(charts),
                 _items_section(detail.info.scorer_ids),
                 _failures_section(detail),
-                _usage_section(usage),
+                _usage_section(usage, experiment_cost(detail.info)),
                 "</main>",
             ]
         )
@@ -109,8 +116,7 @@ def experiment_html(
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
             markup,
             data_block,
-            f'<script id="plotlyjs">{scripts[0]}</script>',
-            f'<script id="report-app">{scripts[1]}</script>',
+            f'<script id="report-app">{scripts[0]}</script>',
             "</body></html>",
         ]
     )
@@ -147,7 +153,7 @@ def _data_block(payload: str, compress_over: int) -> str:
 
 def _policy(scripts: Sequence[str]) -> str:
     """Nothing may be fetched; only our scripts run (by hash, so no injected handler or
-    script could); plotly needs inline styles and data: images for its toolbar."""
+    script could); the SVG charts use inline styles."""
     hashes = " ".join(f"'sha256-{_sha256(script)}'" for script in scripts)
     return (
         f"default-src 'none'; script-src {hashes}; style-src 'unsafe-inline'; "
@@ -157,15 +163,6 @@ def _policy(scripts: Sequence[str]) -> str:
 
 def _sha256(script: str) -> str:
     return base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
-
-
-@lru_cache(maxsize=1)
-def _plotly_js() -> str:
-    """plotly.js as the plotly package ships it (checked to be safe inside a script element)."""
-    source: str = get_plotlyjs()
-    if "</script" in source.lower() or "<!--" in source or "\r" in source:
-        raise RuntimeError("plotly.js cannot be inlined verbatim (it holds </script, <!-- or CR)")
-    return source
 
 
 def _e(value: Any) -> str:
@@ -183,9 +180,7 @@ def _text(value: Any) -> str:
 # ---- data for the script ----
 
 
-def _payload(
-    detail: ExperimentDetail, frame: pd.DataFrame, figures: list[tuple[str, go.Figure]]
-) -> dict[str, Any]:
+def _payload(detail: ExperimentDetail, frame: pd.DataFrame) -> dict[str, Any]:
     scorer_ids = list(detail.info.scorer_ids)
     column = {scorer_id: k for k, scorer_id in enumerate(scorer_ids)}
     scores = frame[scorer_ids].to_numpy(dtype=float) if scorer_ids else None
@@ -212,7 +207,6 @@ def _payload(
         "scorers": scorer_ids,
         "items": items,
         "details": details,
-        "figures": [{"id": chart_id, "figure": _figure_json(fig)} for chart_id, fig in figures],
     }
 
 
@@ -274,29 +268,10 @@ def _execution(execution: dict[str, Any], view: Any) -> dict[str, Any]:
 # ---- charts ----
 
 
-def _figures(
-    frame: pd.DataFrame, scorer_ids: Sequence[str], usage: pd.DataFrame
-) -> list[tuple[str, go.Figure]]:
-    """Score histograms, and judge usage charts when the judge was called; scorer, step and
-    model names are entity-escaped first (plotly reads a few tags in labels)."""
-    labels = {scorer_id: _e(scorer_id) for scorer_id in scorer_ids}
-    figures = [
-        ("chart-scores", score_histograms(frame.rename(columns=labels), list(labels.values())))
-    ]
-    if not usage.empty:
-        safe = usage.assign(
-            scorer_id=usage["scorer_id"].map(_e),
-            step=usage["step"].map(_e),
-            model=usage["model"].map(lambda m: None if m is None else _e(m)),
-        )
-        figures.append(("chart-tokens", tokens_by_scorer_step(safe)))
-        figures.append(("chart-calls", calls_and_attempts(safe)))
-    return figures
-
-
-def _figure_json(figure: go.Figure) -> dict[str, Any]:
-    figure_json: dict[str, Any] = json.loads(pio.to_json(figure, validate=False))
-    return figure_json
+def _charts(frame: pd.DataFrame, scorer_ids: Sequence[str], usage: pd.DataFrame) -> list[str]:
+    """Score histograms, and judge usage charts when the judge was called, as inline SVG
+    (core/exchange/svg_charts.py: no plotly.js, no dashboard theme, every label escaped)."""
+    return [histograms_svg(frame, scorer_ids), *usage_svgs(usage)]
 
 
 # ---- sections ----
@@ -362,6 +337,43 @@ def _means(scorer_ids: Sequence[str], frame: pd.DataFrame, comparisons: Mapping[
     )
 
 
+def _thresholds_section(results: Sequence[Mapping[str, Any]]) -> str:
+    """Pass/fail: each thresholded scorer's mean against its bounds (`ThresholdResult`s as
+    JSON, the export's `summary.thresholdResults`) and the verdict."""
+    passed = all(bool(result.get("passed")) for result in results)
+    rows = []
+    for result in results:
+        bounds = result.get("threshold") or {}
+        low, high = bounds.get("min"), bounds.get("max")
+        shown = " and ".join(
+            part
+            for part in (
+                f"≥ {low:g}" if isinstance(low, int | float) else "",
+                f"≤ {high:g}" if isinstance(high, int | float) else "",
+            )
+            if part
+        )
+        mean = result.get("averageScore")
+        ok = bool(result.get("passed"))
+        rows.append(
+            f"<tr><td>{_e(result.get('id'))}</td>"
+            f'<td class="verdict-{"separates" if ok else "inverted"}">'
+            f"{'✓ passed' if ok else '✗ failed'}</td>"
+            f'<td class="num">{_e("—" if mean is None else f"{mean:.3f}")}</td>'
+            f"<td>{_e(shown)}</td>"
+            f'<td class="num">{_e(result.get("failedRuns", 0))} of '
+            f"{_e(result.get('totalRuns', 0))}</td></tr>"
+        )
+    verdict = "Passed every threshold." if passed else "Failed: a scorer is outside its bounds."
+    return (
+        f'<section id="pass-fail"><h2>Pass/fail</h2><p class="verdict">{_e(verdict)}</p>'
+        "<p class=note>A scorer passes when its mean is within its bounds (inclusive) and "
+        "none of its runs failed (the rule of scorelab run --threshold).</p>"
+        "<table><tr><th>Scorer</th><th>Verdict</th><th class=num>Mean</th><th>Bounds</th>"
+        f"<th class=num>Failed or missing runs</th></tr>{''.join(rows)}</table></section>"
+    )
+
+
 def _agreement_section(agreement: LabelAgreement) -> str:
     level = f"{agreement.confidence_level:.0%}"
     source = (
@@ -378,16 +390,17 @@ def _agreement_section(agreement: LabelAgreement) -> str:
         "maximises Youden's J (a score &gt;= threshold counts as positive). Items whose run "
         "failed or was not scorable are left out of that scorer's n.</p>"
     )
+    verdict = f'<p class="verdict">{_e(agreement_verdict(agreement))}</p>'
     head = (
-        "<tr><th>Scorer</th><th class=num>n</th><th class=num>AUC</th>"
+        "<tr><th>Scorer</th><th>Verdict</th><th class=num>n</th><th class=num>AUC</th>"
         f"<th class=num>AUC {_e(level)} interval</th><th class=num>Spearman</th>"
         "<th class=num>Threshold</th><th class=num>J</th><th class=num>Kappa</th>"
         "<th class=num>TP</th><th class=num>FP</th><th class=num>TN</th><th class=num>FN</th>"
         "<th>Left out</th></tr>"
     )
-    rows = "".join(_agreement_row(entry) for entry in agreement.scorers)
+    rows = "".join(_agreement_row(entry) for entry in ranked_scorers(agreement))
     return (
-        f'<section id="labels"><h2>Agreement with labels</h2>{note}'
+        f'<section id="labels"><h2>Agreement with labels</h2>{verdict}{note}'
         f"<table>{head}{rows}</table></section>"
     )
 
@@ -396,7 +409,11 @@ def _agreement_row(entry: ScorerAgreement) -> str:
     left_out = (
         f"{entry.left_out_no_label} without a label, {entry.left_out_no_score} without a score"
     )
-    start = f'<tr><td>{_e(entry.scorer_id)}</td><td class="num">{entry.n}</td>'
+    verdict = scorer_verdict(entry)
+    start = (
+        f'<tr><td>{_e(entry.scorer_id)}</td><td class="verdict-{verdict.replace(" ", "-")}">'
+        f'{_e(verdict)}</td><td class="num">{entry.n}</td>'
+    )
     if not entry.defined or entry.confusion is None:
         return (
             f'{start}<td colspan="10" class="text">not defined: {_e(entry.reason)}</td>'
@@ -416,13 +433,9 @@ def _agreement_row(entry: ScorerAgreement) -> str:
     return f"{start}{numbers}<td>{_e(left_out)}</td></tr>"
 
 
-def _charts_section(figures: list[tuple[str, go.Figure]]) -> str:
-    boxes = "".join(f'<div class="chart" id="{chart_id}"></div>' for chart_id, _ in figures)
-    return (
-        '<section id="charts"><h2>Charts</h2>'
-        "<noscript><p>The charts need JavaScript.</p></noscript>"
-        f"{boxes}</section>"
-    )
+def _charts_section(charts: list[str]) -> str:
+    boxes = "".join(f'<div class="chart">{chart}</div>' for chart in charts)
+    return f'<section id="charts"><h2>Charts</h2>{boxes}</section>'
 
 
 def _items_section(scorer_ids: Sequence[str]) -> str:
@@ -506,7 +519,7 @@ _USAGE_LABELS: tuple[tuple[str, str], ...] = (
 )
 
 
-def _usage_section(usage: pd.DataFrame) -> str:
+def _usage_section(usage: pd.DataFrame, cost: float | None) -> str:
     title = '<section id="usage"><h2>Judge usage</h2>'
     if usage.empty:
         return f"{title}<p>No judge call.</p></section>"
@@ -515,8 +528,7 @@ def _usage_section(usage: pd.DataFrame) -> str:
         f'<tr><th>{label}</th><td class="num">{totals[key]:,.0f}</td></tr>'
         for key, label in _USAGE_LABELS
     )
-    cost = totals["est_cost_usd"]
-    cost_text = "unknown (no price for the judge model)" if math.isnan(cost) else f"${cost:,.4f}"
+    cost_text = "unknown (no price for the judge model)" if cost is None else f"${cost:,.4f}"
     rows += f"<tr><th>Estimated cost (an estimate, not a bill)</th><td>{_e(cost_text)}</td></tr>"
     note = "<p class=note>Sums over every judge execution, failed ones included.</p>"
     return f"{title}{note}<table>{rows}</table>{_usage_by_step(usage)}</section>"

@@ -35,7 +35,7 @@ class ReviewInput(Record):
     item_id: str
     """The item reviewed."""
     scorer_id: str
-    """The scorer whose score is reviewed."""
+    """The scorer whose score is reviewed; "*" (`WHOLE_ITEM`): a verdict on the whole item."""
     verdict: ReviewVerdict
     """Whether the scorer's score of the item is right or wrong."""
     score: float | None = None
@@ -54,7 +54,7 @@ class Review(Record):
     item_id: str
     """The item reviewed."""
     scorer_id: str
-    """The scorer whose score is reviewed."""
+    """The scorer whose score is reviewed; "*" (`WHOLE_ITEM`): a verdict on the whole item."""
     verdict: ReviewVerdict
     """Whether the scorer's score of the item is right or wrong."""
     score: float | None = None

@@ -30,7 +30,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from numbers import Integral, Real
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from pydantic import Field
 
@@ -52,12 +52,16 @@ __all__ = [
     "ScorerAgreement",
     "agreement_frame",
     "agreement_line",
+    "agreement_verdict",
     "label_agreement",
     "label_columns",
     "label_values",
     "parse_label",
+    "ranked_scorers",
     "review_agreement",
+    "scorer_verdict",
     "suggested_label_column",
+    "verdict_badge",
 ]
 
 DEFAULT_RESAMPLES = 1000
@@ -198,6 +202,18 @@ class LabelAgreement(Record):
             "then Cohen's kappa and the confusion matrix at it"
         )
         return described
+
+
+Verdict = Literal["separates", "chance", "inverted", "not defined"]
+"""What a scorer's AUC interval says: above 0.5 (it separates the labels), containing 0.5 (no
+better than chance), below 0.5 (it ranks wrong answers higher), or no statistics."""
+
+_BADGES: dict[str, str] = {
+    "separates": "✅ separates",
+    "chance": "⚪ chance",
+    "inverted": "🔻 inverted",
+    "not defined": "— not defined",
+}
 
 
 # ---- labels ----
@@ -561,23 +577,100 @@ def _coded_auc(positives: np.ndarray, negatives: np.ndarray, width: int) -> np.n
 # ---- tables and text ----
 
 
+def scorer_verdict(entry: ScorerAgreement) -> Verdict:
+    """The verdict of one scorer from its AUC interval: `separates` when the whole interval is
+    above 0.5, `inverted` when it is below, `chance` when it contains 0.5, `not defined` when
+    there are no statistics."""
+    if not entry.defined or entry.auc_low is None or entry.auc_high is None:
+        return "not defined"
+    if entry.auc_low > 0.5:
+        return "separates"
+    if entry.auc_high < 0.5:
+        return "inverted"
+    return "chance"
+
+
+def verdict_badge(entry: ScorerAgreement) -> str:
+    """The verdict as a short badge for a table cell: `✅ separates`, `⚪ chance`,
+    `🔻 inverted` or `— not defined`."""
+    return _BADGES[scorer_verdict(entry)]
+
+
+def ranked_scorers(agreement: LabelAgreement) -> list[ScorerAgreement]:
+    """The scorers best first: by AUC, highest first (ties: the higher interval's lower end,
+    then the experiment's order); scorers without statistics last, in the experiment's order."""
+    defined = [entry for entry in agreement.scorers if scorer_verdict(entry) != "not defined"]
+    undefined = [entry for entry in agreement.scorers if scorer_verdict(entry) == "not defined"]
+    defined.sort(key=lambda entry: (-(entry.auc or 0.0), -(entry.auc_low or 0.0)))
+    return [*defined, *undefined]
+
+
+def agreement_verdict(agreement: LabelAgreement) -> str:
+    """The verdict in a sentence or three: which scorers separate the labels (their AUC
+    interval is above 0.5), which are no better than chance (it contains 0.5), which rank
+    wrong answers higher (it is below), and which have no statistics; each group best first.
+
+    For example: `2 of 3 scorers separate the labels: exact (AUC 0.98), f1 (AUC 0.71). No better
+    than chance: tone (AUC 0.52).`"""
+    level = f"{agreement.confidence_level:.0%}"
+    groups: dict[Verdict, list[ScorerAgreement]] = {
+        "separates": [],
+        "chance": [],
+        "inverted": [],
+        "not defined": [],
+    }
+    for entry in ranked_scorers(agreement):
+        groups[scorer_verdict(entry)].append(entry)
+    total = len(agreement.scorers)
+    if total == 0:
+        return "No scorer to judge."
+
+    def names(entries: list[ScorerAgreement]) -> str:
+        return ", ".join(f"{entry.scorer_id} (AUC {entry.auc:.2f})" for entry in entries)
+
+    parts: list[str] = []
+    separating = groups["separates"]
+    if separating:
+        verb = "separates" if len(separating) == 1 else "separate"
+        parts.append(
+            f"{len(separating)} of {total} scorers {verb} the labels "
+            f"(the {level} AUC interval above 0.5): {names(separating)}."
+        )
+    else:
+        parts.append(f"No scorer separates the labels (no {level} AUC interval above 0.5).")
+    if groups["chance"]:
+        parts.append(
+            f"No better than chance (the interval contains 0.5): {names(groups['chance'])}."
+        )
+    if groups["inverted"]:
+        parts.append(
+            f"Ranks wrong answers higher (the interval below 0.5): {names(groups['inverted'])}."
+        )
+    if groups["not defined"]:
+        undefined = ", ".join(entry.scorer_id for entry in groups["not defined"])
+        parts.append(f"Not defined: {undefined}.")
+    return " ".join(parts)
+
+
 def agreement_frame(
     agreement: LabelAgreement, comparisons: Mapping[str, str] | None = None
 ) -> pd.DataFrame:
-    """One row per scorer (a pandas DataFrame): `scorer, compares, n, AUC, AUC interval,
-    Spearman, threshold, J, kappa, tp, fp, tn, fn, left out, note`; `compares` says what the
+    """One row per scorer, best first (`ranked_scorers`; a pandas DataFrame): `scorer,
+    verdict, compares, n, AUC, AUC interval, Spearman, threshold, J, kappa, tp, fp, tn, fn,
+    left out, note`; `verdict` is the badge of `verdict_badge`; `compares` says what the
     scorer compared, from `comparisons` (empty when unknown); a not-defined scorer has empty
     statistics and `not defined: <reason>` as its note."""
     import pandas as pd
 
     level = f"{agreement.confidence_level:.0%}"
     rows = []
-    for entry in agreement.scorers:
+    for entry in ranked_scorers(agreement):
         confusion = entry.confusion
         defined = entry.defined and confusion is not None
         rows.append(
             {
                 "scorer": entry.scorer_id,
+                "verdict": verdict_badge(entry),
                 "compares": (comparisons or {}).get(entry.scorer_id, ""),
                 "n": entry.n,
                 "AUC": entry.auc,

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from core.records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
-from core.reporting.tables import judge_usage_frame, usage_totals
+from core.reporting.tables import experiment_cost, judge_usage_frame, usage_totals
 
 __all__ = [
     "ITEM_CHANGE_COLUMNS",
@@ -635,6 +635,8 @@ def usage_side_by_side(comparisons: Sequence[Comparison]) -> pd.DataFrame:
     for label, side in sides:
         detail = side.detail
         totals = usage_totals(judge_usage_frame([*detail.results, *detail.failures]))
+        cost = experiment_cost(detail.info)  # the one figure of every page
+        totals["est_cost_usd"] = math.nan if cost is None else cost
         columns[f"{label} · {detail.info.name}"] = [totals[key] for key, _ in _USAGE_ROWS]
     return pd.DataFrame(columns, index=[label for _, label in _USAGE_ROWS])
 

@@ -16,6 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from core.judge.pricing import canonical_model
 from core.records import ResultPage, ScoreHistogram, ScorerOutcome, ScorerUsage
 from core.reporting.figures import NO_SCORES, _note
 from core.reporting.tables import (
@@ -145,7 +146,7 @@ def _usage_row(usage: ScorerUsage) -> dict[str, Any]:
         "scorer_id": usage.scorer_id,
         "step": ALL_STEPS,
         "status": "success",
-        "model": usage.model,
+        "model": canonical_model(usage.model) if usage.model else usage.model,
         "provider": None,
         "attempts": usage.judge_attempts,
         "model_calls": usage.judge_calls,

@@ -9,6 +9,9 @@ scorer) meaning "this item deserves a high score from this scorer" (1) or not (0
 - else, the verdict `right`: the scorer's own score thresholded (1 when at or above the
   threshold), and `wrong`: its opposite.
 
+A review may also judge the whole item (its `scorer_id` is `WHOLE_ITEM`, "*"): right or wrong
+with a note, no score; it makes no label (it says nothing about one scorer's score).
+
 The threshold is the middle of the scorer's range (0.5 for a 0..1 scorer), unless one is given
 for the scorer. Several reviewers of one (item, scorer) give the mean of their labels (a number
 in [0, 1], binarised at 0.5 by the agreement like any label). A review of a run without a
@@ -36,6 +39,7 @@ from core.records import (
 __all__ = [
     "ANONYMOUS",
     "VERDICTS",
+    "WHOLE_ITEM",
     "ReviewCounts",
     "check_review",
     "review_label",
@@ -49,6 +53,8 @@ __all__ = [
 ANONYMOUS = "anonymous"
 """The reviewer of a review nobody signed."""
 VERDICTS: tuple[ReviewVerdict, ...] = ("right", "wrong")
+WHOLE_ITEM = "*"
+"""The `scorer_id` of a review judging the whole item (the answer), not one scorer's score."""
 _REVIEWER_MAX = 200
 
 
@@ -90,19 +96,29 @@ def check_review(
 ) -> ReviewInput:
     """A review of `info`'s scorer checked: raises ReviewError naming the field and the value
     for an unknown scorer, a verdict other than right/wrong, a score that is not a number in
-    the scorer's range, a note too long. A blank reviewer is "anonymous". (Whether the item
-    exists is the store's to say.)"""
-    if scorer_id not in info.scorer_ids:
+    the scorer's range, a note too long, a score on a verdict on the whole item (`WHOLE_ITEM`).
+    A blank reviewer is "anonymous". (Whether the item exists is the store's to say.)"""
+    if scorer_id == WHOLE_ITEM:
+        if score is not None:
+            raise ReviewError(
+                f"Review of item {item_id!r} as a whole: a verdict on the whole item takes no "
+                f"score, got {score!r}"
+            )
+    elif scorer_id not in info.scorer_ids:
         known = ", ".join(info.scorer_ids) or "none"
         raise ReviewError(
             f"Review of item {item_id!r}: experiment {info.name!r} has no scorer "
             f"{scorer_id!r} (its scorers: {known})"
         )
-    place = f"Review of item {item_id!r} by scorer {scorer_id!r}"
+    place = (
+        f"Review of item {item_id!r} as a whole"
+        if scorer_id == WHOLE_ITEM
+        else f"Review of item {item_id!r} by scorer {scorer_id!r}"
+    )
     if verdict not in VERDICTS:
         raise ReviewError(f"{place}: the verdict must be 'right' or 'wrong', got {verdict!r}")
     low, high = scorer_range(info, scorer_id)
-    if score is not None:
+    if score is not None and scorer_id != WHOLE_ITEM:
         if (
             isinstance(score, bool)
             or not isinstance(score, int | float)

@@ -19,7 +19,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from core.judge.pricing import estimate_cost_usd
+from core.judge.pricing import canonical_model, estimate_cost_usd
 from core.record_base import STEP_ORDER, StepName
 from core.records import ExperimentDetail, ExperimentInfo, ScorerOutcome
 from core.run_results import json_ready
@@ -33,6 +33,7 @@ __all__ = [
     "TOKEN_COLUMNS",
     "USAGE_COLUMNS",
     "StepView",
+    "experiment_cost",
     "experiments_frame",
     "failure_groups",
     "filter_items",
@@ -124,21 +125,22 @@ _USAGE_KEYS: dict[str, str] = {
 def _estimate(
     model: str | None, provider: str | None, input_tokens: int, output_tokens: int
 ) -> float:
-    """Estimated USD, NaN when unknown; litellm is consulted only when there are tokens."""
+    """Estimated USD (`estimate_cost_usd`, the one price rule), NaN when unknown; litellm is
+    consulted only when there are tokens."""
     if not model or input_tokens + output_tokens <= 0:
         return math.nan
-    for candidate in _model_candidates(model, provider):
-        cost = estimate_cost_usd(candidate, input_tokens, output_tokens)
-        if cost is not None:
-            return cost
-    return math.nan
+    cost = estimate_cost_usd(model, input_tokens, output_tokens, provider)
+    return math.nan if cost is None else cost
 
 
-def _model_candidates(model: str, provider: str | None) -> tuple[str, ...]:
-    # The provider-qualified name first (it is the more specific), then the name as reported.
-    if provider and not model.startswith(f"{provider}/"):
-        return (f"{provider}/{model}", model)
-    return (model,)
+def experiment_cost(info: ExperimentInfo) -> float | None:
+    """The experiment's estimated judge cost (USD), the one figure every page, export and the
+    CLI show for it: its counted judge tokens (`info.counts.usage`, every run that called the
+    judge, failed ones included) priced by `estimate_cost_usd` on its judge model. None
+    without judge tokens or without a known price."""
+    usage = info.counts.usage
+    cost = _estimate(info.judge_model, None, usage.input_tokens or 0, usage.output_tokens or 0)
+    return None if math.isnan(cost) else cost
 
 
 # ---- experiments ----
@@ -208,9 +210,7 @@ def _experiment_row(info: ExperimentInfo) -> dict[str, Any]:
         "runs": info.counts.total,
         "failed": info.counts.failed,
         "judge_tokens": usage.total_tokens or 0,
-        "est_cost_usd": _estimate(
-            info.judge_model, None, usage.input_tokens or 0, usage.output_tokens or 0
-        ),
+        "est_cost_usd": math.nan if (cost := experiment_cost(info)) is None else cost,
         "duration_s": duration,
         "created_at": info.created_at,
     }
@@ -540,7 +540,7 @@ def _usage_row(outcome: ScorerOutcome, step: str, execution: dict[str, Any]) -> 
         "scorer_id": outcome.scorer_id,
         "step": step,
         "status": execution.get("status", "success"),
-        "model": execution.get("judgeModelId"),
+        "model": _model_name(execution.get("judgeModelId"), execution.get("judgeProvider")),
         "provider": execution.get("judgeProvider"),
         "attempts": execution.get("attemptCount") or 0,
         "model_calls": execution.get("modelCallCount") or 0,
@@ -549,6 +549,13 @@ def _usage_row(outcome: ScorerOutcome, step: str, execution: dict[str, Any]) -> 
     }
     row.update({name: usage.get(key) or 0 for name, key in _USAGE_KEYS.items()})
     return row
+
+
+def _model_name(model: Any, provider: Any) -> Any:
+    """The model's one name (`canonical_model`): `openai/gpt-4o-mini` is `gpt-4o-mini`."""
+    if not isinstance(model, str) or not model:
+        return model
+    return canonical_model(model, provider if isinstance(provider, str) else None)
 
 
 def _usage_costs(columns: dict[str, list[Any]]) -> list[float]:

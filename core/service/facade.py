@@ -12,6 +12,7 @@ secret the process holds is masked in what the service hands out (docs/deploy.md
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -73,6 +74,7 @@ from core.service import slices as slicing
 from core.service.datasets_desk import DatasetDesk
 from core.service.manage import ManageMixin
 from core.service.mastra_desk import MastraMixin
+from core.service.pass_fail import PassFailMixin
 from core.service.results_desk import ResultsDesk
 from core.service.themes import ThemesMixin
 from core.storage import Store
@@ -90,11 +92,11 @@ RESUMABLE: tuple[ExperimentStatus, ...] = ("interrupted", "cancelled", "budget_r
 # ---- the service ----
 
 
-class Service(DatasetDesk, ResultsDesk, ThemesMixin, ManageMixin, MastraMixin):
+class Service(DatasetDesk, ResultsDesk, ThemesMixin, ManageMixin, MastraMixin, PassFailMixin):
     """One per process (see `get_service`); thread-safe. Datasets: core/service/datasets_desk.py;
     reading results: core/service/results_desk.py; themes: core/service/themes.py; renames,
     notes, tags and deletion impacts: core/service/manage.py; a Mastra store:
-    core/service/mastra_desk.py."""
+    core/service/mastra_desk.py; pass/fail thresholds: core/service/pass_fail.py."""
 
     def __init__(
         self,
@@ -616,7 +618,11 @@ class Service(DatasetDesk, ResultsDesk, ThemesMixin, ManageMixin, MastraMixin):
     def import_experiment_json(self, data: bytes, *, name: str | None = None) -> str:
         """Import an exported experiment (whole or nothing; `core.exchange.experiment_import`): its
         results stored, its failures in this process's memory only; returns its new id."""
-        return self._jobs.add(import_experiment(self.store, data, name)).experiment_id
+        experiment_id = self._jobs.add(import_experiment(self.store, data, name)).experiment_id
+        kept = _exported_thresholds(data)
+        if kept:
+            self.set_thresholds(experiment_id, kept)
+        return experiment_id
 
     def _described(self, info: ExperimentInfo) -> ExperimentInfo:
         update: dict[str, Any] = {"comparisons": self.catalog.comparisons(info)}
@@ -626,6 +632,27 @@ class Service(DatasetDesk, ResultsDesk, ThemesMixin, ManageMixin, MastraMixin):
 
 
 # ---- helpers ----
+
+
+def _exported_thresholds(data: bytes) -> dict[str, Any]:
+    """Scorer id -> threshold bounds from an export's `summary.thresholdResults` (the pass/fail
+    thresholds kept with the experiment it came from); empty when it has none."""
+    try:
+        document = json.loads(data)
+    except ValueError:  # the import read it already: not reached for a file it took
+        return {}
+    results = (
+        (document.get("summary") or {}).get("thresholdResults")
+        if isinstance(document, dict)
+        else None
+    )
+    kept: dict[str, Any] = {}
+    for result in results if isinstance(results, list) else []:
+        if isinstance(result, dict) and isinstance(result.get("id"), str):
+            bounds = result.get("threshold")
+            if isinstance(bounds, dict):
+                kept[result["id"]] = {k: v for k, v in bounds.items() if v is not None}
+    return kept
 
 
 def _judge(

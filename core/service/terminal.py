@@ -9,10 +9,11 @@ From core.experiments: MAX_CONCURRENCY (the engine's cap), release_unused_memory
 threshold rule (Threshold, ThresholdResult, check_threshold, failures_within). From
 core.reporting: the export files (experiment_json, results_csv, experiment_html,
 masked_export) and the agreement with a label column (label_values, label_agreement,
-agreement_line, LabelAgreement, LabelError). From core.dashboard_access: what `scorelab serve`
-checks before it starts (read_secrets, SecretsError, is_loopback, login_problems,
-unprotected_address_message). From core.judge.pricing: estimate_cost_usd (what an
-experiment's judge tokens cost in litellm's price table, for the spend a capped run reports).
+agreement_line, agreement_verdict, scorer_verdict, LabelAgreement, LabelError). From
+core.dashboard_access: what `scorelab serve` checks before it starts (read_secrets,
+SecretsError, is_loopback, login_problems, unprotected_address_message). From
+core.judge.pricing: estimate_cost_usd (what an experiment's judge tokens cost in litellm's
+price table, for the spend a capped run reports).
 """
 
 from __future__ import annotations
@@ -39,8 +40,11 @@ from core.reporting import (
     LabelAgreement,
     LabelError,
     agreement_line,
+    agreement_verdict,
+    experiment_cost,
     label_agreement,
     label_values,
+    scorer_verdict,
 )
 
 __all__ = [
@@ -51,8 +55,10 @@ __all__ = [
     "Threshold",
     "ThresholdResult",
     "agreement_line",
+    "agreement_verdict",
     "check_threshold",
     "estimate_cost_usd",
+    "experiment_cost",
     "experiment_html",
     "experiment_json",
     "failures_within",
@@ -64,5 +70,6 @@ __all__ = [
     "read_secrets",
     "release_unused_memory",
     "results_csv",
+    "scorer_verdict",
     "unprotected_address_message",
 ]

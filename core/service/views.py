@@ -13,11 +13,13 @@ one experiment (experiments_frame, item_frame, filter_items, item_outcomes, step
 scored_label, failure_groups, judge_usage_frame, usage_totals), the shaping of a large
 experiment's aggregates and pages (page_frame, binned_histograms, usage_summary_frame,
 usage_summary_totals, ALL_STEPS), its figures, its slices by metadata (slices_frame,
-slice_chart, slice_changes_frame, NO_VALUE_LABEL, CHART_VALUES), the agreement with
+slice_chart, slice_changes_frame, NO_VALUE_LABEL, CHART_VALUES; the readable pivot, one
+scorer's chart and Compare's paired change per slice of core/reporting/slice_views.py), the N
+experiments side by side (core/reporting/side_by_side.py), the agreement with
 a label column, the paired comparison (compare_experiments, item_changes, item_pair,
 diff_html, ...), and the files it is shared as (experiment_html, experiment_json_text,
 results_csv). From core.reporting's review modules (docs/review.md): QueueEntry,
-REVIEWS_SOURCE, ANONYMOUS, scorer_range, scorer_threshold.
+REVIEWS_SOURCE, ANONYMOUS, WHOLE_ITEM, scorer_range, scorer_threshold.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from core.reporting import (
     LabelAgreement,
     StepView,
     agreement_frame,
+    agreement_verdict,
     binned_histograms,
     calls_and_attempts,
     compare_experiments,
@@ -47,6 +50,7 @@ from core.reporting import (
     cost_by_scorer,
     diff_html,
     duration_distribution,
+    experiment_cost,
     experiments_frame,
     failure_groups,
     filter_items,
@@ -62,6 +66,7 @@ from core.reporting import (
     score_histograms,
     scored_label,
     scorer_table,
+    scorer_verdict,
     slice_changes_frame,
     slice_chart,
     slices_frame,
@@ -76,21 +81,39 @@ from core.reporting import (
 )
 from core.reporting.agreement import REVIEWS_SOURCE
 from core.reporting.review_queue import QueueEntry
-from core.reporting.reviews import ANONYMOUS, scorer_range, scorer_threshold
+from core.reporting.reviews import ANONYMOUS, WHOLE_ITEM, scorer_range, scorer_threshold
+from core.reporting.side_by_side import CHANGE_SUFFIX, side_by_side, side_by_side_columns
+from core.reporting.slice_views import (
+    CHART_TOP,
+    CORRECTION,
+    MIN_SLICE,
+    PairedSliceChange,
+    paired_slice_changes,
+    paired_slice_frame,
+    scorer_slice_chart,
+    slice_pivot,
+)
 
 __all__ = [
     "ALL_STEPS",
     "ANONYMOUS",
+    "CHANGE_SUFFIX",
+    "CHART_TOP",
     "CHART_VALUES",
+    "CORRECTION",
     "DOCS",
+    "MIN_SLICE",
     "NO_VALUE_LABEL",
     "REVIEWS_SOURCE",
+    "WHOLE_ITEM",
     "AllowList",
     "Comparison",
     "LabelAgreement",
+    "PairedSliceChange",
     "QueueEntry",
     "StepView",
     "agreement_frame",
+    "agreement_verdict",
     "binned_histograms",
     "calls_and_attempts",
     "compare_experiments",
@@ -98,6 +121,7 @@ __all__ = [
     "cost_by_scorer",
     "diff_html",
     "duration_distribution",
+    "experiment_cost",
     "experiment_html",
     "experiment_json_text",
     "experiments_frame",
@@ -115,14 +139,21 @@ __all__ = [
     "login_wanted",
     "mismatched_comparisons",
     "page_frame",
+    "paired_slice_changes",
+    "paired_slice_frame",
     "results_csv",
     "score_histograms",
     "scored_label",
     "scorer_range",
+    "scorer_slice_chart",
     "scorer_table",
     "scorer_threshold",
+    "scorer_verdict",
+    "side_by_side",
+    "side_by_side_columns",
     "slice_changes_frame",
     "slice_chart",
+    "slice_pivot",
     "slices_frame",
     "step_views",
     "suggested_label_column",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import timedelta
 from pathlib import Path
@@ -52,7 +52,7 @@ from core.records import (
     ScoreSummary,
     SliceSummary,
 )
-from core.storage import reads, reviews, slices
+from core.storage import reads, reviews, slices, thresholds
 from core.storage._engines import make_engine, normalise_url
 from core.storage._manage import StoreManagement
 from core.storage._rows import (
@@ -75,6 +75,7 @@ from core.storage._rows import (
     _score_row,
     _settled_key,
     _stored_counts,
+    _utc,
 )
 from core.storage.schema import SchemaError, upgrade_schema
 from core.storage.tables import DatasetItemRow, DatasetRow, ExperimentRow, ScoreRow
@@ -300,6 +301,7 @@ class Store(StoreManagement):
         )
         with self._transaction("delete the dataset") as connection:
             reviews.delete_reviews_of(connection, experiments)
+            thresholds.delete_thresholds_of(connection, experiments)
             connection.execute(delete(ScoreRow).where(col(ScoreRow.experiment_id).in_(experiments)))
             connection.execute(
                 delete(ExperimentRow).where(col(ExperimentRow.dataset_id) == dataset_id)
@@ -387,7 +389,11 @@ class Store(StoreManagement):
         two processes resuming the same experiment only one gets True.
 
         The failed runs' counters start again from zero: a resume runs again every pair without
-        a stored success, failed ones included, and counts them anew."""
+        a stored success, failed ones included, and counts them anew.
+
+        Its duration stays its running time: `started_at` moves forward by the idle time
+        between its stop (`finished_at`, else its last heartbeat for a crashed run) and now, so
+        `finished_at - started_at` never counts the time it sat cancelled or interrupted."""
         table = ExperimentRow.__table__
         claimable: ColumnElement[bool] = table.c.status.in_(list(statuses))
         if "interrupted" in statuses:
@@ -405,6 +411,17 @@ class Store(StoreManagement):
             heartbeat_at=_now(),
         )
         with self._transaction("reopen the experiment") as connection:
+            found = connection.execute(
+                select(table.c.started_at, table.c.finished_at, table.c.heartbeat_at).where(
+                    table.c.id == experiment_id
+                )
+            ).first()
+            if found is not None and found.started_at is not None:
+                stopped = _utc(found.finished_at or found.heartbeat_at)
+                started = _utc(found.started_at)
+                if stopped is not None and started is not None:
+                    ran = max(stopped - started, timedelta(0))
+                    values["started_at"] = values["heartbeat_at"] - ran
             result = connection.execute(
                 update(table).where(table.c.id == experiment_id, claimable).values(**values)
             )
@@ -470,6 +487,7 @@ class Store(StoreManagement):
         self._settled.pop(experiment_id, None)
         with self._transaction("delete the experiment") as connection:
             reviews.delete_reviews_of(connection, [experiment_id])
+            thresholds.delete_thresholds_of(connection, [experiment_id])
             connection.execute(delete(ScoreRow).where(col(ScoreRow.experiment_id) == experiment_id))
             connection.execute(delete(ExperimentRow).where(col(ExperimentRow.id) == experiment_id))
 
@@ -673,6 +691,20 @@ class Store(StoreManagement):
         if found is None:
             raise NotFoundError(f"No experiment with id {experiment_id!r}")
         return found.dataset_id, found.total_items, list(found.scorer_ids or [])
+
+    # ---- pass/fail thresholds (core/storage/thresholds.py) ----
+
+    def save_thresholds(
+        self, experiment_id: str, bounds: Mapping[str, tuple[float | None, float | None]]
+    ) -> None:
+        """Replace the experiment's thresholds (scorer id -> (min, max)), unchecked (the
+        service checks them)."""
+        with self._transaction("save the thresholds") as connection:
+            thresholds.save_thresholds(connection, experiment_id, bounds)
+
+    def thresholds(self, experiment_id: str) -> dict[str, tuple[float | None, float | None]]:
+        """The experiment's thresholds, scorer id -> (min, max)."""
+        return thresholds.read_thresholds(self.engine, experiment_id)
 
     # ---- human reviews of scores (core/storage/reviews.py) ----
 

@@ -212,10 +212,28 @@ class ReviewRow(SQLModel, table=True):
     updated_at: datetime = _timestamp(nullable=False)
 
 
+class ThresholdRow(SQLModel, table=True):
+    """A pass/fail threshold on one scorer of an experiment (bounds on its scores, inclusive;
+    the rule is `check_threshold`'s, core/experiments/thresholds.py), set on the experiment
+    page. One per (experiment, scorer); deleting the experiment deletes them (the store does
+    it)."""
+
+    __tablename__ = "thresholds"
+    __table__: ClassVar[Table]  # set by SQLModel for table=True; its stubs omit it
+    __table_args__ = (UniqueConstraint("experiment_id", "scorer_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    experiment_id: str = Field(foreign_key="experiments.id", max_length=64)
+    scorer_id: str = Field(sa_column=Column(Text, nullable=False))
+    min: float | None = Field(default=None, sa_column=Column(Float, nullable=True))
+    max: float | None = Field(default=None, sa_column=Column(Float, nullable=True))
+
+
 TABLES = [
     DatasetRow.__table__,
     DatasetItemRow.__table__,
     ExperimentRow.__table__,
     ScoreRow.__table__,
     ReviewRow.__table__,
+    ThresholdRow.__table__,
 ]

@@ -14,12 +14,14 @@ from collections.abc import Callable
 import streamlit as st
 
 from core.records import ExperimentDetail
+from core.service import NotFoundError
 from core.service.views import (
     LabelAgreement,
     experiment_html,
     experiment_json_text,
     results_csv,
 )
+from pages.ui.services import service
 
 KEY = "downloads"
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -31,21 +33,35 @@ def file_stem(name: str) -> str:
     return stem or "experiment"
 
 
+def _with_thresholds(
+    detail: ExperimentDetail, write: Callable[..., str], agreement: LabelAgreement | None
+) -> str:
+    """The file, with the pass/fail thresholds kept with the experiment (their results: the
+    JSON's `summary.thresholdResults`, the report's Pass/fail section) when it has any."""
+    try:
+        results = service().pass_fail(detail.info.id).json()
+    except NotFoundError:  # an experiment deleted meanwhile: the file without them
+        results = []
+    return write(detail, agreement=agreement, thresholds=results or None)
+
+
 def render_downloads(
     load: Callable[[], ExperimentDetail],
-    agreement: LabelAgreement | None = None,
+    agreement: LabelAgreement | Callable[[], LabelAgreement | None] | None = None,
     *,
     name: str = "experiment",
 ) -> None:
     """Three download buttons: HTML report, JSON, CSV; the HTML and the JSON include the
-    scorers' agreement with a label column when `agreement` is given. The experiment is
+    scorers' agreement with a label column when `agreement` is given (or a callable giving it,
+    called only when a file is built). The experiment is
     loaded (`load()`) only when a button is clicked, never to show the page; `name` names the
     files."""
     stem = file_stem(name)
+    later = agreement if callable(agreement) else (lambda: agreement)
     html, json_file, csv_file = st.columns(3)
     html.download_button(
         "HTML report",
-        data=lambda: experiment_html(load(), agreement=agreement),
+        data=lambda: _with_thresholds(load(), experiment_html, later()),
         file_name=f"{stem}.html",
         mime="text/html",
         icon=":material/description:",
@@ -56,7 +72,7 @@ def render_downloads(
     )
     json_file.download_button(
         "JSON (Mastra format)",
-        data=lambda: experiment_json_text(load(), agreement=agreement),
+        data=lambda: _with_thresholds(load(), experiment_json_text, later()),
         file_name=f"{stem}.json",
         mime="application/json",
         icon=":material/data_object:",

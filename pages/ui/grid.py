@@ -278,9 +278,10 @@ def render_grid(
     info: ExperimentInfo,
     metadata_columns: Sequence[str],
     extra_columns: Mapping[str, Mapping[str, Any]] | None = None,
+    height: int = 420,
 ) -> str | None:
-    """The grid of the page's items; returns the item id of the row clicked (written to the
-    URL's `item`), else the URL's `item` (None without one)."""
+    """The grid of the page's items, `height` pixels tall; returns the item id of the row
+    clicked (written to the URL's `item`), else the URL's `item` (None without one)."""
     frame = grid_frame(page, info, metadata_columns, extra_columns)
     labels = {
         **{s: scored_label(info, s) for s in info.scorer_ids},
@@ -310,7 +311,7 @@ def render_grid(
     event = st.dataframe(
         styled(frame, info.scorer_ids),
         hide_index=True,
-        height=420,
+        height=height,
         column_config=config,
         column_order=shown,
         on_select="rerun",

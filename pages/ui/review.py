@@ -2,35 +2,53 @@
 right or wrong, may give the score they would have given and a note; their review is saved
 (updated when saved again) and every review of that score is listed with who and when.
 
+Besides each scorer's score, the whole item may be judged (`render_item_review`): right or wrong
+with a note, stored as a review whose scorer is "*" (`WHOLE_ITEM`), exported and imported with
+the experiment like the others.
+
 Who reviews: the dashboard login's user (its e-mail) when there is one, else the name typed in
-the "Your name" field (kept for the session), else "anonymous"."""
+the "Your name" field, else "anonymous". The typed name is kept for the browser session: in the
+session's state across pages, and in a session cookie (`NAME_COOKIE`, no expiry: gone when the
+browser closes) that a reload or a new tab reads back (`st.context.cookies`)."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
+from urllib.parse import quote, unquote
+
+import pandas as pd
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core.records import REVIEW_NOTE_MAX, ExperimentInfo, Review
 from core.service import NotFoundError, ReviewError
-from core.service.views import ANONYMOUS, REVIEWS_SOURCE, scorer_range
+from core.service.views import ANONYMOUS, REVIEWS_SOURCE, WHOLE_ITEM, scorer_range
 from pages.ui.services import service
 from pages.ui.text import md_text
 from pages.ui.widgets import age
 
 __all__ = [
+    "NAME_COOKIE",
     "NAME_KEY",
     "REVIEW_COLUMN",
     "grid_marks",
     "label_sources",
     "option_label",
+    "render_item_review",
     "render_review",
     "reviewer",
     "reviewer_field",
+    "reviews_frame",
     "source_label",
     "source_note",
 ]
 
 NAME_KEY = "review.name"
 """Session key of the name a reviewer typed (kept across pages for the session)."""
+NAME_COOKIE = "scorelab_reviewer"
+"""The session cookie keeping the typed name across reloads (URL-encoded)."""
+_WRITTEN = f"{NAME_KEY}.cookie"
 
 
 def _login() -> str | None:
@@ -45,9 +63,41 @@ def _login() -> str | None:
     return None
 
 
+def _cookie() -> str | None:
+    """The name cookie as the browser sent it when this session connected (None: none)."""
+    try:
+        raw = st.context.cookies.get(NAME_COOKIE)
+    except Exception:  # outside a browser session (a bare script): no cookie
+        return None
+    return raw if isinstance(raw, str) else None
+
+
+def _typed_name() -> str:
+    """The name typed in this browser session: the session's, else the cookie's (a reload)."""
+    if NAME_KEY not in st.session_state:
+        raw = _cookie()
+        kept = unquote(raw).strip()[:200] if raw else ""
+        st.session_state[NAME_KEY] = kept
+        st.session_state[_WRITTEN] = kept
+    return str(st.session_state.get(NAME_KEY) or "").strip()
+
+
 def reviewer() -> str:
     """Who is reviewing: the login's user, else the typed name, else "anonymous"."""
-    return _login() or str(st.session_state.get(NAME_KEY) or "").strip() or ANONYMOUS
+    return _login() or _typed_name() or ANONYMOUS
+
+
+def _keep_in_cookie(name: str) -> None:
+    """Write the name to the session cookie (a script in the page; only when it changed)."""
+    if st.session_state.get(_WRITTEN) == name:
+        return
+    value = json.dumps(quote(name, safe="")).replace("<", "\\u003c")
+    st.html(
+        "<script>document.cookie = "
+        f"'{NAME_COOKIE}=' + {value} + '; path=/; SameSite=Strict';</script>",
+        unsafe_allow_javascript=True,
+    )
+    st.session_state[_WRITTEN] = name
 
 
 def reviewer_field() -> None:
@@ -57,14 +107,52 @@ def reviewer_field() -> None:
         st.caption(f"Reviewing as {md_text(login)} (the dashboard login).")
         return
     # A widget's value is dropped with the widget when the page changes: keep it apart.
-    typed = st.columns([1, 2])[0].text_input(
+    typed = st.text_input(
         "Your name (for your reviews)",
-        value=st.session_state.get(NAME_KEY, ""),
+        width=320,
+        value=_typed_name(),
         max_chars=200,
         placeholder=ANONYMOUS,
         key=f"{NAME_KEY}.field",
     )
     st.session_state[NAME_KEY] = typed.strip()
+    _keep_in_cookie(typed.strip())
+
+
+def render_item_review(info: ExperimentInfo, item_id: str) -> None:
+    """The verdict on the whole item (is the answer right?), with a note, and the verdicts
+    it has; saved as a review of `WHOLE_ITEM`."""
+    found = [r for r in _reviews(info.id, item_id) if r.scorer_id == WHOLE_ITEM]
+    who = reviewer()
+    mine = next((r for r in found if r.reviewer == who), None)
+    key = f"review.{info.id}.{item_id}.item"
+    with st.expander(
+        "Verdict on the whole item" + (f" · yours: {mine.verdict}" if mine else ""),
+        expanded=mine is None,
+    ):
+        with st.form(key, border=False):
+            note = st.text_area(
+                "Note on the item (optional)",
+                value=mine.note if mine else "",
+                max_chars=REVIEW_NOTE_MAX,
+                key=f"{key}.note",
+                height=68,
+            )
+            right, wrong = st.columns(2)
+            marked_right = right.form_submit_button(
+                "✓ Item is right",
+                width="stretch",
+                type="primary" if _is(mine, "right") else "secondary",
+            )
+            marked_wrong = wrong.form_submit_button(
+                "✗ Item is wrong",
+                width="stretch",
+                type="primary" if _is(mine, "wrong") else "secondary",
+            )
+        if marked_right or marked_wrong:
+            verdict = "right" if marked_right else "wrong"
+            _save(info, item_id, WHOLE_ITEM, verdict, None, note, who)
+        _listing(found, info, item_id, WHOLE_ITEM, who)
 
 
 def render_review(info: ExperimentInfo, item_id: str, scorer_id: str) -> None:
@@ -107,6 +195,14 @@ def render_review(info: ExperimentInfo, item_id: str, scorer_id: str) -> None:
     _listing(found, info, item_id, scorer_id, who)
 
 
+def _rerun_here() -> None:
+    """Rerun the fragment the review widget is in when this is a fragment's run (a click in the
+    experiment page's drill-down), else the page (the review queue, a full run)."""
+    context = get_script_run_ctx()
+    in_fragment = context is not None and bool(context.fragment_ids_this_run)
+    st.rerun(scope="fragment" if in_fragment else "app")
+
+
 def _is(review: Review | None, verdict: str) -> bool:
     return review is not None and review.verdict == verdict
 
@@ -128,15 +224,17 @@ def _save(
     except (ReviewError, NotFoundError) as error:
         st.error(md_text(error))
         return
-    st.toast(f"Review saved: {md_text(scorer_id)} on {md_text(item_id)} is {verdict}.")
-    st.rerun()
+    what = "the item" if scorer_id == WHOLE_ITEM else md_text(scorer_id)
+    st.toast(f"Review saved: {what} on {md_text(item_id)} is {verdict}.")
+    _rerun_here()
 
 
 def _listing(
     found: list[Review], info: ExperimentInfo, item_id: str, scorer_id: str, who: str
 ) -> None:
     if not found:
-        st.caption("No review of this score yet.")
+        what = "item" if scorer_id == WHOLE_ITEM else "score"
+        st.caption(f"No review of this {what} yet.")
         return
     st.markdown(f"**Reviews** ({len(found)})")
     for review in found:
@@ -151,11 +249,27 @@ def _listing(
         "Delete my review", key=f"review.{info.id}.{item_id}.{scorer_id}.delete"
     ):
         service().delete_review(info.id, item_id, scorer_id, who)
-        st.rerun()
+        _rerun_here()
 
 
 def _reviews(experiment_id: str, item_id: str) -> list[Review]:
     return service().reviews(experiment_id, item_id)
+
+
+def reviews_frame(reviews: Sequence[Review]) -> pd.DataFrame:
+    """Reviews as a table (the experiment page's Reviews view): item, what was judged (a
+    scorer, or "whole item"), verdict, the reviewer's score, reviewer, note, when."""
+    return pd.DataFrame(
+        {
+            "item": [r.item_id for r in reviews],
+            "judged": ["whole item" if r.scorer_id == WHOLE_ITEM else r.scorer_id for r in reviews],
+            "verdict": [_MARKS[r.verdict] + " " + r.verdict for r in reviews],
+            "would give": [r.score for r in reviews],
+            "reviewer": [r.reviewer for r in reviews],
+            "note": [r.note for r in reviews],
+            "updated": [age(r.updated_at) for r in reviews],
+        }
+    )
 
 
 # ---- the grid's review column ----
@@ -174,7 +288,10 @@ def grid_marks(experiment_id: str) -> dict[str, dict[str, str]]:
         return {}
     return {
         REVIEW_COLUMN: {
-            item_id: " · ".join(f"{scorer} {_MARKS[verdict]}" for scorer, verdict in by.items())
+            item_id: " · ".join(
+                f"{'item' if scorer == WHOLE_ITEM else scorer} {_MARKS[verdict]}"
+                for scorer, verdict in by.items()
+            )
             for item_id, by in marks.items()
         }
     }

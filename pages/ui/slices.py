@@ -1,15 +1,29 @@
-"""Slices by metadata: on the experiment page, the results grouped by a metadata column (per
-value: items, each scorer's mean with its 95% t-interval, missing and failed runs, and a
-chart); on Compare, each scorer's change of mean per value between the baseline and a
-candidate, worst first. The database groups the items (`Service.slices`); each result is
-cached per experiment state and column."""
+"""Slices by metadata: on the experiment page, the results grouped by a metadata column as one
+value × scorer pivot (items, per scorer n, mean and its 95% t-interval clipped to the scorer's
+range), worst first, and one scorer's chart of its worst values; on Compare, each scorer's
+change of mean per value over the paired items, with its 95% interval, a minimum size and
+Holm's correction, significant drops first. The database groups the items (`Service.slices`);
+each result is cached per experiment state and column."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
-from core.records import ExperimentInfo, SliceChange, SliceSummary
-from core.service.views import CHART_VALUES, slice_changes_frame, slice_chart, slices_frame
+from core.records import ExperimentInfo, SliceSummary
+from core.service.views import (
+    CHART_TOP,
+    CORRECTION,
+    MIN_SLICE,
+    Comparison,
+    PairedSliceChange,
+    paired_slice_changes,
+    paired_slice_frame,
+    scorer_range,
+    scorer_slice_chart,
+    slice_pivot,
+)
 from pages.ui.services import service
 from pages.ui.text import chart_text, md_text
 
@@ -29,13 +43,6 @@ def _version(info: ExperimentInfo) -> tuple[object, ...]:
 @st.cache_resource(max_entries=16, show_spinner="Grouping the results…")
 def _slices(experiment_id: str, column: str, version: tuple[object, ...]) -> list[SliceSummary]:
     return service().slices(experiment_id, column)
-
-
-@st.cache_resource(max_entries=16, show_spinner="Grouping the results…")
-def _changes(
-    baseline: str, candidate: str, column: str, versions: tuple[object, ...]
-) -> list[SliceChange]:
-    return service().compare_slices(baseline, candidate, column)
 
 
 def pick_column(columns: list[str], key: str, label: str = "Slice by") -> str | None:
@@ -72,33 +79,8 @@ def render_slices(info: ExperimentInfo, columns: list[str]) -> list[SliceSummary
     except ValueError as error:  # a column name the database cannot read
         st.warning(md_text(error))
         return []
-    frame = slices_frame(found)
     in_memory = any(s.failed is not None for summary in found for s in summary.scorers)
-    number = st.column_config.NumberColumn
-    st.dataframe(
-        frame,
-        hide_index=True,
-        # Failed runs unknown here (not this process's run): no column of empty cells.
-        column_order=[c for c in frame.columns if in_memory or c != "failed"],
-        column_config={
-            "value": st.column_config.TextColumn(column),
-            "items": number("items", format="%d"),
-            "scored": number("n", format="%d", help="Numeric scores (the mean's n)"),
-            "mean": number("mean", format="%.3f"),
-            "low": number("95% low", format="%.3f", help="Student t-interval"),
-            "high": number("95% high", format="%.3f", help="Student t-interval"),
-            "missing": number("missing", format="%d", help="Items without a stored run"),
-            "failed": number("failed", format="%d", help="Failed runs held in memory"),
-        },
-    )
-    titles = {s: chart_text(s) for s in info.scorer_ids}
-    st.plotly_chart(
-        slice_chart(found, titles, chart_text), width="stretch", key="experiment.slice_chart"
-    )
-    if len(found) > CHART_VALUES:
-        st.caption(
-            f"The chart draws the {CHART_VALUES} values with the most items of {len(found):,}."
-        )
+    render_pivot(info, found, column, in_memory)
     st.caption(
         INTERVAL_NOTE
         + (
@@ -111,11 +93,68 @@ def render_slices(info: ExperimentInfo, columns: list[str]) -> list[SliceSummary
     return found
 
 
-def render_slice_changes(baseline: ExperimentInfo, candidate: ExperimentInfo) -> None:
+def render_pivot(
+    info: ExperimentInfo, found: list[SliceSummary], column: str, in_memory: bool
+) -> None:
+    """The slices as one value × scorer pivot (n, mean, 95% interval clipped to the scorer's
+    range), worst first, then one scorer's chart of its worst values (a scorer picked)."""
+    ranges = {s: scorer_range(info, s) for s in info.scorer_ids}
+    pivot = slice_pivot(found, ranges)
+    number = st.column_config.NumberColumn
+    config: dict[str, Any] = {
+        "value": st.column_config.TextColumn(column),
+        "items": number("items", format="%d"),
+        "missing": number("missing", format="%d", help="Runs without a stored result"),
+        "failed": number("failed", format="%d", help="Failed runs held in memory"),
+    }
+    for scorer_id in info.scorer_ids:
+        config[f"{scorer_id} · n"] = number(f"{scorer_id} · n", format="%d")
+        for part in ("mean", "low", "high"):
+            config[f"{scorer_id} · {part}"] = number(f"{scorer_id} · {part}", format="%.3f")
+    st.dataframe(
+        pivot,
+        hide_index=True,
+        column_config=config,
+        # Failed runs unknown here (not this process's run): no column of empty cells.
+        column_order=[c for c in pivot.columns if in_memory or c != "failed"],
+        key="experiment.slice_pivot",
+    )
+    st.caption(
+        "Worst first: by the value's lowest mean (relative to each scorer's range). Low and "
+        "high: the 95% interval, clipped to the scorer's range."
+    )
+    if not info.scorer_ids:
+        return
+    scorer_id = st.selectbox(
+        "Chart of scorer",
+        info.scorer_ids,
+        key="experiment.slice_scorer",
+        help=f"One scorer at a time: its {CHART_TOP} worst values.",
+    )
+    st.plotly_chart(
+        scorer_slice_chart(found, scorer_id, ranges[scorer_id], escape=chart_text),
+        width="stretch",
+        key="experiment.slice_chart",
+    )
+    if len(found) > CHART_TOP:
+        st.caption(f"The chart draws the {CHART_TOP} worst values of {len(found):,}.")
+
+
+@st.cache_resource(max_entries=16, show_spinner="Pairing the slices…")
+def _paired(
+    _comparison: Comparison, column: str, versions: tuple[object, ...]
+) -> list[PairedSliceChange]:
+    return paired_slice_changes(_comparison, column)
+
+
+def render_slice_changes(comparison: Comparison) -> None:
     """The Compare page's "Change per slice" of one candidate (under its scorer table): per
-    scorer of both, the change of mean per value of a metadata column shared by both datasets,
-    worst first. Every candidate's picker follows the URL's `slice`."""
-    st.markdown("**Change per slice**")
+    scorer of both and value of a metadata column shared by both datasets, the change of mean
+    over the same (paired) items with its 95% interval; slices of at least `MIN_SLICE` pairs
+    are tested (paired t-test) with Holm's correction; significant drops first. Every
+    candidate's picker follows the URL's `slice`."""
+    baseline, candidate = comparison.baseline, comparison.candidate
+    st.markdown("**Change per slice** (paired on the same items)")
     shared = service()
     mine = shared.metadata_columns(baseline.id)
     theirs = set(shared.metadata_columns(candidate.id))
@@ -126,35 +165,41 @@ def render_slice_changes(baseline: ExperimentInfo, candidate: ExperimentInfo) ->
     column = pick_column(columns, f"compare.slice.{candidate.id}")
     if column is None:
         return
-    versions = (_version(baseline), _version(candidate))
+    versions = (baseline.id, candidate.id, _version(baseline), _version(candidate))
     try:
-        changes = _changes(baseline.id, candidate.id, column, versions)
+        changes = _paired(comparison, column, versions)
     except ValueError as error:
         st.warning(md_text(error))
         return
     if not changes:
-        st.info("No scorer ran in both experiments.")
+        st.info("No scorer ran on paired items in both experiments.")
         return
     number = st.column_config.NumberColumn
     st.dataframe(
-        slice_changes_frame(changes),
+        paired_slice_frame(changes),
         hide_index=True,
+        key=f"compare.slice_changes.{candidate.id}",
         column_config={
             "scorer": "Scorer",
             "value": st.column_config.TextColumn(column),
-            "baseline_n": number("n baseline", format="%d"),
+            "n": number("n paired", format="%d"),
             "baseline_mean": number("baseline mean", format="%.3f"),
-            "candidate_n": number("n candidate", format="%d"),
             "candidate_mean": number("candidate mean", format="%.3f"),
-            "change": number("Δ mean", format="%+.3f", help="candidate − baseline"),
+            "change": number("Δ mean", format="%+.3f", help="candidate − baseline, paired"),
+            "low": number("95% low", format="%+.3f", help="Student t-interval of Δ"),
+            "high": number("95% high", format="%+.3f", help="Student t-interval of Δ"),
+            "adjusted_p": number("p (Holm)", format="%.3g"),
+            "verdict": "Verdict",
         },
     )
-    worst = changes[0]
-    if worst.change is not None and worst.change < 0:
+    drops = [c for c in changes if c.significant and c.change < 0]
+    correction = CORRECTION.format(n=MIN_SLICE)
+    if drops:
+        worst = drops[0]
         st.caption(
-            f"Largest drop: {md_text(worst.scorer_id)} on {md_text(column)} = "
-            f"{md_text(worst.value or '(no value)')} ({worst.change:+.3f}). Means over each "
-            "side's items of the value (not paired)."
+            f"Largest significant drop: {md_text(worst.scorer_id)} on {md_text(column)} = "
+            f"{md_text(worst.value or '(no value)')} ({worst.change:+.3f}, 95% interval "
+            f"{worst.low:+.3f} to {worst.high:+.3f}, n = {worst.n}). {correction}"
         )
     else:
-        st.caption("No slice regressed. Means over each side's items of the value (not paired).")
+        st.caption(f"No slice dropped significantly. {correction}")

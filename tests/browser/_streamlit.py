@@ -6,12 +6,14 @@ Streamlit tells the browser over its websocket (`/_stcore/stream`) when a run st
 fragment's run, the fragment ids. `Runs` reads those messages as Playwright sees them, so a test
 can wait for "the run this click asked for has finished" (`rerun`), "the page opened and its
 first run has finished" (`open_page`) or "no run is going on" (`settle`), each bounded by a
-deadline. Fragment runs (the progress panel refreshing every second) are not the page's runs
-and are left out.
+deadline. Fragment runs (the progress panel refreshing every second, the experiment page's grid
+and drill-down) are not the page's runs: they are counted apart (`Runs.fragments`), and
+`fragment_rerun` waits for one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 import weakref
@@ -32,6 +34,9 @@ _ENDED = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_WITH_COMPILE_ERR
 """How a run ends when no other run follows it (an exception in the script is a success: the
 exception is an element of the page)."""
 
+_FRAGMENT_ENDED = {ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY, *_ENDED}
+"""How a fragment's run ends."""
+
 _WATCHED: weakref.WeakKeyDictionary[Any, Runs] = weakref.WeakKeyDictionary()
 
 
@@ -46,6 +51,10 @@ class Runs:
         """Ids of the runs started, oldest first."""
         self.ended: dict[str, int] = {}
         """How each ended run ended (a ForwardMsg.ScriptFinishedStatus)."""
+        self.fragments: list[str] = []
+        """Ids of the fragment runs started, oldest first."""
+        self.fragments_ended: dict[str, int] = {}
+        """How each ended fragment run ended."""
         page.on("websocket", self._attach)
 
     def _attach(self, socket: Any) -> None:
@@ -59,7 +68,15 @@ class Runs:
         message = ForwardMsg.FromString(payload)
         kind = message.WhichOneof("type")
         run = message.metadata.run
-        if kind not in ("new_session", "script_finished") or run.fragment_ids:
+        if kind not in ("new_session", "script_finished"):
+            return
+        if run.fragment_ids:
+            if kind == "new_session":
+                self.fragments.append(run.script_run_id)
+            elif self.fragments:
+                self.fragments_ended[run.script_run_id or self.fragments[-1]] = (
+                    message.script_finished
+                )
             return
         if kind == "new_session":
             self.started.append(run.script_run_id)
@@ -77,6 +94,20 @@ class Runs:
     def wait_since(self, mark: int, timeout: float = TIMEOUT) -> None:
         """Wait until a run that started after `mark` has ended and no other run is going on."""
         self._wait(lambda: self.settled_since(mark), timeout)
+
+    def fragment_mark(self) -> int:
+        """A point in the page's history of fragment runs, for `wait_fragment_since`."""
+        return len(self.fragments)
+
+    def wait_fragment_since(self, mark: int, timeout: float = TIMEOUT) -> None:
+        """Wait until a fragment run that started after `mark` has ended (its last one)."""
+        self._wait(
+            lambda: (
+                len(self.fragments) > mark
+                and self.fragments_ended.get(self.fragments[-1]) in _FRAGMENT_ENDED
+            ),
+            timeout,
+        )
 
     def _wait(self, done: Callable[[], bool], timeout: float) -> None:
         deadline = time.monotonic() + timeout / 1000
@@ -96,7 +127,8 @@ class Runs:
         """Block until the server sends something (or a new websocket opens)."""
         socket = self._socket
         if socket is None or socket.is_closed():
-            self._page.wait_for_event("websocket", timeout=timeout)
+            with contextlib.suppress(PlaywrightTimeout):  # the caller's deadline says
+                self._page.wait_for_event("websocket", timeout=timeout)
             return
         try:
             socket.wait_for_event("framereceived", timeout=timeout)
@@ -134,6 +166,17 @@ def rerun(page: Any, action: Callable[[], object], timeout: float = TIMEOUT) -> 
     mark = runs.mark()
     action()
     runs.wait_since(mark, timeout)
+
+
+def fragment_rerun(page: Any, action: Callable[[], object], timeout: float = TIMEOUT) -> int:
+    """Do `action` (a click in a fragment), which makes Streamlit rerun that fragment only, and
+    wait until a fragment run started since has ended; returns how many full-app runs started
+    meanwhile (0 when the page itself was not rerun)."""
+    runs = runs_of(page)
+    mark, fragment_mark = runs.mark(), runs.fragment_mark()
+    action()
+    runs.wait_fragment_since(fragment_mark, timeout)
+    return runs.mark() - mark
 
 
 def settle(page: Any, timeout: float = TIMEOUT) -> None:

@@ -70,6 +70,8 @@ def journey(dashboard_url: str, page: Any, tmp_path: Path) -> None:
     page.get_by_role("heading", name="Experiment detail").wait_for()
     page.get_by_text("output vs ground truth").first.wait_for(timeout=TIMEOUT)  # the cards
 
+    views = page.locator('[data-testid="stButtonGroup"]').first  # the page's views
+    rerun(page, views.get_by_text("Agreement", exact=True).click)
     page.get_by_role("heading", name="Agreement with labels").wait_for()
     # The label column was detected and chosen by its name.
     detected = re.compile(r"Labels from column answer_is_correct: 6 items labelled")

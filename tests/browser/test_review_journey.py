@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from ._streamlit import TIMEOUT, choose, in_view, open_page, rerun
+from ._streamlit import TIMEOUT, choose, fragment_rerun, in_view, open_page, rerun
 
 ROWS = [
     ("t01", "Law", "Is it legal to drive barefoot in the US?", "Yes, it is legal",
@@ -97,7 +97,7 @@ def click_a_grid_row(page: Any, experiment: str) -> None:
     box = grid.bounding_box()
     x = box["x"] + box["width"] / 2
     y = box["y"] + ROW_HEIGHT * 3 + ROW_HEIGHT / 2  # the third row, below the header
-    rerun(page, lambda: page.mouse.click(x, y))
+    fragment_rerun(page, lambda: page.mouse.click(x, y))  # the grid's fragment only
     page.get_by_text("Item t03").wait_for()
     assert "item=t03" in page.evaluate("location.href")
     # The item's input, in the drill-down's code block (drawn after its heading).
@@ -106,7 +106,7 @@ def click_a_grid_row(page: Any, experiment: str) -> None:
 
 
 def slice_by_category(page: Any, experiment: str) -> None:
-    open_page(page, f"{experiment}&label=")
+    open_page(page, f"{experiment}&label=&tab=slices")
     page.get_by_role("heading", name="Slices").wait_for()
     choose(page, "Slice by", "category")
     assert "slice=category" in page.evaluate("location.href")
@@ -128,11 +128,11 @@ def review_three_scores(page: Any, experiment: str) -> None:
         page.get_by_text(f"Item {item}").wait_for()
         mark = "✓ Score is right" if verdict == "right" else "✗ Score is wrong"
         button = in_view(page, page.get_by_role("button", name=mark).first)
-        rerun(page, button.click)
+        fragment_rerun(page, button.click)  # the drill-down's fragment
         page.get_by_text(re.compile(rf"anonymous.*{verdict}|{verdict}.*anonymous")).first.wait_for()
         no_exception(page)
     # The reviews are now a label source: three items labelled by the reviewers.
-    open_page(page, f"{experiment}&label=")
+    open_page(page, f"{experiment}&label=&tab=agreement")
     choose(page, "Label column", "reviews (human verdicts)")
     page.get_by_text(re.compile(r"reviews \(human verdicts\): 3 items labelled")).wait_for()
     page.locator('[data-testid="stDataFrame"]').filter(has_text="AUC").first.wait_for()
@@ -140,7 +140,7 @@ def review_three_scores(page: Any, experiment: str) -> None:
 
 
 def open_the_themes(page: Any, experiment: str) -> None:
-    open_page(page, f"{experiment}&label=")
+    open_page(page, f"{experiment}&label=&tab=themes")
     page.get_by_role("heading", name="Themes").wait_for()
     toggle = in_view(page, page.get_by_text("Find themes", exact=True))
     rerun(page, toggle.click)

@@ -311,8 +311,14 @@ def named(text: str) -> re.Pattern[str]:
     return re.compile(re.escape(text).replace("/", r"\/"))
 
 
-def experiment_url(dashboard: str, experiment_id: str, item: str | None = None) -> str:
-    query = {"experiment": experiment_id, **({"item": item} if item is not None else {})}
+def experiment_url(
+    dashboard: str, experiment_id: str, item: str | None = None, tab: str | None = None
+) -> str:
+    query = {
+        "experiment": experiment_id,
+        **({"item": item} if item is not None else {}),
+        **({"tab": tab} if tab is not None else {}),
+    }
     return f"{dashboard}/experiment?{urllib.parse.urlencode(query)}"
 
 
@@ -401,10 +407,14 @@ def test_experiment_detail_and_the_payload_items(dashboard: str, page: Any, seen
     run = STATE["run"]
     open_page(page, experiment_url(dashboard, run, FIRST))
     page.get_by_role("heading", name="Item drill-down").wait_for()
-    page.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for()
-    page.get_by_text(f"Labels from column {LABEL_COLUMN}").wait_for()  # the label picker's
     page.get_by_role("tab", name=re.compile(re.escape("[check]"))).click()
     text_only(page, "Experiment detail", f"Hi {LINK} {IMAGE} {COLOUR}")
+    open_page(page, experiment_url(dashboard, run, tab="distributions"))  # one view at a time
+    page.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for()
+    text_only(page, "Experiment detail, the distributions")
+    open_page(page, experiment_url(dashboard, run, tab="agreement"))
+    page.get_by_text(f"Labels from column {LABEL_COLUMN}").wait_for()  # the label picker's
+    text_only(page, "Experiment detail, the agreement")
     open_page(page, experiment_url(dashboard, run, FAILING))
     page.get_by_role("tab", name=re.compile(re.escape("[check]"))).click()
     page.get_by_text("Failed at preprocess").filter(visible=True).first.wait_for()

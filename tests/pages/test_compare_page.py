@@ -81,7 +81,7 @@ def test_pairs_by_id_warns_and_tabulates(app: AppTest, experiments: tuple[str, s
     assert similarity["paired_n"] == 3 and similarity["baseline_n"] == 4
     assert similarity["improved"] == 1 and similarity["regressed"] == 1
     assert similarity["unchanged"] == 1
-    changes = app.dataframe[1].value
+    changes = next(d.value for d in app.dataframe if "baseline_reason" in d.value.columns)
     assert set(changes["item_id"]) == {"q1", "q2", "q3"}
     assert changes.iloc[-1]["item_id"] == "q2"  # unchanged: last
 

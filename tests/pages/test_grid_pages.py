@@ -153,18 +153,21 @@ def test_a_metadata_filter_keeps_the_values_chosen(app: AppTest, experiment_id: 
 
 
 def test_slices_by_category(app: AppTest, experiment_id: str) -> None:
-    show(app, experiment_id)
+    show(app, experiment_id, tab="slices")
     app.selectbox(key="experiment.slice").set_value("category")
     app.run()
     assert not app.exception, app.exception
     table = next(d.value for d in app.dataframe if "missing" in d.value.columns)
     by_value = table.set_index("value")
     assert dict(by_value["items"]) == {"Law": 20, "Health": 20, "Misconceptions": 20}
-    assert by_value.loc["Law", "mean"] == pytest.approx(0.5)
-    assert by_value.loc["Law", "low"] < 0.5 < by_value.loc["Law", "high"]
-    assert by_value.loc["Health", "mean"] == 1.0 and by_value.loc["Health", "failed"] == 0
+    assert by_value.loc["Law", "right · mean"] == pytest.approx(0.5)
+    assert by_value.loc["Law", "right · low"] < 0.5 < by_value.loc["Law", "right · high"]
+    assert by_value.loc["Law", "right · low"] >= 0.0  # clipped to the scorer's range
+    assert by_value.loc["Health", "right · mean"] == 1.0
+    assert by_value.loc["Health", "failed"] == 0
+    assert table["value"].iloc[0] == "Law"  # worst first
     assert url(app, "slice") == "category"
-    assert len(app.get("plotly_chart")) == 2  # the histograms and the slices' chart
+    assert len(app.get("plotly_chart")) == 1  # the slices' chart only: one view at a time
     assert any("Student t-interval" in c.value for c in app.caption)
     shown = next(d for d in app.dataframe if "missing" in d.value.columns)
     assert "failed" in shown.proto.column_order  # this process ran it: its failures are known
@@ -227,7 +230,12 @@ def test_compare_lists_the_category_that_regressed_first(app: AppTest) -> None:
     table = next(d.value for d in app.dataframe if {"value", "change"} <= set(d.value.columns))
     assert list(table["value"]) == ["Health", "Misconceptions", "Law"]
     assert list(table["change"]) == pytest.approx([-0.5, 0.0, 0.5])
-    assert any("Largest drop: right on category = Health" in c.value for c in app.caption)
+    assert list(table["n"]) == [20, 20, 20]  # paired on the same items
+    assert list(table["verdict"]) == ["drop", "no clear change", "rise"]
+    health = table.iloc[0]
+    assert health["low"] < -0.5 < health["high"] < 0  # its 95% interval excludes 0
+    (said,) = [c.value for c in app.caption if "Largest significant drop" in c.value]
+    assert "right on category = Health" in said and "Holm" in said
 
 
 def test_summary_card_numbers_are_short() -> None:
@@ -257,7 +265,9 @@ def test_a_column_name_sqlite_cannot_read_is_a_warning(app: AppTest) -> None:
     show(app, started, slice='x"y')
     warnings = [w.value for w in app.warning]
     assert any("Metadata column 'x\"y'" in w for w in warnings), warnings
+    app.segmented_control(key="experiment.tab").set_value("results")
+    app.run()
     app.selectbox(key="experiment.mcol").set_value('x"y')
     app.run()
     assert not app.exception, app.exception
-    assert len(app.warning) == 2 and list(grid(app).value["item_id"]) == ["a", "b"]
+    assert len(app.warning) == 1 and list(grid(app).value["item_id"]) == ["a", "b"]

@@ -47,6 +47,8 @@ def labelled(app: AppTest) -> str:
 
 
 def show(app: AppTest, experiment_id: str, **params: str) -> AppTest:
+    """The experiment page's Agreement view (another view with `tab=`)."""
+    params.setdefault("tab", "agreement")
     app.query_params["experiment"] = experiment_id
     for name, value in params.items():
         app.query_params[name] = value
@@ -136,3 +138,30 @@ def test_column_names_are_shown_as_text(app: AppTest) -> None:
     assert any(f"Labels from column {hostile}:" in t for t in texts)
     assert not any(hostile in m.value for m in app.markdown)
     assert not any(hostile in c.value for c in app.caption)
+
+
+def test_the_verdict_sentence_and_badges(app: AppTest) -> None:
+    rows = ["id,question,answer,expected,is_correct"]
+    rows += [f"r{n},Q,right {n},r,yes" for n in range(4)]
+    rows += [f"w{n},Q,wrong zzz {n},r,no" for n in range(4)]
+    service = core.service.get_service()
+    dataset = service.import_dataset("verdict.csv", ("\n".join(rows) + "\n").encode())
+    started = service.start_experiment(
+        ExperimentConfig(
+            name="verdict",
+            dataset_id=dataset.id,
+            scorers=[
+                ScorerSpec(scorer_id="checks.includes", options={"value": "zzz", "id": "inv"}),
+                ScorerSpec(scorer_id="checks.includes", options={"value": "right", "id": "ok"}),
+            ],
+        )
+    )
+    assert service.wait(started, timeout=60).status == "completed"
+    show(app, started)
+    table = agreement_table(app)
+    assert list(table["scorer"]) == ["ok", "inv"]  # ranked best first
+    assert list(table["verdict"]) == ["✅ separates", "🔻 inverted"]
+    (box,) = [s for s in app.success if "separates the labels" in s.value]
+    shown = box.value.replace("\\", "")  # markdown escapes taken off
+    assert "ok (AUC 1.00)" in shown
+    assert "Ranks wrong answers higher (the interval below 0.5): inv (AUC 0.00)" in shown

@@ -218,6 +218,7 @@ def page_links(app: AppTest) -> list[Any]:
 
 
 def test_themes_of_low_score_reasons_link_to_their_items(app: AppTest, experiment_id: str) -> None:
+    app.query_params["tab"] = "themes"
     visit(app, "pages/experiment.py", experiment_id)
     assert not any("Telling words" in c.value for c in app.caption)  # nothing until asked
     app.toggle(key="themes.low_scores-failures.on").set_value(True)

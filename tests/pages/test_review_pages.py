@@ -141,13 +141,13 @@ def test_a_review_from_the_queue_is_stored_and_the_order_recomputed_on_demand(
 
 
 def test_the_agreement_panel_offers_the_reviews_as_labels(app: AppTest, experiment_id: str) -> None:
-    show(app, "pages/experiment.py", experiment_id)
+    show(app, "pages/experiment.py", experiment_id, tab="agreement")
     assert any("no score was reviewed yet" in c.value for c in app.caption)
     assert not [s for s in app.selectbox if s.label == "Label column"]
     service = core.service.get_service()
     for item_id in ("a", "b", "c"):
         service.save_review(experiment_id, item_id, SCORERS[1], "right")
-    show(app, "pages/experiment.py", experiment_id)
+    show(app, "pages/experiment.py", experiment_id, tab="agreement")
     app.selectbox(key="experiment.label").set_value(":reviews")
     app.run()
     assert not app.exception, app.exception

@@ -1,5 +1,6 @@
-"""The self-contained HTML report: hostile text stays text, nothing is loaded, plotly.js is
-inlined once, only the report's own scripts may run, and the embedded data is the experiment."""
+"""The self-contained HTML report: hostile text stays text, nothing is loaded, no plotly.js (the
+charts are inline SVG), only the report's own script may run, and the embedded data is the
+experiment."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ from html.parser import HTMLParser
 from typing import Any
 
 import pytest
-from plotly.offline import get_plotlyjs
 
 from core.exchange.html import experiment_html, script_json
 from core.records import DatasetItem, ExperimentDetail, ScorerOutcome
@@ -31,6 +31,7 @@ ALLOWED_TAGS = {
     "html", "head", "meta", "title", "style", "body", "main", "header", "nav", "a", "h1", "h2",
     "h3", "p", "section", "table", "thead", "tbody", "tr", "th", "td", "div", "span", "noscript",
     "input", "label", "select", "option", "button", "script",
+    "svg", "rect", "line", "text",  # the charts (inline SVG, ours: class svg-chart)
 }  # fmt: skip
 
 
@@ -140,11 +141,13 @@ def test_hostile_text_never_becomes_markup(page: Page) -> None:
             assert not (value or "").strip().lower().startswith("javascript:"), (tag, attrs)
         if tag == "a":
             assert (attrs.get("href") or "").startswith("#"), attrs
+        if tag == "svg":  # only the report's own charts
+            assert attrs.get("class") == "svg-chart", attrs
 
 
-def test_only_the_reports_three_scripts_exist(page: Page) -> None:
+def test_only_the_reports_two_scripts_exist(page: Page) -> None:
     ids = [attrs.get("id") for attrs, _ in page.scripts]
-    assert ids == ["report-data", "plotlyjs", "report-app"]  # </script> in a reason ended none
+    assert ids == ["report-data", "report-app"]  # </script> in a reason ended none
     assert all("src" not in attrs for attrs, _ in page.scripts)
     assert page.scripts[0][0]["type"] == "application/json"  # data, never run
 
@@ -171,16 +174,17 @@ def test_embedded_data_escapes_script_endings_and_round_trips(page: Page) -> Non
     assert execution["rawOutput"] == END_SCRIPT and execution["error"]["message"] == HANDLER
 
 
-def test_chart_labels_are_entity_escaped(page: Page) -> None:
-    figures = {chart["id"]: chart["figure"] for chart in data(page)["figures"]}
-    titles = [a["text"] for a in figures["chart-scores"]["layout"]["annotations"]]
-    assert any(title.startswith("&lt;svg onload=alert(3)&gt;") for title in titles)
-    assert all("<svg" not in title for title in titles)
-    assert {"chart-tokens", "chart-calls"} <= set(figures)  # the judge was called
+def test_chart_labels_are_escaped(html: str, page: Page) -> None:
+    charts = html[html.index('<section id="charts">') :]
+    charts = charts[: charts.index("</section>")]
+    assert "&lt;svg onload=alert(3)&gt;" in charts  # the hostile scorer, in the charts
+    assert HOSTILE_SCORER not in charts
+    ids = {attrs.get("id") for tag, attrs in page.tags if attrs.get("id", "").startswith("chart")}
+    assert {"chart-scores", "chart-tokens", "chart-calls"} <= ids  # the judge was called
 
 
 def test_loads_nothing_remote(html: str, page: Page) -> None:
-    ours = html.replace(page.script("plotlyjs"), "")
+    ours = html
     for needle in ('src="http', "src='http", 'href="http', "href='http", "@import", "url("):
         assert needle not in ours, needle
     for tag in ("link", "img", "iframe", "object", "embed", "base", "form"):
@@ -198,13 +202,12 @@ def test_only_the_reports_own_scripts_may_run(page: Page) -> None:
     digests = {
         base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() for text in executable
     }
-    assert len(executable) == 2 and allowed == digests
+    assert len(executable) == 1 and allowed == digests
 
 
-def test_plotly_js_is_inlined_once_verbatim(html: str, page: Page) -> None:
-    plotly = get_plotlyjs()
-    assert page.script("plotlyjs") == plotly
-    assert html.count(plotly[:200]) == 1
+def test_no_plotly_js_and_a_small_report_is_small(html: str) -> None:
+    assert "Plotly" not in html and "plotly" not in html.lower()
+    assert len(html.encode()) < 200_000  # plotly.js alone was 4.6 MB
 
 
 def test_sections_summary_failures_and_usage(html: str) -> None:
@@ -336,7 +339,9 @@ def test_payloads_make_no_element_link_or_image(payload_html: str) -> None:
             assert not (value or "").strip().lower().startswith("javascript:"), (tag, attrs)
         if tag == "a":
             assert (attrs.get("href") or "").startswith("#"), attrs
-    assert len(page.scripts) == 3  # a payload's </script> ended none
+        if tag == "svg":  # only the report's own charts
+            assert attrs.get("class") == "svg-chart", attrs
+    assert len(page.scripts) == 2  # a payload's </script> ended none
 
 
 def test_payloads_are_escaped_where_the_markup_shows_them(payload_html: str) -> None:
@@ -363,8 +368,8 @@ def test_payloads_round_trip_in_the_embedded_data(payload_html: str) -> None:
     assert "default-src 'none'" in policy  # the CSP stays
 
 
-def test_payloads_in_chart_labels_are_entity_escaped(payload_html: str) -> None:
-    figures = {chart["id"]: chart["figure"] for chart in data(Page(payload_html))["figures"]}
-    text = json.dumps(figures)
+def test_payloads_in_chart_labels_are_escaped(payload_html: str) -> None:
+    text = payload_html[payload_html.index('<section id="charts">') :]
+    text = text[: text.index("</section>")]
     assert "<b>" not in text and "<a href" not in text and "<img" not in text
     assert html_escape("<b>bold</b>") in text

@@ -263,3 +263,25 @@ def test_unfinished_items_are_those_missing_a_scorers_result(store: Store) -> No
     assert count == 3 and [item.id for item in items] == ["i1", "i2", "i4"]
     count, items = store.iter_unfinished_items(experiment_id, dataset_id, 1)
     assert count == 2 and [item.id for item in items] == ["i2", "i4"]
+
+
+@pytest.mark.parametrize("stopped_by", ["finished_at", "heartbeat_at"])
+def test_a_resumed_experiments_duration_is_its_running_time(store: Store, stopped_by: str) -> None:
+    # Ran 10 s, then sat cancelled (or crashed, last seen by its heartbeat) for 90 s.
+    experiment_id = new_experiment(store)
+    now = datetime.now(UTC)
+    stop = {"finished_at": now - timedelta(seconds=90)} if stopped_by == "finished_at" else {}
+    set_columns(
+        store,
+        experiment_id,
+        status="cancelled" if stop else "running",
+        started_at=now - timedelta(seconds=100),
+        heartbeat_at=now - timedelta(seconds=90),
+        **stop,
+    )
+    assert store.reopen_experiment(experiment_id, RESUMABLE)
+    store.finish_experiment(experiment_id, "completed", RunCounts(total=4, succeeded=4))
+    info = store.get_experiment(experiment_id)
+    assert info.started_at is not None and info.finished_at is not None
+    ran = (info.finished_at - info.started_at).total_seconds()
+    assert 10 <= ran < 20  # not the 100 s since it first started

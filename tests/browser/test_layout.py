@@ -1,0 +1,165 @@
+"""Issue 21 items 1, 6 and 8 in a real browser: the experiment page's views (a tab switch), a
+row click opening the drill-down beside the grid without rerunning the page, the next item by
+button and by key, the reviewer's name kept across a reload, and the New experiment page's
+duplicate-start guard."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from core.records import ExperimentConfig, ScorerSpec
+from core.service import Service
+from core.service.views import WHOLE_ITEM
+
+from ._streamlit import TIMEOUT, choose, fragment_rerun, in_view, open_page, rerun
+
+ROW_HEIGHT = 35
+"""Pixels per row (and for the header) of Streamlit's dataframe at its default size."""
+DATA = b"id,question,answer,category\n" + b"".join(
+    b"i%03d,question %d,%s %d,%s\n"
+    % (n, n, b"right" if n % 2 else b"wrong", n, [b"Law", b"Health"][n % 2])
+    for n in range(30)
+)
+
+
+def no_exception(page: Any) -> None:
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def stored_experiment(tmp_path: Path) -> str:
+    service = Service(f"sqlite:///{tmp_path / 'scorelab.db'}")
+    dataset = service.import_dataset("layout.csv", DATA)
+    experiment_id = service.start_experiment(
+        ExperimentConfig(
+            dataset_id=dataset.id,
+            scorers=[ScorerSpec(scorer_id="checks.includes", options={"value": "right"})],
+        )
+    )
+    assert service.wait(experiment_id, timeout=60).status == "completed"
+    service.store.close()
+    return experiment_id
+
+
+def click_row(page: Any, row: int) -> int:
+    """Click the grid's row `row` (from 0); returns the full-page runs it caused."""
+    grid = in_view(page, page.locator('[data-testid="stDataFrame"]').last)
+    box = grid.bounding_box()
+    x = box["x"] + box["width"] / 2
+    y = box["y"] + ROW_HEIGHT * (row + 1) + ROW_HEIGHT / 2  # below the header
+    return fragment_rerun(page, lambda: page.mouse.click(x, y))
+
+
+def item_input(page: Any, text: str) -> None:
+    page.locator('[data-testid="stCode"]', has_text=re.compile(f"^{text}$")).first.wait_for()
+
+
+def test_tabs_drilldown_beside_the_grid_and_next_item(
+    page: Any, tmp_path: Path, fresh_dashboard: Any
+) -> None:
+    with fresh_dashboard(tmp_path) as url:
+        experiment_id = stored_experiment(tmp_path)
+        open_page(page, f"{url}/experiment?experiment={experiment_id}")
+        page.get_by_text("Click a row of the grid to open its item here.").wait_for()
+        assert "tab=results" in page.url
+
+        # A tab switch: only that view is drawn, and the URL keeps it.
+        def view(name: str) -> Any:
+            views = page.locator('[data-testid="stButtonGroup"]').first
+            return views.get_by_text(name, exact=True)
+
+        rerun(page, view("Distributions").click)
+        page.locator('[data-testid="stPlotlyChart"]').first.wait_for()
+        assert page.locator('[data-testid="stDataFrame"]').count() == 0
+        assert "tab=distributions" in page.url
+        rerun(page, view("Results").click)
+        page.get_by_text("Click a row of the grid to open its item here.").wait_for()
+
+        # A row click opens the item beside the grid, rerunning the fragment only.
+        assert click_row(page, 3) == 0
+        page.get_by_text("Item i003").wait_for()
+        item_input(page, "question 3")
+        assert "item=i003" in page.url
+        grid = page.locator('[data-testid="stDataFrame"]').last.bounding_box()
+        heading = page.get_by_role("heading", name="Item drill-down").bounding_box()
+        assert heading["x"] >= grid["x"] + grid["width"]  # to its right, not below it
+        assert heading["y"] < grid["y"] + grid["height"]  # level with it, not under it
+        assert grid["height"] >= ROW_HEIGHT * 21  # 20 rows and more in sight
+
+        # Next item by button, then by key (J), previous by K.
+        next_button = page.get_by_role("button", name=re.compile("^Next item"))
+        assert fragment_rerun(page, next_button.click) == 0
+        page.get_by_text("Item i004").wait_for()
+        item_input(page, "question 4")
+        assert "item=i004" in page.url
+        page.evaluate("document.activeElement && document.activeElement.blur()")
+        assert fragment_rerun(page, lambda: page.keyboard.press("j")) == 0
+        page.get_by_text("Item i005").wait_for()
+        assert fragment_rerun(page, lambda: page.keyboard.press("k")) == 0
+        page.get_by_text("Item i004").wait_for()
+        assert "item=i004" in page.url and "tab=results" in page.url
+
+        # The URL reproduces the view: the item open again after a reload.
+        open_page(page, page.url)
+        page.get_by_text("Item i004").wait_for()
+        no_exception(page)
+
+
+def test_the_reviewer_name_is_kept_across_a_reload(
+    page: Any, tmp_path: Path, fresh_dashboard: Any
+) -> None:
+    with fresh_dashboard(tmp_path) as url:
+        experiment_id = stored_experiment(tmp_path)
+        open_page(page, f"{url}/experiment?experiment={experiment_id}&item=i002")
+        page.get_by_text("Item i002").wait_for()
+        name = page.get_by_role("textbox", name="Your name (for your reviews)")
+        name.fill("Ana Ng")
+        fragment_rerun(page, lambda: name.press("Enter"))
+        page.wait_for_function(
+            "() => document.cookie.includes('scorelab_reviewer=Ana%20Ng')", timeout=TIMEOUT
+        )
+        open_page(page, f"{url}/experiment?experiment={experiment_id}&item=i002")  # a reload
+        page.get_by_text("Item i002").wait_for()
+        field = page.get_by_role("textbox", name="Your name (for your reviews)")
+        assert field.input_value() == "Ana Ng"
+        verdict = in_view(page, page.get_by_role("button", name="✗ Item is wrong"))
+        fragment_rerun(page, verdict.click)
+        page.get_by_text("Verdict on the whole item · yours: wrong").wait_for()
+        service = Service(f"sqlite:///{tmp_path / 'scorelab.db'}")
+        (saved,) = service.reviews(experiment_id, "i002")
+        assert (saved.scorer_id, saved.verdict, saved.reviewer) == (WHOLE_ITEM, "wrong", "Ana Ng")
+        service.store.close()
+        no_exception(page)
+
+
+def test_a_second_start_of_a_running_configuration_asks_first(
+    page: Any, tmp_path: Path, fresh_dashboard: Any
+) -> None:
+    with fresh_dashboard(tmp_path) as url:
+        service = Service(f"sqlite:///{tmp_path / 'scorelab.db'}")
+        rows = b"".join(b"q%d,answer number %d\n" % (n, n) for n in range(40_000))
+        service.import_dataset("long.csv", b"question,answer\n" + rows)
+        before = len(service.list_experiments())
+        open_page(page, f"{url}/new_experiment")
+        choose(page, "Dataset", re.compile("long"))
+        page.get_by_text(re.compile("scorer runs")).first.wait_for()
+        start = page.get_by_role("button", name="Start experiment")
+        start.dblclick()  # two clicks at once: one run
+        page.get_by_role("heading", name="Running").wait_for(timeout=TIMEOUT)
+        assert len(service.list_experiments()) == before + 1
+        # The progress is drawn under the Start button, not at the top of the page.
+        progress = page.get_by_role("heading", name="Running").bounding_box()
+        button = page.get_by_role("button", name="Start experiment").bounding_box()
+        assert progress["y"] > button["y"]
+        # Start again while it runs: a question, not a second run.
+        rerun(page, page.get_by_role("button", name="Start experiment").click)
+        page.get_by_text(re.compile("is running with this same configuration")).wait_for()
+        assert page.get_by_role("button", name="Start experiment").is_disabled()
+        assert len(service.list_experiments()) == before + 1
+        rerun(page, page.get_by_role("button", name="Don't start").click)
+        assert page.get_by_text(re.compile("same configuration")).count() == 0
+        assert len(service.list_experiments()) == before + 1
+        page.get_by_role("button", name="Cancel").first.click()  # free the machine
+        service.store.close()
+        no_exception(page)
