@@ -18,6 +18,11 @@ A worker that dies mid-chunk: Ray runs the task again elsewhere (`max_retries`);
 takes each pair of a chunk once (the first outcome it receives), and the store skips a pair it
 already holds, so nothing is lost or stored twice.
 
+This module is the Ray task code (the worker's body, the connection, the driver's loop); its
+pieces that need no Ray stand beside it: the chunk planning and the counts
+(`core.experiments.ray_chunks`), the packing of what a task sends back
+(`core.experiments.ray_parts`) and the scorers' recipe (`core.experiments.ray_recipe`).
+
 This is the only module that imports `ray` (lazily: the in-process default needs no Ray), an
 import-linter contract says so.
 """
@@ -26,15 +31,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import json
 import logging
-import math
 import os
 import queue
-import socket
 import sys
 import threading
-import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -52,11 +53,19 @@ from core.experiments.engine import (
     final_status,
     run_experiment,
 )
+from core.experiments.ray_chunks import MAX_RETRIES, Chunk, Tally, plan_chunks
+from core.experiments.ray_parts import (
+    RAY_INLINE_DEFAULT,
+    ChunkResult,
+    inline_limit,
+    pack_outcomes,
+    unpack_outcomes,
+)
+from core.experiments.ray_recipe import ScorerRecipe, recipe_of
 from core.judge.budget import JudgeBudget
 from core.judge.config import JudgeConfig
-from core.judge.credentials import JudgeKey, JudgeSetupError, judge_key
+from core.judge.credentials import JudgeKey
 from core.judge.rate_limit import RateLimit
-from core.judge.secrets import remember_secret
 from core.records import (
     DatasetItem,
     ExperimentSummary,
@@ -64,8 +73,7 @@ from core.records import (
     ScorerOutcome,
     ScorerSpec,
 )
-from core.scorers import PREBUILT, PrebuiltScorer
-from core.scorers.catalog import ScorerCatalog
+from core.scorers import PrebuiltScorer
 from core.scoring import Scorer
 
 __all__ = [
@@ -79,6 +87,7 @@ __all__ = [
     "pack_outcomes",
     "ray_runner",
     "ray_target",
+    "recipe_of",
     "unpack_outcomes",
 ]
 
@@ -88,19 +97,8 @@ RAY_ADDRESS_ENV = "SCORELAB_RAY_ADDRESS"
 """Where experiments run when no address is given: `auto`, `ray://host:10001`, `host:port`
 (a cluster's GCS address) or `local:N`; unset or `in-process`: in this process."""
 
-RAY_INLINE_DEFAULT = 100 * 1024
-"""Ray's default `max_direct_call_object_size`: a task's return below it goes straight to the
-caller's in-process memory store, never to the object store."""
-
-_INLINE_SHARE = 0.8
-"""Parts are packed to this share of Ray's inline limit (pickling adds a few bytes)."""
-
 _FLUSH_EVERY_S = 0.5
 """How often a running chunk sends back what it finished (the driver's progress follows)."""
-
-_MAX_RETRIES = 3
-"""How many times Ray runs a chunk again whose worker died (not for errors: a scorer failure is
-an outcome, never an exception of the task)."""
 
 
 # ---- where to run ----
@@ -149,137 +147,6 @@ def ray_target(address: str | None, environ: Mapping[str, str] | None = None) ->
 def _is_host_port(text: str) -> bool:
     host, _, port = text.rpartition(":")
     return bool(host) and port.isdigit() and "/" not in text
-
-
-# ---- what a worker rebuilds ----
-
-
-@dataclass(frozen=True, slots=True)
-class ScorerRecipe:
-    """What a worker needs to build the experiment's scorers: never a secret (the key is a
-    decision, `JudgeKey`, resolved in the worker; a typed key travels apart, see `RayRunner`)."""
-
-    specs: tuple[ScorerSpec, ...]
-    judge: JudgeConfig | None
-    """The judge without its key."""
-    key: JudgeKey | None
-    """Which key the judge gets (resolved where the call is made)."""
-    catalog: Mapping[str, PrebuiltScorer] | None = None
-    """None: the prebuilt catalog; else the driver's own (pickled by reference: the same
-    install on every node)."""
-
-    def build(self, typed_key: SecretStr | None) -> list[Scorer]:
-        """The scorers, with the judge's key resolved in this process."""
-        judge = self.judge
-        if judge is not None and self.key is not None:
-            if typed_key is not None:
-                remember_secret(typed_key)  # its echoes are masked in failures here too
-            try:
-                key = self.key.api_key(typed_key)
-            except JudgeSetupError as error:
-                raise JudgeSetupError(
-                    f"On the Ray worker {socket.gethostname()} (pid {os.getpid()}): {error}. "
-                    "A key from the environment is read on each node: set it in the environment "
-                    "of `ray start` there (docs/scale.md, Judge keys)"
-                ) from None
-            judge = judge.model_copy(update={"api_key": key})
-        catalog = ScorerCatalog(PREBUILT if self.catalog is None else self.catalog)
-        return catalog.build_all(self.specs, judge)
-
-
-def recipe_of(
-    specs: Sequence[ScorerSpec],
-    judge: JudgeConfig | None,
-    typed_key: SecretStr | str | None,
-    catalog: Mapping[str, PrebuiltScorer] | None = None,
-) -> tuple[ScorerRecipe, SecretStr | None]:
-    """The recipe of the scorers the driver built with `judge`, and the typed key (if one was
-    typed) that must travel with each task."""
-    typed = SecretStr(typed_key) if isinstance(typed_key, str) else typed_key
-    if typed is not None and not typed.get_secret_value().strip():
-        typed = None
-    key = None
-    if judge is not None and judge.model:
-        key = judge_key(judge.model, judge.api_base, typed=typed is not None)
-        judge = judge.model_copy(update={"api_key": None})
-    own = None if catalog is None or _is_prebuilt(catalog) else dict(catalog)
-    return ScorerRecipe(tuple(specs), judge, key, own), typed
-
-
-def _is_prebuilt(catalog: Mapping[str, PrebuiltScorer]) -> bool:
-    return dict(catalog.items()) == dict(PREBUILT.items())
-
-
-# ---- what a worker sends back ----
-
-
-def inline_limit() -> int:
-    """The most bytes a part may have: a share of Ray's inline limit (its documented default,
-    `max_direct_call_object_size`: a cluster must not be started with a lower one)."""
-    return int(RAY_INLINE_DEFAULT * _INLINE_SHARE)
-
-
-def pack_outcomes(outcomes: Sequence[ScorerOutcome], limit: int) -> list[bytes]:
-    """Outcomes as compressed parts. Failures and successes go in separate parts; a part with
-    a failure is at most `limit` bytes (a failure too large alone loses its snapshot, then the
-    tail of its texts); a success too large alone is a part of its own (it is stored anyway)."""
-    failures = [o for o in outcomes if o.status != "success"]
-    successes = [o for o in outcomes if o.status == "success"]
-    parts = _packed([_fitting(o, limit) for o in failures], limit)
-    return parts + _packed(successes, limit)
-
-
-def unpack_outcomes(part: bytes) -> list[ScorerOutcome]:
-    """The outcomes of a part made by `pack_outcomes`."""
-    return [ScorerOutcome.model_validate(entry) for entry in json.loads(zlib.decompress(part))]
-
-
-def _encoded(outcomes: Sequence[ScorerOutcome]) -> bytes:
-    text = "[" + ",".join(o.model_dump_json() for o in outcomes) + "]"
-    return zlib.compress(text.encode(), 6)
-
-
-def _packed(outcomes: Sequence[ScorerOutcome], limit: int) -> list[bytes]:
-    """Greedy parts under `limit`, split in halves where one is over it."""
-    if not outcomes:
-        return []
-    whole = _encoded(outcomes)
-    if len(whole) <= limit or len(outcomes) == 1:
-        return [whole]
-    half = len(outcomes) // 2
-    return _packed(outcomes[:half], limit) + _packed(outcomes[half:], limit)
-
-
-def _fitting(failure: ScorerOutcome, limit: int) -> ScorerOutcome:
-    """A failure small enough to travel inline: its snapshot first, then its texts cut."""
-    if len(_encoded([failure])) <= limit:
-        return failure
-    failure = failure.model_copy(update={"snapshot": None, "failed_execution": None})
-    keep = limit
-    while len(_encoded([failure])) > limit and keep > 16:
-        keep //= 2
-        failure = failure.model_copy(
-            update={
-                "error": _cut(failure.error, keep),
-                "recovered_reason": _cut(failure.recovered_reason, keep),
-            }
-        )
-    return failure
-
-
-def _cut(value: Any, keep: int) -> Any:
-    text = value if isinstance(value, str) else (None if value is None else str(value))
-    if text is None or len(text) <= keep:
-        return value
-    return text[:keep] + " [cut: too long to send back from the Ray worker]"
-
-
-@dataclass(frozen=True, slots=True)
-class ChunkResult:
-    """What the driver received of one chunk."""
-
-    outcomes: list[ScorerOutcome]
-    sizes: list[int] = field(default_factory=list)
 
 
 # ---- the worker side ----
@@ -380,7 +247,7 @@ def _chunk_task() -> Any:
     if _remote_chunk is None:
         import ray
 
-        _remote_chunk = ray.remote(num_cpus=1, max_retries=_MAX_RETRIES, retry_exceptions=False)(
+        _remote_chunk = ray.remote(num_cpus=1, max_retries=MAX_RETRIES, retry_exceptions=False)(
             run_chunk
         ).options(name="scorelab_chunk")
     return _remote_chunk
@@ -519,7 +386,7 @@ class RayRunner:
     ) -> ExperimentSummary:
         if item_count is None:
             item_count = len(items)  # type: ignore[arg-type]
-        tally = _Tally(RunCounts(total=item_count * len(scorer_ids)))
+        tally = Tally(RunCounts(total=item_count * len(scorer_ids)))
         started_at = datetime.now(UTC)
         _connection.acquire(self.target)
         try:
@@ -543,7 +410,7 @@ class RayRunner:
         items: Iterable[DatasetItem],
         scorer_ids: list[str],
         concurrency: int,
-        tally: _Tally,
+        tally: Tally,
         on_outcome: OnOutcome | None,
         cancel: CancelToken | None,
         skip: Skip | None,
@@ -563,13 +430,13 @@ class RayRunner:
         cpus = ray.cluster_resources().get("CPU", 1)  # type: ignore[no-untyped-call]
         slots = max(2, int(cpus) + 1)
         size = self.chunk_size or max(16, 4 * concurrency)
-        running: dict[Any, _Chunk] = {}
+        running: dict[Any, Chunk] = {}
 
-        def submit(chunk: _Chunk) -> None:
+        def submit(chunk: Chunk) -> None:
             generator = task.remote(self.recipe, self.typed_key, chunk.units, concurrency, limiter)
             running[generator] = chunk
 
-        chunks = _chunks(items, scorer_ids, skip, size, tally)
+        chunks = plan_chunks(items, scorer_ids, skip, size, tally)
         exhausted = False
         while True:
             stopping = cancel is not None and cancel.cancelled
@@ -592,10 +459,10 @@ class RayRunner:
     def _take(
         self,
         generator: Any,
-        running: dict[Any, _Chunk],
-        tally: _Tally,
+        running: dict[Any, Chunk],
+        tally: Tally,
         on_outcome: OnOutcome | None,
-        submit: Callable[[_Chunk], None],
+        submit: Callable[[Chunk], None],
     ) -> None:
         """The next part of a chunk; at its end, the pairs it never sent back go out again as
         a chunk of their own. Ray retries a task whose worker died, but a retried generator's
@@ -615,7 +482,7 @@ class RayRunner:
             return
         except ray.exceptions.RayError as error:  # its retries spent: a chunk's last chance
             del running[generator]
-            if chunk.attempts >= _MAX_RETRIES:
+            if chunk.attempts >= MAX_RETRIES:
                 raise
             logger.warning("A Ray chunk failed (%s): its missing runs go out again", error)
             submit(chunk.rest())
@@ -641,81 +508,6 @@ class RayRunner:
             )
 
 
-@dataclass(slots=True)
-class _Chunk:
-    units: list[tuple[DatasetItem, tuple[str, ...]]]
-    pending: set[tuple[str, str]]
-    """The pairs not received yet."""
-    attempts: int = 0
-    """How many times it went out again for pairs it did not send back."""
-
-    def rest(self) -> _Chunk:
-        """A chunk of the pairs not received; raises RuntimeError once it went out too often
-        (a pair that kills every worker it runs on, say)."""
-        if self.attempts >= _MAX_RETRIES:
-            raise RuntimeError(
-                f"{len(self.pending)} runs of a Ray chunk never came back after "
-                f"{self.attempts + 1} tries (their workers died?)"
-            )
-        units = [
-            (item, tuple(i for i in ids if (item.id, i) in self.pending))
-            for item, ids in self.units
-        ]
-        units = [(item, ids) for item, ids in units if ids]
-        return _Chunk(units, set(self.pending), self.attempts + 1)
-
-
-def _chunks(
-    items: Iterable[DatasetItem],
-    scorer_ids: list[str],
-    skip: Skip | None,
-    size: int,
-    tally: _Tally,
-) -> Iterator[_Chunk]:
-    """Chunks of about `size` pairs, item by item; the pairs `skip` leaves out are taken off
-    the planned total (as `run_experiment` does)."""
-    units: list[tuple[DatasetItem, tuple[str, ...]]] = []
-    pending: set[tuple[str, str]] = set()
-    for position, item in enumerate(items):
-        if not isinstance(item, DatasetItem):
-            raise TypeError(f"items[{position}] must be a DatasetItem, not {type(item).__name__}")
-        ids = tuple(i for i in scorer_ids if skip is None or not skip(item, i))
-        tally.left_out(len(scorer_ids) - len(ids))
-        if not ids:
-            continue
-        units.append((item, ids))
-        pending.update((item.id, i) for i in ids)
-        if len(pending) >= size:
-            yield _Chunk(units, pending)
-            units, pending = [], set()
-    if units:
-        yield _Chunk(units, pending)
-
-
-class _Tally:
-    """The driver's counts and running means, as the engine keeps them."""
-
-    def __init__(self, counts: RunCounts) -> None:
-        self.counts = counts
-        self._means: dict[str, list[float]] = {}
-
-    def left_out(self, pairs: int) -> None:
-        if pairs:
-            update = {"total": self.counts.total - pairs}
-            self.counts = self.counts.model_copy(update=update)
-
-    def add(self, outcome: ScorerOutcome) -> None:
-        self.counts = self.counts.with_outcome(outcome)
-        score = outcome.score
-        if outcome.status == "success" and isinstance(score, int | float) and math.isfinite(score):
-            entry = self._means.setdefault(outcome.scorer_id, [0, 0.0])
-            entry[0] += 1
-            entry[1] += score / entry[0] - entry[1] / entry[0]
-
-    def means(self) -> dict[str, float]:
-        return {scorer_id: mean for scorer_id, (_, mean) in self._means.items()}
-
-
 def ray_runner(
     address: str | None,
     specs: Sequence[ScorerSpec],
@@ -725,10 +517,12 @@ def ray_runner(
     *,
     capped: bool = False,
     limits: Mapping[str, RateLimit] | None = None,
+    key: JudgeKey | None = None,
 ) -> RayRunner | None:
     """The runner of an experiment on Ray (None: in this process), from `address` or
     SCORELAB_RAY_ADDRESS; `limits`: the judge rate limits (model -> limit) the whole cluster
-    keeps together (`core.experiments.ray_limiter`). Raises ExperimentConfigError for a bad
+    keeps together (`core.experiments.ray_limiter`); `key`: the judge's key as its route
+    decided it (`core.judge.credentials.route_judge`). Raises ExperimentConfigError for a bad
     address, when Ray is not installed (`pip install 'scorelab[ray]'`), or for a spend cap
     (`capped`), which one process keeps."""
     target = ray_target(address)
@@ -745,6 +539,6 @@ def ray_runner(
         raise ExperimentConfigError(
             f"Running on Ray ({target.describe()}) needs Ray installed: pip install 'scorelab[ray]'"
         ) from None
-    recipe, typed = recipe_of(specs, judge, typed_key, catalog)
+    recipe, typed = recipe_of(specs, judge, typed_key, catalog, key)
     wanted = {model: limit for model, limit in (limits or {}).items() if not limit.is_unlimited()}
     return RayRunner(target, recipe, typed, limits=wanted or None)

@@ -34,9 +34,8 @@ from core.judge.endpoints import (
     TRUSTED_API_BASES_ENV,
     JudgeSetupError,
     check_api_base,
-    is_provider_endpoint,
     origin,
-    provider_key_may_go,
+    provider_origins,
     trusted_origins,
 )
 
@@ -48,11 +47,14 @@ __all__ = [
     "TRUSTED_API_BASES_ENV",
     "JudgeKey",
     "JudgeSetupError",
+    "RoutedJudge",
     "check_api_base",
     "check_judge_settings",
     "experiment_judge",
+    "judge_config",
     "judge_key",
     "judge_problems",
+    "route_judge",
 ]
 
 JUDGE_API_KEY_ENV = "SCORELAB_JUDGE_API_KEY"
@@ -152,6 +154,47 @@ class JudgeKey:
         return SecretStr(NO_KEY)
 
 
+@dataclass(frozen=True, slots=True)
+class RoutedJudge:
+    """A judge model routed once: where its calls go and with which key (no secret). What
+    decides on the judge afterwards (its config, its rate limit, a Ray worker's recipe) reads
+    this record instead of routing the model string again."""
+
+    model: str
+    """The litellm model string, as the experiment gives it."""
+    provider: str
+    """The provider litellm routes the model to (e.g. `openai`)."""
+    api_base: str | None
+    """The checked API base; None for the provider's default endpoint."""
+    own_endpoint: bool
+    """Whether the calls go to the provider's own endpoint (no API base, its default one or
+    the one the environment configures for it), not a local server or a proxy."""
+    key: JudgeKey
+    """Which key the judge gets (the module's table); `key.endpoint` is the origin."""
+
+
+def route_judge(
+    model: str,
+    api_base: str | None,
+    *,
+    typed: bool = False,
+    environ: Mapping[str, str] | None = None,
+) -> RoutedJudge:
+    """`model` at `api_base` routed once: its provider asked of litellm a single time, the base
+    checked, the key chosen (`typed`: a key was typed for this experiment). Raises
+    JudgeSetupError for an unroutable model, a bad API base or a bad trusted-bases list."""
+    environ = os.environ if environ is None else environ
+    api_base = check_api_base(api_base)
+    provider = _provider(model, api_base)
+    trusted_origins(environ, strict=True)
+    endpoint = origin(api_base) if api_base else None
+    own = not api_base or (
+        endpoint is not None and endpoint in provider_origins(model, provider, environ)
+    )
+    key = _key(model, provider, api_base, endpoint, own, typed, environ)
+    return RoutedJudge(model, provider, api_base, own, key)
+
+
 def judge_key(
     model: str,
     api_base: str | None,
@@ -159,27 +202,34 @@ def judge_key(
     typed: bool = False,
     environ: Mapping[str, str] | None = None,
 ) -> JudgeKey:
-    """Which key a judge of `model` at `api_base` gets (the module's table). Raises
-    JudgeSetupError for an unroutable model, a bad API base or a bad trusted-bases list."""
-    environ = os.environ if environ is None else environ
-    api_base = check_api_base(api_base)
-    provider = _provider(model, api_base)
-    trusted_origins(environ, strict=True)
-    endpoint = origin(api_base) if api_base else None
+    """Which key a judge of `model` at `api_base` gets (the module's table; `route_judge`'s
+    key). Raises JudgeSetupError for an unroutable model, a bad API base or a bad
+    trusted-bases list."""
+    return route_judge(model, api_base, typed=typed, environ=environ).key
+
+
+def _key(
+    model: str,
+    provider: str,
+    api_base: str | None,
+    endpoint: str | None,
+    own: bool,
+    typed: bool,
+    environ: Mapping[str, str],
+) -> JudgeKey:
     configured = None if api_base else _configured_base(provider, environ)
     if typed:
         return JudgeKey("typed", endpoint, configured=configured)
     if environ.get(JUDGE_API_KEY_ENV):
         return JudgeKey("scorelab", endpoint, JUDGE_API_KEY_ENV, configured=configured)
     variable = _provider_variable(provider, environ)
-    if provider_key_may_go(model, provider, api_base, environ):
+    if own or (endpoint is not None and endpoint in trusted_origins(environ)):
         if api_base and variable is None:
             return JudgeKey("none", endpoint)  # an own/trusted server that needs no key
         problems = [] if api_base or variable else _missing_keys(model)
         if problems:
             return JudgeKey("none", None, missing="; ".join(problems))
-        trusted = bool(api_base and not is_provider_endpoint(model, provider, api_base, environ))
-        return JudgeKey("provider", endpoint, variable, trusted=trusted, configured=configured)
+        return JudgeKey("provider", endpoint, variable, trusted=not own, configured=configured)
     return JudgeKey("none", endpoint, withheld=variable)
 
 
@@ -191,20 +241,32 @@ def experiment_judge(
     typed_key: SecretStr | None = None,
     cache: bool = False,
 ) -> JudgeConfig:
-    """The judge an experiment calls: `model` routed by litellm (once), its key by `judge_key`
-    (`typed_key`: a key typed for this experiment), `settings` (allow-listed) over
-    `DEFAULT_JUDGE_SETTINGS`, the judge cache on when `cache`. Raises JudgeSetupError naming
-    the problem."""
+    """The judge an experiment calls: `model` routed once (`route_judge`), then `judge_config`.
+    Raises JudgeSetupError naming the problem."""
+    typed = typed_key if typed_key is not None and typed_key.get_secret_value() else None
+    routed = route_judge(model, api_base, typed=typed is not None)
+    return judge_config(routed, settings, typed_key=typed, cache=cache)
+
+
+def judge_config(
+    routed: RoutedJudge,
+    settings: Mapping[str, Any],
+    *,
+    typed_key: SecretStr | None = None,
+    cache: bool = False,
+) -> JudgeConfig:
+    """The judge of a routed model: its key by the route's decision (`typed_key`: a key typed
+    for this experiment), `settings` (allow-listed) over `DEFAULT_JUDGE_SETTINGS`, the judge
+    cache on when `cache`. Raises JudgeSetupError naming the problem."""
     checked = check_judge_settings(settings)
     typed = typed_key if typed_key is not None and typed_key.get_secret_value() else None
-    choice = judge_key(model, api_base, typed=typed is not None)
-    if choice.missing:
-        raise JudgeSetupError(choice.missing)
+    if routed.key.missing:
+        raise JudgeSetupError(routed.key.missing)
     try:
         return JudgeConfig(
-            model=model,
-            api_base=check_api_base(api_base),
-            api_key=choice.api_key(typed),
+            model=routed.model,
+            api_base=routed.api_base,
+            api_key=routed.key.api_key(typed),
             model_settings={**DEFAULT_JUDGE_SETTINGS, **checked},
             cache=True if cache else None,
         )

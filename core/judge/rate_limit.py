@@ -33,6 +33,8 @@ from core.records import RateLimit
 if TYPE_CHECKING:
     from limits import RateLimitItem
 
+    from core.judge.credentials import RoutedJudge
+
 __all__ = [
     "DEFAULT_OUTPUT_TOKENS",
     "DEFAULT_WINDOW_S",
@@ -366,21 +368,31 @@ def provider_default(model: str, api_base: str | None = None) -> RateLimit | Non
 
 
 def experiment_rate_limit(
-    model: str | None, api_base: str | None, given: RateLimit | None
+    model: str | None,
+    api_base: str | None,
+    given: RateLimit | None,
+    routed: RoutedJudge | None = None,
 ) -> RateLimit | None:
     """The limit an experiment's judge model runs under: each figure of `given` (the
-    experiment's `rate_limit`) that is set, else the provider's default; None when nothing
-    limits it (no judge model, or neither figure from either)."""
+    experiment's `rate_limit`) that is set, else the provider's default (read from `routed`,
+    the model routed once, when given); None when nothing limits it (no judge model, or
+    neither figure from either)."""
     if not model:
         return None
-    default = provider_default(model, api_base)
+    if routed is None:
+        default = provider_default(model, api_base)
+    else:
+        default = PROVIDER_DEFAULTS.get(routed.provider) if routed.own_endpoint else None
     limit = given.over(default) if given is not None else default
     return None if limit is None or limit.is_unlimited() else limit
 
 
 def judge_rate_limit(
-    model: str | None, api_base: str | None, given: RateLimit | None
+    model: str | None,
+    api_base: str | None,
+    given: RateLimit | None,
+    routed: RoutedJudge | None = None,
 ) -> tuple[str, RateLimit] | None:
     """(model, limit) for `rate_limited`, as an experiment's job takes it; None: no limit."""
-    limit = experiment_rate_limit(model, api_base, given)
+    limit = experiment_rate_limit(model, api_base, given, routed)
     return None if limit is None or not model else (model, limit)

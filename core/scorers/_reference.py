@@ -13,12 +13,14 @@ several acceptable answers instead (`ground_truth_answers`).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any, Literal, TypeGuard, get_args
 
 from core.errors import ScorerConfigError
 from core.scorers._options import ScorerOptions
+from core.scorers._registry import PrebuiltScorer, reference_comparison, reference_needs
 from core.scorers._text import ScorerInputError, join_texts, side_texts
-from core.scoring import NotScorable, Scorer, ScorerRun, not_scorable
+from core.scoring import NotScorable, Scorer, ScorerRun, StepContext, create_scorer, not_scorable
 
 __all__ = [
     "NO_GROUND_TRUTH",
@@ -27,6 +29,8 @@ __all__ = [
     "check_reference",
     "ground_truth_answers",
     "ground_truth_reason",
+    "reference_entry",
+    "reference_scorer",
     "reference_text",
     "scorer_name",
     "with_ground_truth_reason",
@@ -125,3 +129,45 @@ def with_ground_truth_reason(scorer: Scorer, reference: Reference, detail: str) 
         return scorer
     reason = ground_truth_reason(detail)
     return scorer.generate_reason(lambda ctx: reason)
+
+
+def reference_scorer(
+    scorer_id: str,
+    name: str,
+    description: str,
+    reference: Reference,
+    preprocess: Callable[[StepContext], Any],
+    generate_score: Callable[[StepContext], Any],
+    ground_truth_detail: str,
+) -> Scorer:
+    """A code scorer that compares the output with its reference: Mastra's two steps
+    (`preprocess`, `generate_score`), a name that says when the ground truth is the reference,
+    and then a reason step saying so (`ground_truth_detail`: which step results describe it)."""
+    scorer = (
+        create_scorer(id=scorer_id, name=scorer_name(name, reference), description=description)
+        .preprocess(preprocess)
+        .generate_score(generate_score)
+    )
+    return with_ground_truth_reason(scorer, reference, ground_truth_detail)
+
+
+def reference_entry(
+    scorer_id: str,
+    name: str,
+    description: str,
+    factory: Callable[..., Scorer],
+    options_model: type[ScorerOptions] = ReferenceOptions,
+    compares: str | Callable[[Mapping[str, Any]], str] = reference_comparison,
+) -> PrebuiltScorer:
+    """The catalog entry of a code scorer with the `reference` option: no judge, what it
+    compares and the data it needs read from that option."""
+    return PrebuiltScorer(
+        scorer_id,
+        name,
+        description,
+        factory,
+        calls_judge=False,
+        options_model=options_model,
+        compares=compares,
+        needs=reference_needs,
+    )

@@ -38,15 +38,13 @@ from typing import Any
 
 from core.scorers._reference import (
     Reference,
-    ReferenceOptions,
     check_reference,
+    reference_entry,
+    reference_scorer,
     reference_text,
-    scorer_name,
-    with_ground_truth_reason,
 )
-from core.scorers._registry import PrebuiltScorer, reference_comparison, reference_needs
 from core.scorers._text import join_texts
-from core.scoring import NotScorable, Scorer, StepContext, create_scorer
+from core.scoring import NotScorable, Scorer, StepContext
 
 __all__ = [
     "CATALOG_ENTRY",
@@ -285,27 +283,15 @@ def create_completeness_scorer(reference: Reference = "input") -> Scorer:
             return text
         return _elements(text, join_texts(ctx.run.output, "output"))
 
-    scorer = (
-        create_scorer(
-            id=SCORER_ID, name=scorer_name("Completeness Scorer", mode), description=DESCRIPTION
-        )
-        .preprocess(preprocess)
-        .generate_score(_generate_score)
-    )
-    return with_ground_truth_reason(
-        scorer,
+    return reference_scorer(
+        SCORER_ID,
+        "Completeness Scorer",
+        DESCRIPTION,
         mode,
+        preprocess,
+        _generate_score,
         "inputElements, missingElements and elementCounts.input describe the ground truth.",
     )
 
 
-CATALOG_ENTRY = PrebuiltScorer(
-    SCORER_ID,
-    "Completeness",
-    DESCRIPTION,
-    create_completeness_scorer,
-    calls_judge=False,
-    options_model=ReferenceOptions,
-    compares=reference_comparison,
-    needs=reference_needs,
-)
+CATALOG_ENTRY = reference_entry(SCORER_ID, "Completeness", DESCRIPTION, create_completeness_scorer)

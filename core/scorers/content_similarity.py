@@ -24,13 +24,12 @@ from core.scorers._reference import (
     Reference,
     ReferenceOptions,
     check_reference,
+    reference_entry,
+    reference_scorer,
     reference_text,
-    scorer_name,
-    with_ground_truth_reason,
 )
-from core.scorers._registry import PrebuiltScorer, reference_comparison, reference_needs
 from core.scorers._text import collapse_js_whitespace, join_texts, remove_js_whitespace
-from core.scoring import NotScorable, Scorer, StepContext, create_scorer
+from core.scoring import NotScorable, Scorer, StepContext
 
 if TYPE_CHECKING:  # numpy is imported on first use: `import core.scorers` (the CLI's listing
     import numpy as np  # and export commands) starts without it
@@ -147,27 +146,21 @@ def create_content_similarity_scorer(
         result = ctx.results.preprocess_step_result
         return dice_similarity(result["processedInput"], result["processedOutput"])
 
-    scorer = (
-        create_scorer(
-            id=SCORER_ID,
-            name=scorer_name("Content Similarity Scorer", mode),
-            description=DESCRIPTION,
-        )
-        .preprocess(preprocess)
-        .generate_score(generate_score)
-    )
-    return with_ground_truth_reason(
-        scorer, mode, "processedInput holds the processed ground truth."
+    return reference_scorer(
+        SCORER_ID,
+        "Content Similarity Scorer",
+        DESCRIPTION,
+        mode,
+        preprocess,
+        generate_score,
+        "processedInput holds the processed ground truth.",
     )
 
 
-CATALOG_ENTRY = PrebuiltScorer(
+CATALOG_ENTRY = reference_entry(
     SCORER_ID,
     "Content Similarity",
     DESCRIPTION,
     create_content_similarity_scorer,
-    calls_judge=False,
-    options_model=ContentSimilarityOptions,
-    compares=reference_comparison,
-    needs=reference_needs,
+    ContentSimilarityOptions,
 )

@@ -18,8 +18,9 @@ import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from core.judge import JudgeConfig, PromptStep
-from core.scorers._answers import Claims, Verdicts
+from core.judge import JudgeConfig
+from core.scorers._answers import Verdicts
+from core.scorers._claims import claim_check_scorer
 from core.scorers._context import ExtractedContextOptions, required_context
 from core.scorers._judge_setup import judge_for
 from core.scorers._options import Scale, build_options
@@ -27,7 +28,7 @@ from core.scorers._prompts import as_json, claims_prompt, explain_step, numbered
 from core.scorers._registry import DataNeed, PrebuiltScorer, context_needs, ground_truth_needs
 from core.scorers._scores import round_to_two_decimals
 from core.scorers._text import js_trim
-from core.scoring import Scorer, ScorerRun, StepContext, create_scorer
+from core.scoring import Scorer, ScorerRun, StepContext
 
 __all__ = [
     "CATALOG_ENTRY",
@@ -161,35 +162,22 @@ def create_context_recall_scorer(
         verdicts = ctx.results.analyze_step_result["verdicts"]
         return context_recall_score(claims, verdicts, settings.scale)
 
-    return (
-        create_scorer(
-            id=SCORER_ID, name=NAME, description=DESCRIPTION, judge=judge_for(model, INSTRUCTIONS)
-        )
-        .preprocess(
-            PromptStep(
-                description="List the claims of the ground truth",
-                output_schema=Claims,
-                create_prompt=_preprocess_prompt(settings),
-            )
-        )
-        .analyze(
-            PromptStep(
-                description="Check each claim against the context",
-                output_schema=Verdicts,
-                create_prompt=_analyze_prompt(settings),
-            )
-        )
-        .generate_score(generate_score)
-        .generate_reason(
-            explain_step(
-                metric="context recall",
-                scale=settings.scale,
-                meaning="higher means the context covers more of the expected answer",
-                example="The score is 0.67 because the context supports two of the three "
-                "claims of the expected answer, but says nothing about the population figure.",
-                findings=_findings,
-            )
-        )
+    return claim_check_scorer(
+        scorer_id=SCORER_ID,
+        name=NAME,
+        description=DESCRIPTION,
+        judge=judge_for(model, INSTRUCTIONS),
+        claims=("List the claims of the ground truth", _preprocess_prompt(settings)),
+        check=("Check each claim against the context", Verdicts, _analyze_prompt(settings)),
+        generate_score=generate_score,
+        reason=explain_step(
+            metric="context recall",
+            scale=settings.scale,
+            meaning="higher means the context covers more of the expected answer",
+            example="The score is 0.67 because the context supports two of the three "
+            "claims of the expected answer, but says nothing about the population figure.",
+            findings=_findings,
+        ),
     )
 
 

@@ -13,19 +13,19 @@ a `ScorerRunError` (failed step "preprocess") whose message says where to put th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from core.judge import JudgeConfig, PromptStep
-from core.scorers._answers import Claims, Verdicts
+from core.judge import JudgeConfig
+from core.scorers._answers import Verdicts
+from core.scorers._claims import claim_check_scorer, share_of_yes
 from core.scorers._context import ContextScorerOptions, missing_context, resolve_context
 from core.scorers._judge_setup import judge_for
 from core.scorers._messages import assistant_message, tool_result_context
 from core.scorers._options import Scale, build_options
 from core.scorers._prompts import as_json, claims_prompt, explain_step, numbered, tagged
 from core.scorers._registry import PrebuiltScorer, context_needs
-from core.scorers._scores import round_to_two_decimals
-from core.scoring import Scorer, ScorerRun, StepContext, create_scorer
+from core.scoring import Scorer, ScorerRun, StepContext
 
 __all__ = [
     "CATALOG_ENTRY",
@@ -57,12 +57,8 @@ class FaithfulnessOptions(ContextScorerOptions):
     scale: Scale = 1.0
 
 
-def faithfulness_score(verdicts: Sequence[Mapping[str, Any]], scale: float = 1.0) -> float:
-    """`#verdicts exactly "yes" / #verdicts * scale`, rounded; 0 without verdicts."""
-    if not verdicts:
-        return 0.0
-    supported = sum(1 for item in verdicts if item["verdict"] == "yes")
-    return round_to_two_decimals(supported / len(verdicts) * scale)
+faithfulness_score = share_of_yes
+"""The share of verdicts exactly "yes" (`core.scorers._claims.share_of_yes`)."""
 
 
 def _context(run: ScorerRun, settings: FaithfulnessOptions) -> list[str]:
@@ -143,35 +139,22 @@ def create_faithfulness_scorer(
     def generate_score(ctx: StepContext) -> float:
         return faithfulness_score(ctx.results.analyze_step_result["verdicts"], settings.scale)
 
-    return (
-        create_scorer(
-            id=SCORER_ID, name=NAME, description=DESCRIPTION, judge=judge_for(model, INSTRUCTIONS)
-        )
-        .preprocess(
-            PromptStep(
-                description="List the claims of the response",
-                output_schema=Claims,
-                create_prompt=_preprocess_prompt(settings),
-            )
-        )
-        .analyze(
-            PromptStep(
-                description="Check each claim against the context",
-                output_schema=Verdicts,
-                create_prompt=_analyze_prompt(settings),
-            )
-        )
-        .generate_score(generate_score)
-        .generate_reason(
-            explain_step(
-                metric="faithfulness",
-                scale=settings.scale,
-                meaning='higher means more claims are supported by the context; only "yes" counts',
-                example="The score is 0.5 because the context supports the founding date and the "
-                "location, but contradicts the revenue figure and does not mention the CEO.",
-                findings=_findings,
-            )
-        )
+    return claim_check_scorer(
+        scorer_id=SCORER_ID,
+        name=NAME,
+        description=DESCRIPTION,
+        judge=judge_for(model, INSTRUCTIONS),
+        claims=("List the claims of the response", _preprocess_prompt(settings)),
+        check=("Check each claim against the context", Verdicts, _analyze_prompt(settings)),
+        generate_score=generate_score,
+        reason=explain_step(
+            metric="faithfulness",
+            scale=settings.scale,
+            meaning='higher means more claims are supported by the context; only "yes" counts',
+            example="The score is 0.5 because the context supports the founding date and the "
+            "location, but contradicts the revenue figure and does not mention the CEO.",
+            findings=_findings,
+        ),
     )
 
 

@@ -15,13 +15,13 @@ any judge call (failed step "preprocess"); with it, an empty answer fails the an
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel
 
-from core.judge import JudgeConfig, PromptStep
-from core.scorers._answers import Claims
+from core.judge import JudgeConfig
+from core.scorers._claims import claim_check_scorer, share_of_yes
 from core.scorers._context import (
     ContextScorerOptions,
     context_list,
@@ -33,8 +33,7 @@ from core.scorers._messages import assistant_message
 from core.scorers._options import Scale, build_options, call_maybe_async
 from core.scorers._prompts import as_json, claims_prompt, explain_step, numbered, tagged
 from core.scorers._registry import PrebuiltScorer, context_needs
-from core.scorers._scores import round_to_two_decimals
-from core.scoring import Scorer, StepContext, create_scorer
+from core.scoring import Scorer, StepContext
 
 __all__ = [
     "CATALOG_ENTRY",
@@ -86,12 +85,8 @@ class HallucinationVerdicts(BaseModel):
     verdicts: list[HallucinationVerdict]
 
 
-def hallucination_score(verdicts: Sequence[Mapping[str, Any]], scale: float = 1.0) -> float:
-    """`#verdicts exactly "yes" / #verdicts * scale`, rounded; 0 without verdicts."""
-    if not verdicts:
-        return 0.0
-    hallucinated = sum(1 for item in verdicts if item["verdict"] == "yes")
-    return round_to_two_decimals(hallucinated / len(verdicts) * scale)
+hallucination_score = share_of_yes
+"""The share of verdicts exactly "yes" (`core.scorers._claims.share_of_yes`)."""
 
 
 async def _context(ctx: StepContext, step: str, settings: HallucinationOptions) -> list[str]:
@@ -185,35 +180,26 @@ def create_hallucination_scorer(
     def generate_score(ctx: StepContext) -> float:
         return hallucination_score(ctx.results.analyze_step_result["verdicts"], settings.scale)
 
-    return (
-        create_scorer(
-            id=SCORER_ID, name=NAME, description=DESCRIPTION, judge=judge_for(model, INSTRUCTIONS)
-        )
-        .preprocess(
-            PromptStep(
-                description="List the claims of the response",
-                output_schema=Claims,
-                create_prompt=_preprocess_prompt(settings),
-            )
-        )
-        .analyze(
-            PromptStep(
-                description="Mark each claim the context does not back",
-                output_schema=HallucinationVerdicts,
-                create_prompt=_analyze_prompt(settings),
-            )
-        )
-        .generate_score(generate_score)
-        .generate_reason(
-            explain_step(
-                metric="hallucination",
-                scale=settings.scale,
-                meaning='higher is worse: the share of claims marked "yes" (hallucinated)',
-                example="The score is 0.25 because one of the four claims, the founding year, "
-                "contradicts the context, while the other three are supported by it.",
-                findings=_findings(settings),
-            )
-        )
+    return claim_check_scorer(
+        scorer_id=SCORER_ID,
+        name=NAME,
+        description=DESCRIPTION,
+        judge=judge_for(model, INSTRUCTIONS),
+        claims=("List the claims of the response", _preprocess_prompt(settings)),
+        check=(
+            "Mark each claim the context does not back",
+            HallucinationVerdicts,
+            _analyze_prompt(settings),
+        ),
+        generate_score=generate_score,
+        reason=explain_step(
+            metric="hallucination",
+            scale=settings.scale,
+            meaning='higher is worse: the share of claims marked "yes" (hallucinated)',
+            example="The score is 0.25 because one of the four claims, the founding year, "
+            "contradicts the context, while the other three are supported by it.",
+            findings=_findings(settings),
+        ),
     )
 
 

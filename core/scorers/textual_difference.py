@@ -26,15 +26,13 @@ from rapidfuzz.distance import Indel
 
 from core.scorers._reference import (
     Reference,
-    ReferenceOptions,
     check_reference,
+    reference_entry,
+    reference_scorer,
     reference_text,
-    scorer_name,
-    with_ground_truth_reason,
 )
-from core.scorers._registry import PrebuiltScorer, reference_comparison, reference_needs
 from core.scorers._text import JS_WHITESPACE_RUN, join_texts, js_trim, utf16_units
-from core.scoring import NotScorable, Scorer, StepContext, create_scorer
+from core.scoring import NotScorable, Scorer, StepContext
 
 __all__ = [
     "CATALOG_ENTRY",
@@ -132,27 +130,17 @@ def create_textual_difference_scorer(reference: Reference = "input") -> Scorer:
             return text
         return textual_difference(text, join_texts(ctx.run.output))
 
-    scorer = (
-        create_scorer(
-            id=SCORER_ID,
-            name=scorer_name("Textual Difference Scorer", mode),
-            description=DESCRIPTION,
-        )
-        .preprocess(preprocess)
-        .generate_score(_generate_score)
-    )
-    return with_ground_truth_reason(
-        scorer, mode, "ratio, changes and lengthDiff compare the ground truth with the output."
+    return reference_scorer(
+        SCORER_ID,
+        "Textual Difference Scorer",
+        DESCRIPTION,
+        mode,
+        preprocess,
+        _generate_score,
+        "ratio, changes and lengthDiff compare the ground truth with the output.",
     )
 
 
-CATALOG_ENTRY = PrebuiltScorer(
-    SCORER_ID,
-    "Textual Difference",
-    DESCRIPTION,
-    create_textual_difference_scorer,
-    calls_judge=False,
-    options_model=ReferenceOptions,
-    compares=reference_comparison,
-    needs=reference_needs,
+CATALOG_ENTRY = reference_entry(
+    SCORER_ID, "Textual Difference", DESCRIPTION, create_textual_difference_scorer
 )

@@ -37,13 +37,12 @@ from core.scorers._reference import (
     Reference,
     ReferenceOptions,
     check_reference,
+    reference_entry,
+    reference_scorer,
     reference_text,
-    scorer_name,
-    with_ground_truth_reason,
 )
-from core.scorers._registry import PrebuiltScorer, reference_needs
 from core.scorers._text import JS_WHITESPACE, join_texts, js_trim
-from core.scoring import NotScorable, Scorer, StepContext, create_scorer
+from core.scoring import NotScorable, Scorer, StepContext
 
 __all__ = [
     "CATALOG_ENTRY",
@@ -204,13 +203,14 @@ def create_tone_scorer(reference_tone: str | None = None, reference: Reference =
             tone = text
         return tone_analysis(join_texts(ctx.run.output, "output"), tone)
 
-    scorer = (
-        create_scorer(id=SCORER_ID, name=scorer_name("Tone Scorer", mode), description=DESCRIPTION)
-        .preprocess(preprocess)
-        .generate_score(_generate_score)
-    )
-    return with_ground_truth_reason(
-        scorer, mode, "referenceSentiment is the ground truth's sentiment."
+    return reference_scorer(
+        SCORER_ID,
+        "Tone Scorer",
+        DESCRIPTION,
+        mode,
+        preprocess,
+        _generate_score,
+        "referenceSentiment is the ground truth's sentiment.",
     )
 
 
@@ -227,13 +227,6 @@ def _comparison(options: Mapping[str, Any]) -> str:
     return "output tone stability (output only)"
 
 
-CATALOG_ENTRY = PrebuiltScorer(
-    SCORER_ID,
-    "Tone",
-    DESCRIPTION,
-    create_tone_scorer,
-    calls_judge=False,
-    options_model=ToneOptions,
-    compares=_comparison,
-    needs=reference_needs,
+CATALOG_ENTRY = reference_entry(
+    SCORER_ID, "Tone", DESCRIPTION, create_tone_scorer, ToneOptions, compares=_comparison
 )

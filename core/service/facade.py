@@ -35,10 +35,12 @@ from core.judge.cache import JudgeCacheError, judge_cache
 from core.judge.credentials import (
     DEFAULT_JUDGE_SETTINGS,
     JudgeKey,
+    RoutedJudge,
     check_api_base,
     check_judge_settings,
-    experiment_judge,
+    judge_config,
     judge_key,
+    route_judge,
 )
 from core.judge.estimate import cost_estimate
 from core.judge.pricing import estimate_cost_usd, unit_prices
@@ -137,7 +139,7 @@ class Service(DatasetDesk, ResultsDesk, ThemesMixin, ManageMixin, MastraMixin, P
         Raises ExperimentConfigError for a configuration that cannot work and ScorerRunError
         when a step fails (secrets masked in its message); nothing is stored.
         """
-        judge, _base, _settings = _judge(judge_model, api_base, judge_settings, api_key)
+        judge, _base, _settings, _routed = _judge(judge_model, api_base, judge_settings, api_key)
         scorer = self.catalog.build(spec, judge)
         try:
             return scorer.run_sync(
@@ -205,14 +207,14 @@ class Service(DatasetDesk, ResultsDesk, ThemesMixin, ManageMixin, MastraMixin, P
         budget = _budget(config)
         if config.cache:
             _open_judge_cache()
-        judge, api_base, settings = _judge(
+        judge, api_base, settings, routed = _judge(
             config.judge_model, config.api_base, config.judge_settings, api_key, config.cache
         )
         scorers = self.catalog.build_all(config.scorers, judge)
         problems = self.catalog.data_problems(dataset, config.scorers)
         if problems:
             raise ExperimentConfigError(" ".join(problems))
-        rate_limit = judge_rate_limit(config.judge_model, api_base, config.rate_limit)
+        rate_limit = judge_rate_limit(config.judge_model, api_base, config.rate_limit, routed)
         runner = ray_runner(
             ray_address,
             config.scorers,
@@ -221,6 +223,7 @@ class Service(DatasetDesk, ResultsDesk, ThemesMixin, ManageMixin, MastraMixin, P
             self.catalog,
             capped=budget is not None,
             limits=dict([rate_limit]) if rate_limit else None,
+            key=None if routed is None else routed.key,
         )
         # Read a page at a time as the runs start: a large dataset is never held whole.
         items = self.store.iter_dataset_items(dataset.id)
@@ -283,17 +286,20 @@ class Service(DatasetDesk, ResultsDesk, ThemesMixin, ManageMixin, MastraMixin, P
             )
         scorers = self._rebuilt_scorers(info, api_key)
         budget = _resumed_budget(info, max_cost)
-        judge = _judge(info.judge_model, info.api_base, info.judge_settings, api_key, info.cache)
+        judge, _base, _settings, routed = _judge(
+            info.judge_model, info.api_base, info.judge_settings, api_key, info.cache
+        )
         # The limit is not stored: a resumed experiment runs under the provider's default.
-        rate_limit = judge_rate_limit(info.judge_model, info.api_base, None)
+        rate_limit = judge_rate_limit(info.judge_model, info.api_base, None, routed)
         runner = ray_runner(
             ray_address,
             info.scorers,
-            judge[0],
+            judge,
             api_key,
             self.catalog,
             capped=budget is not None,
             limits=dict([rate_limit]) if rate_limit else None,
+            key=None if routed is None else routed.key,
         )
         if info.cache:
             _open_judge_cache()
@@ -371,7 +377,7 @@ class Service(DatasetDesk, ResultsDesk, ThemesMixin, ManageMixin, MastraMixin, P
         self, info: ExperimentInfo, api_key: SecretStr | str | None
     ) -> list[Scorer]:
         """The experiment's scorers as it ran them, from what it stored."""
-        judge, _base, _settings = _judge(
+        judge, _base, _settings, _routed = _judge(
             info.judge_model, info.api_base, info.judge_settings, api_key, info.cache
         )
         scorers = self.catalog.build_all(info.scorers, judge)
@@ -655,8 +661,9 @@ def _judge(
     settings: Mapping[str, Any] | None,
     typed_key: SecretStr | str | None,
     cache: bool = False,
-) -> tuple[JudgeConfig | None, str | None, dict[str, Any]]:
-    """(the judge of a model string, the API base and the settings as they may be stored). No
+) -> tuple[JudgeConfig | None, str | None, dict[str, Any], RoutedJudge | None]:
+    """(the judge of a model string, the API base and the settings as they may be stored, the
+    model routed once for what else decides on the judge: its rate limit, a Ray recipe). No
     judge without a model (a scorer that needs one says so), but the base and the settings are
     checked all the same, since they are stored. Raises JudgeSetupError, an
     ExperimentConfigError."""
@@ -668,9 +675,10 @@ def _judge(
     if typed is not None:
         remember_secret(typed)  # its echoes are masked, like the environment's keys
     if not model:
-        return None, checked_base, checked
-    judge = experiment_judge(model, checked_base, checked, typed_key=typed, cache=cache)
-    return judge, checked_base, checked
+        return None, checked_base, checked, None
+    routed = route_judge(model, checked_base, typed=typed is not None)
+    judge = judge_config(routed, checked, typed_key=typed, cache=cache)
+    return judge, checked_base, checked, routed
 
 
 def _open_judge_cache() -> None:

@@ -8,7 +8,6 @@ import contextlib
 import dataclasses
 import json
 import os
-import pickle
 import signal
 import time
 from collections.abc import Iterator
@@ -18,17 +17,9 @@ from typing import Any
 import pytest
 from conftest import Cluster, cluster_environment
 
-from core.experiments.ray_backend import (
-    RAY_INLINE_DEFAULT,
-    inline_limit,
-    pack_outcomes,
-    ray_target,
-    recipe_of,
-    unpack_outcomes,
-)
-from core.judge import JudgeConfig
+from core.experiments.ray_backend import ray_target
 from core.judge.rate_limit import RateLimit
-from core.records import ExperimentConfig, ScorerOutcome, ScorerSpec
+from core.records import ExperimentConfig, ScorerSpec
 from core.service import ExperimentConfigError, Service
 from core.testing import FakeJudge
 from core.testing.fake_judge import Reply, answer_from_schema
@@ -212,59 +203,6 @@ def test_ray_addresses_are_read_or_refused_by_name() -> None:
         ray_target("local:0", {})
     with pytest.raises(ExperimentConfigError, match="SCORELAB_RAY_ADDRESS 'http://x'"):
         ray_target(None, {"SCORELAB_RAY_ADDRESS": "http://x"})
-
-
-def failure(index: int, size: int) -> ScorerOutcome:
-    return ScorerOutcome(
-        item_id=f"item-{index}",
-        scorer_id="judge",
-        status="failed",
-        error=os.urandom(size // 2).hex(),
-        error_type="ScorerRunError",
-        snapshot={"raw": os.urandom(size).hex()},
-    )
-
-
-def test_every_part_holding_a_failure_stays_under_rays_inline_limit() -> None:
-    limit = inline_limit()
-    assert limit < RAY_INLINE_DEFAULT
-    failures = [failure(n, 3_000) for n in range(60)]
-    successes = [
-        ScorerOutcome(item_id=f"item-{n}", scorer_id="s", status="success", score=0.5)
-        for n in range(500)
-    ]
-    parts = pack_outcomes(failures + successes, limit)
-    back = [outcome for part in parts for outcome in unpack_outcomes(part)]
-    assert sorted(back, key=repr) == sorted(failures + successes, key=repr)
-    with_failures = [p for p in parts if any(o.status == "failed" for o in unpack_outcomes(p))]
-    assert len(with_failures) > 1  # they did not fit in one part
-    assert all(len(part) <= limit for part in with_failures)
-    assert all(o.status == "failed" for p in with_failures for o in unpack_outcomes(p))
-
-
-def test_a_failure_too_large_alone_loses_its_snapshot_then_the_tail_of_its_texts() -> None:
-    limit = inline_limit()
-    (part,) = pack_outcomes([failure(0, 400_000)], limit)
-    (sent,) = unpack_outcomes(part)
-    assert len(part) <= limit
-    assert sent.snapshot is None
-    assert sent.error is not None and sent.error.endswith(
-        "too long to send back from the Ray worker]"
-    )
-    assert (sent.item_id, sent.scorer_id, sent.error_type) == ("item-0", "judge", "ScorerRunError")
-
-
-def test_the_recipe_the_tasks_carry_holds_no_key() -> None:
-    judge = JudgeConfig(
-        model="openai/fake-judge", api_base="http://127.0.0.1:9/v1", api_key=TYPED_KEY
-    )
-    recipe, typed = recipe_of(SCORERS, judge, TYPED_KEY)
-    assert TYPED_KEY.encode() not in pickle.dumps(recipe)
-    assert recipe.judge is not None and recipe.judge.api_key is None
-    assert recipe.key is not None and recipe.key.source == "typed"
-    assert typed is not None and typed.get_secret_value() == TYPED_KEY
-    rebuilt = recipe.build(typed)
-    assert [s.id for s in rebuilt] == ["answer-relevancy-scorer", "tone-scorer"]
 
 
 def test_a_spend_cap_is_refused_on_ray_before_anything_is_stored(
