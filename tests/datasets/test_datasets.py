@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from pydantic import ValidationError
 
-from core.datasets import upload as datasets
+from core.datasets import _csv_reader
 from core.datasets._csv_reader import read_csv
 from core.datasets.upload import (
     DEFAULT_SIZE_LIMIT_BYTES,
@@ -403,7 +403,8 @@ def test_one_parse_serves_every_mapping(monkeypatch: pytest.MonkeyPatch) -> None
         parses.append(len(data))
         return read_csv(data, limits)
 
-    monkeypatch.setitem(datasets._READERS, "csv", counting_reader)
+    # The readers are looked up in their module at each read (imported on first use).
+    monkeypatch.setattr(_csv_reader, "read_csv", counting_reader)
     data = b"a,b,c\nx1,y1,z1\nx2,y2,\n"
     by_b = ColumnMapping(input="a", output="b", metadata=["c"])
     by_c = ColumnMapping(input="a", output="c", metadata=["b"])

@@ -417,11 +417,11 @@ def test_items_without_an_id_column_are_numbered_in_every_chunk() -> None:
 def test_an_unexpected_reader_error_is_a_problem_not_an_exception(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from core.datasets import upload as datasets
+    from core.datasets import _csv_reader
 
     def broken(data: bytes, limits: ImportLimits) -> None:
         raise RecursionError("maximum recursion depth exceeded")
 
-    monkeypatch.setitem(datasets._READERS, "csv", broken)
+    monkeypatch.setattr(_csv_reader, "read_csv", broken)  # looked up at each read
     report = read_dataset("f.csv", b"input,output\na,b\n")
     assert messages(report) == ["The file cannot be read as CSV: values nested too deeply"]

@@ -10,7 +10,7 @@ from page_text import plain  # tests/pages is on sys.path (no package: `pages` i
 from streamlit.testing.v1 import AppTest
 
 import core.service
-from core.datasets import upload as datasets
+from core.datasets import _csv_reader
 
 PAGES = {
     "pages/home.py": "Experiments",
@@ -106,13 +106,13 @@ def test_the_upload_is_parsed_once_across_a_mapping_change_and_the_import(
     app: AppTest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     parses: list[int] = []
-    read_csv = datasets._READERS["csv"]
+    read_csv = _csv_reader.read_csv
 
     def counting_reader(data: bytes, limits: Any) -> Any:
         parses.append(len(data))
         return read_csv(data, limits)
 
-    monkeypatch.setitem(datasets._READERS, "csv", counting_reader)
+    monkeypatch.setattr(_csv_reader, "read_csv", counting_reader)  # looked up at each read
     csv = b"prompt,response,other\nHello?,,Hi there\nBye?,,See you\n"
     upload(app, "once.csv", csv)
     assert import_button(app).disabled is True
