@@ -139,16 +139,21 @@ def reference_scorer(
     preprocess: Callable[[StepContext], Any],
     generate_score: Callable[[StepContext], Any],
     ground_truth_detail: str,
+    *,
+    analyze: Callable[[StepContext], Any] | None = None,
 ) -> Scorer:
-    """A code scorer that compares the output with its reference: Mastra's two steps
-    (`preprocess`, `generate_score`), a name that says when the ground truth is the reference,
-    and then a reason step saying so (`ground_truth_detail`: which step results describe it)."""
-    scorer = (
-        create_scorer(id=scorer_id, name=scorer_name(name, reference), description=description)
-        .preprocess(preprocess)
-        .generate_score(generate_score)
+    """A code scorer that compares the output with its reference: Mastra's steps
+    (`preprocess`, the optional `analyze`, `generate_score`), a name that says when the ground
+    truth is the reference, and then a reason step saying so (`ground_truth_detail`: which step
+    results describe it)."""
+    scorer = create_scorer(
+        id=scorer_id, name=scorer_name(name, reference), description=description
+    ).preprocess(preprocess)
+    if analyze is not None:
+        scorer = scorer.analyze(analyze)
+    return with_ground_truth_reason(
+        scorer.generate_score(generate_score), reference, ground_truth_detail
     )
-    return with_ground_truth_reason(scorer, reference, ground_truth_detail)
 
 
 def reference_entry(

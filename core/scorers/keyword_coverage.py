@@ -118,15 +118,13 @@ from core.scorers._keyword_lexicon import STOPWORDS, TECHNICAL_TERMS, _whole_ter
 from core.scorers._keyword_words import _KEYWORDS, _TOKENS, _WORDS, _items, _Word, _word
 from core.scorers._reference import (
     Reference,
-    ReferenceOptions,
     check_reference,
+    reference_entry,
+    reference_scorer,
     reference_text,
-    scorer_name,
-    with_ground_truth_reason,
 )
-from core.scorers._registry import PrebuiltScorer, reference_comparison, reference_needs
 from core.scorers._text import is_blank, join_texts
-from core.scoring import NotScorable, Scorer, StepContext, create_scorer
+from core.scoring import NotScorable, Scorer, StepContext
 
 __all__ = [
     "CATALOG_ENTRY",
@@ -353,28 +351,18 @@ def create_keyword_coverage_scorer(reference: Reference = "input") -> Scorer:
             is_blank(ctx.run.output, "output"),
         )
 
-    scorer = (
-        create_scorer(
-            id=SCORER_ID,
-            name=scorer_name("Keyword Coverage Scorer", mode),
-            description=DESCRIPTION,
-        )
-        .preprocess(preprocess)
-        .analyze(_analyze)
-        .generate_score(generate_score)
-    )
-    return with_ground_truth_reason(
-        scorer, mode, "referenceKeywords and totalKeywords count the ground truth's keywords."
+    return reference_scorer(
+        SCORER_ID,
+        "Keyword Coverage Scorer",
+        DESCRIPTION,
+        mode,
+        preprocess,
+        generate_score,
+        "referenceKeywords and totalKeywords count the ground truth's keywords.",
+        analyze=_analyze,
     )
 
 
-CATALOG_ENTRY = PrebuiltScorer(
-    SCORER_ID,
-    "Keyword Coverage",
-    DESCRIPTION,
-    create_keyword_coverage_scorer,
-    calls_judge=False,
-    options_model=ReferenceOptions,
-    compares=reference_comparison,
-    needs=reference_needs,
+CATALOG_ENTRY = reference_entry(
+    SCORER_ID, "Keyword Coverage", DESCRIPTION, create_keyword_coverage_scorer
 )
