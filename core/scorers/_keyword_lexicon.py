@@ -105,6 +105,17 @@ def _forms(surface: str) -> frozenset[str]:
     return frozenset({surface})  # "c++", "c#", "gpt4"
 
 
+def _term_forms(word: str) -> frozenset[str]:
+    """A curated term's word read as the noun or adjective it is there: "learning" in "machine
+    learning" has the forms of the noun (learnings), not of the verb learn, so a text where
+    "machines learn" does not name the term (a term of art stays a term)."""
+    if not word.replace("'", "").isalpha():
+        return _forms(word)
+    forms, readings = _alpha_forms(word)
+    nominal = [lemma for tag in ("NOUN", "ADJ", "PROPN") for lemma in readings.get(tag, ())]
+    return frozenset({word, *nominal}) if nominal else forms
+
+
 def _hyphenated_forms(surface: str) -> frozenset[str]:
     """A hyphenated token's forms: as written, its last part's forms behind the rest
     ("pre-trained" -> pre-train), and the same joined without hyphens ("real-time" ->
@@ -165,7 +176,7 @@ def _load_terms() -> dict[str, tuple[_Term, ...]]:
     """The curated terms, indexed by every form of their first word, longest first."""
     index: dict[str, list[_Term]] = {}
     for line in data_lines("technical-terms-en.txt"):
-        words = tuple(_forms(word) for word in line.split())
+        words = tuple(_term_forms(word) for word in line.split())
         term = _Term(words, line, len(words))
         for form in words[0]:
             index.setdefault(form, []).append(term)

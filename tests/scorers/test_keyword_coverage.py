@@ -566,6 +566,9 @@ def test_rule_compound_matches_its_verb_phrase(reference: str, response: str) ->
         ("dependency injection", "inject the dependencies"),  # curated: a term of art
         ("machine learning", "we learn machines"),  # curated terms name no verb phrase
         ("deep learning", "deep models for learning"),
+        ("machine learning", "machines learn quickly"),  # the term's "learning" is a noun
+        ("machine learning", "the machine learns"),
+        ("deep learning", "deep models learned"),
         ("hyperparameter tuning", "tune the radio; hyperparameters matter"),  # phrase break
         ("hyperparameter tuning", "tune it, then list the hyperparameters"),
         ("hyperparameter tuning", "hyperparameters tune nothing"),  # the noun is no object
