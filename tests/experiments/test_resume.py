@@ -385,17 +385,17 @@ def test_a_run_stopped_by_a_storage_error_is_resumable_once_the_cause_is_gone(
     the run stops with what was written kept, ends `interrupted` (not `error`, which resume
     refuses) saying why, and a resume once the disk has room runs the missing pairs."""
     dataset = service.import_dataset("set.csv", rows_of(12))
-    real_add = service.store.add_results
+    real_add = service.store.add_rows  # the writer's path
     writes: list[int] = []
 
-    def fills_the_disk(experiment_id: str, outcomes: Any) -> int:
+    def fills_the_disk(experiment_id: str, rows: Any) -> int:
         if writes:
             raise StorageError("Could not write the results: database or disk is full")
-        writes.append(real_add(experiment_id, outcomes))
+        writes.append(real_add(experiment_id, rows))
         return writes[-1]
 
     with monkeypatch.context() as patched:
-        patched.setattr(service.store, "add_results", fills_the_disk)
+        patched.setattr(service.store, "add_rows", fills_the_disk)
         experiment_id = service.start_experiment(
             ExperimentConfig(dataset_id=dataset.id, scorers=[slow_spec(delay_s=0.3)])
         )
