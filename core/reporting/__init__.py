@@ -9,6 +9,8 @@ commands that draw nothing start without them."""
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -221,6 +223,20 @@ def __getattr__(name: str) -> Any:
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
+
+
+class _Package(types.ModuleType):
+    """The package, keeping the function `compare` under its name: importing the submodule of
+    the same name (core.reporting.compare) sets the package's attribute to that module, which
+    an eager import used to rebind at once; lazily, the attribute is left to `__getattr__`."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _LAZY and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def __dir__() -> list[str]:
