@@ -303,11 +303,12 @@ def _items(rows: Iterable[Sequence[Any]], *, decode: bool = False) -> list[Datas
     ]
 
 
-def _loads(text: str | None) -> Any:
+def _loads(text: str | float | None) -> Any:
     """A JSON column's text as its value (SQL NULL as None): orjson, or the standard library
-    for what orjson refuses (an integer over 64 bits)."""
-    if text is None:
-        return None
+    for what orjson refuses (an integer over 64 bits). SQLite gives a JSON column numeric
+    affinity, so a bare number (an output of 42) comes back as the number itself."""
+    if text is None or isinstance(text, (int, float)):
+        return text
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:

@@ -99,6 +99,18 @@ def test_dataset_round_trip(store: Store) -> None:
     assert store.find_dataset("0" * 64) is None
 
 
+def test_bare_numbers_and_values_come_back_as_they_were(store: Store) -> None:
+    """SQLite gives a JSON column numeric affinity: a bare number is stored as a number, and
+    the items read for a run (iter_dataset_items) must still give it back as it was."""
+    items = [
+        DatasetItem(id="n", input="q", output=42, ground_truth=1.5, metadata={}),
+        DatasetItem(id="b", input=True, output="42", ground_truth=[1, "x"], metadata={"k": 0}),
+    ]
+    info = save(store, items)
+    assert store.dataset_items(info.id) == items
+    assert list(store.iter_dataset_items(info.id)) == items
+
+
 def test_a_dataset_is_stored_whole_or_not_at_all(store: Store) -> None:
     items = make_items(3)
     duplicated = [*items, items[0]]  # the unique (dataset, item id) constraint fails
