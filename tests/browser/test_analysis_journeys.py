@@ -39,7 +39,7 @@ def test_the_agreement_verdict_names_the_perfect_and_the_inverted_scorer(
             ],
         )
         service.store.close()
-        open_page(page, f"{url}/experiment?experiment={experiment_id}")
+        open_page(page, f"{url}/experiment?experiment={experiment_id}&tab=agreement")
         verdict = page.get_by_text("1 of 2 scorers separates the labels")
         verdict.wait_for()
         text = verdict.inner_text()
