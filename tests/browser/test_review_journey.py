@@ -110,7 +110,8 @@ def slice_by_category(page: Any, experiment: str) -> None:
     page.get_by_role("heading", name="Slices").wait_for()
     choose(page, "Slice by", "category")
     assert "slice=category" in page.evaluate("location.href")
-    table = page.locator('[data-testid="stDataFrame"]').filter(has_text="· mean").first  # the value × scorer pivot
+    # The value × scorer pivot.
+    table = page.locator('[data-testid="stDataFrame"]').filter(has_text="· mean").first
     table.wait_for(timeout=TIMEOUT)
     for category in ("Law", "Health", "Science"):
         assert table.get_by_text(category, exact=True).count() >= 1 or category in (
