@@ -385,4 +385,5 @@ class DeletionImpact(Record):
     reviews: int = 0
     """Human reviews of those results deleted."""
     running: int = 0
-    """Of those experiments, how many this process is running (they must be cancelled first)."""
+    """Of those experiments, how many are running, in this process or another (`running` with a
+    fresh heartbeat in the database): the deletion is refused until they stop."""
