@@ -48,19 +48,6 @@ __all__ = [
     "summarize_mastra_store",
 ]
 
-_STEP_KEYS = (
-    "preprocessStepResult",
-    "extractStepResult",
-    "analyzeStepResult",
-    "preprocessPrompt",
-    "extractPrompt",
-    "analyzePrompt",
-    "generateScorePrompt",
-    "generateReasonPrompt",
-    "reasonPrompt",
-    "additionalContext",
-    "requestContext",
-)
 _LIVE_METADATA = ("traceId", "spanId", "threadId", "resourceId", "entityType", "source")
 _STATUSES: dict[str, ExperimentStatus] = {
     "completed": "completed",
