@@ -36,6 +36,7 @@ import os
 import queue
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -179,12 +180,19 @@ def run_chunk(
     units: list[tuple[DatasetItem, tuple[str, ...]]],
     concurrency: int,
     limiter: Any = None,
+    budget: tuple[Any, float] | None = None,
 ) -> Iterator[bytes]:
     """The body of a chunk's Ray task (a generator: its parts stream back as they are made):
     the engine over `units` (each an item and the scorer ids to run on it), outcomes packed
-    by `pack_outcomes` every `_FLUSH_EVERY_S`."""
+    by `pack_outcomes` every `_FLUSH_EVERY_S`. `budget`: the spend cap's actor and its cap
+    (`core.experiments.ray_budget`): a run it refuses is not sent back (not finished)."""
     if limiter is not None:
         _install_proxy_limiter(limiter)
+    proxy = None
+    if budget is not None:
+        from core.experiments.ray_budget import RayBudgetProxy
+
+        proxy = RayBudgetProxy(*budget)
     scorers = _scorers(recipe, typed_key)
     wanted = {(item.id, scorer_id) for item, ids in units for scorer_id in ids}
     finished: queue.SimpleQueue[ScorerOutcome] = queue.SimpleQueue()
@@ -196,6 +204,7 @@ def run_chunk(
             concurrency=concurrency,
             on_outcome=finished.put,
             skip=lambda item, scorer_id: (item.id, scorer_id) not in wanted,
+            budget=proxy,
         ),
         engine_loop,
     )
@@ -206,6 +215,8 @@ def run_chunk(
             for part in pack_outcomes(_drained(finished), limit):
                 yield part  # not `yield from`: Ray's generator wrapper wants real yields
         future.result()  # an engine error is the task's error
+        if proxy is not None:
+            proxy.flush()  # its spend is the actor's before the driver hears the chunk ended
         for part in pack_outcomes(_drained(finished), limit):
             yield part
     finally:
@@ -335,6 +346,42 @@ def _init(ray: Any, target: RayTarget) -> None:
     )
 
 
+class _Spend:
+    """The driver's side of a spend cap on Ray: the budget actor the workers reserve from
+    (`core.experiments.ray_budget`), its figures mirrored on the experiment's `JudgeBudget`
+    (what the progress reads) as the run goes."""
+
+    def __init__(self, budget: JudgeBudget) -> None:
+        from core.experiments.ray_budget import budget_holder
+
+        self.budget = budget
+        self.actor = budget_holder(budget.max_cost_usd)
+        self.held: tuple[Any, float] = (self.actor, budget.max_cost_usd)
+        self._read_at = -1.0
+
+    def reached(self, every_s: float = 0.0) -> bool:
+        """Whether the actor refused a request (read anew at most every `every_s`)."""
+        now = time.monotonic()
+        if now - self._read_at >= every_s:
+            self._read()
+            self._read_at = now
+        return self.budget.reached
+
+    def _read(self) -> None:
+        import ray
+
+        self.budget.mirror(*ray.get(self.actor.figures.remote()))
+
+    def close(self) -> None:
+        """The last figures, then the actor goes."""
+        import ray
+
+        try:
+            self._read()
+        finally:
+            ray.kill(self.actor)
+
+
 @dataclass
 class RayRunner:
     """Runs an experiment on Ray with `run_experiment`'s keyword arguments (the `runner` of an
@@ -364,14 +411,9 @@ class RayRunner:
         budget: JudgeBudget | None = None,
         **_: Any,
     ) -> ExperimentSummary:
-        if budget is not None:
-            raise ExperimentConfigError(
-                "A spend cap (max_cost) is kept by one process: it cannot bound a run on Ray "
-                "yet; run in-process or without the cap"
-            )
         return await asyncio.to_thread(
             self._drive, items, [s.id for s in scorers], concurrency, item_count, on_outcome,
-            cancel, skip,
+            cancel, skip, budget,
         )  # fmt: skip
 
     def _drive(
@@ -383,6 +425,7 @@ class RayRunner:
         on_outcome: OnOutcome | None,
         cancel: CancelToken | None,
         skip: Skip | None,
+        budget: JudgeBudget | None,
     ) -> ExperimentSummary:
         if item_count is None:
             item_count = len(items)  # type: ignore[arg-type]
@@ -390,15 +433,21 @@ class RayRunner:
         started_at = datetime.now(UTC)
         _connection.acquire(self.target)
         try:
-            aborted = self._submit_all(
-                items, scorer_ids, concurrency, tally, on_outcome, cancel, skip
-            )
+            spend = None if budget is None else _Spend(budget)
+            try:
+                aborted = self._submit_all(
+                    items, scorer_ids, concurrency, tally, on_outcome, cancel, skip, spend
+                )
+            finally:
+                if spend is not None:
+                    spend.close()
         finally:
             _connection.release()
         counts = tally.counts
         cancelled = aborted or (cancel is not None and cancel.cancelled and counts.skipped > 0)
+        capped = budget is not None and budget.reached and counts.skipped > 0
         return ExperimentSummary(
-            status=final_status(counts, cancelled),
+            status=final_status(counts, cancelled, capped),
             counts=counts,
             scores=tally.means(),
             started_at=started_at,
@@ -414,9 +463,11 @@ class RayRunner:
         on_outcome: OnOutcome | None,
         cancel: CancelToken | None,
         skip: Skip | None,
+        spend: _Spend | None = None,
     ) -> bool:
         """Submit the chunks, at most a few more than the cluster's CPUs at once (the items
-        are read as they go), and take their parts as they come. True when aborted."""
+        are read as they go), and take their parts as they come; under a spend cap (`spend`),
+        none once it is reached. True when aborted."""
         import ray
 
         task = _chunk_task()
@@ -432,14 +483,22 @@ class RayRunner:
         size = self.chunk_size or max(16, 4 * concurrency)
         running: dict[Any, Chunk] = {}
 
+        held = None if spend is None else spend.held
+
         def submit(chunk: Chunk) -> None:
-            generator = task.remote(self.recipe, self.typed_key, chunk.units, concurrency, limiter)
+            if spend is not None and spend.reached():
+                return  # the cap is reached: what the chunk holds is not run (skipped)
+            generator = task.remote(
+                self.recipe, self.typed_key, chunk.units, concurrency, limiter, held
+            )
             running[generator] = chunk
 
         chunks = plan_chunks(items, scorer_ids, skip, size, tally)
         exhausted = False
         while True:
-            stopping = cancel is not None and cancel.cancelled
+            stopping = (cancel is not None and cancel.cancelled) or (
+                spend is not None and spend.reached(every_s=0.2)
+            )
             while not exhausted and not stopping and len(running) < slots:
                 chunk = next(chunks, None)
                 if chunk is None:
@@ -515,7 +574,6 @@ def ray_runner(
     typed_key: SecretStr | str | None = None,
     catalog: Mapping[str, PrebuiltScorer] | None = None,
     *,
-    capped: bool = False,
     limits: Mapping[str, RateLimit] | None = None,
     key: JudgeKey | None = None,
 ) -> RayRunner | None:
@@ -523,16 +581,12 @@ def ray_runner(
     SCORELAB_RAY_ADDRESS; `limits`: the judge rate limits (model -> limit) the whole cluster
     keeps together (`core.experiments.ray_limiter`); `key`: the judge's key as its route
     decided it (`core.judge.credentials.route_judge`). Raises ExperimentConfigError for a bad
-    address, when Ray is not installed (`pip install 'scorelab[ray]'`), or for a spend cap
-    (`capped`), which one process keeps."""
+    address, or when Ray is not installed (`pip install 'scorelab[ray]'`). A spend cap needs
+    nothing here: the runner is given the experiment's `JudgeBudget` and keeps it in a Ray
+    actor (`core.experiments.ray_budget`)."""
     target = ray_target(address)
     if target is None:
         return None
-    if capped:
-        raise ExperimentConfigError(
-            "A spend cap (max_cost) is kept by one process: it cannot bound a run on Ray "
-            f"({target.describe()}); run in-process or without the cap"
-        )
     try:
         import ray  # noqa: F401  (only to say early that it is missing)
     except ImportError:

@@ -32,6 +32,7 @@ __all__ = [
     "active_budget",
     "budget_refusal",
     "estimated_input_tokens",
+    "requested_output_tokens",
 ]
 
 DEFAULT_OUTPUT_TOKENS = 256
@@ -99,7 +100,16 @@ class JudgeBudget:
     def reserve(self, arguments: Mapping[str, Any]) -> float:
         """Reserve the estimated cost of the request `arguments` (litellm's, as the judge call
         builds them) and return it; raises `BudgetReached` when it would pass the cap."""
-        model = str(arguments.get("model") or "")
+        return self.reserve_tokens(
+            str(arguments.get("model") or ""),
+            estimated_input_tokens(arguments),
+            requested_output_tokens(arguments),
+        )
+
+    def reserve_tokens(self, model: str, input_tokens: int, output_tokens: int | None) -> float:
+        """`reserve` of a request already counted: `input_tokens` estimated, `output_tokens`
+        its `max_tokens` (None: the largest answer seen so far, else DEFAULT_OUTPUT_TOKENS).
+        What a budget kept in another process is asked (docs/scale.md, The spend cap)."""
         prices = unit_prices(model) if model else None
         with self._lock:
             if prices is None:
@@ -109,10 +119,8 @@ class JudgeBudget:
                     "bound its calls"
                 )
             input_price, output_price = prices
-            estimate = (
-                estimated_input_tokens(arguments) * input_price
-                + self._output_tokens(arguments) * output_price
-            )
+            output = output_tokens or self._largest_output or DEFAULT_OUTPUT_TOKENS
+            estimate = input_tokens * input_price + output * output_price
             if self._spent + self._in_flight + estimate > self.max_cost_usd:
                 self._refused += 1
                 raise BudgetReached(
@@ -134,12 +142,16 @@ class JudgeBudget:
             if output_tokens:
                 self._largest_output = max(self._largest_output, output_tokens)
 
-    def _output_tokens(self, arguments: Mapping[str, Any]) -> int:
-        for name in ("max_tokens", "max_completion_tokens"):
-            limit = arguments.get(name)
-            if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0:
-                return limit
-        return self._largest_output or DEFAULT_OUTPUT_TOKENS
+    def figures(self) -> tuple[float, float, int]:
+        """(spent USD, in flight USD, refused calls), read at once."""
+        with self._lock:
+            return self._spent, self._in_flight, self._refused
+
+    def mirror(self, spent_usd: float, in_flight_usd: float, refused_calls: int) -> None:
+        """Show these `figures` of the budget that really holds the cap (kept in another
+        process: a Ray actor), so whoever reads this one (the progress) sees the spend."""
+        with self._lock:
+            self._spent, self._in_flight, self._refused = spent_usd, in_flight_usd, refused_calls
 
     @contextmanager
     def active(self) -> Iterator[JudgeBudget]:
@@ -163,6 +175,15 @@ def estimated_input_tokens(arguments: Mapping[str, Any]) -> int:
     if response_format:
         chars += len(str(response_format))
     return math.ceil(chars / CHARS_PER_TOKEN) + 8  # + the chat template's few tokens a message
+
+
+def requested_output_tokens(arguments: Mapping[str, Any]) -> int | None:
+    """The answer tokens a request asks for at most (`max_tokens`), if it says."""
+    for name in ("max_tokens", "max_completion_tokens"):
+        limit = arguments.get(name)
+        if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0:
+            return limit
+    return None
 
 
 def budget_refusal(error: BaseException | None) -> BudgetReached | None:

@@ -221,7 +221,6 @@ class Service(DatasetDesk, ResultsDesk, ThemesMixin, ManageMixin, MastraMixin, P
             judge,
             api_key,
             self.catalog,
-            capped=budget is not None,
             limits=dict([rate_limit]) if rate_limit else None,
             key=None if routed is None else routed.key,
         )
@@ -297,7 +296,6 @@ class Service(DatasetDesk, ResultsDesk, ThemesMixin, ManageMixin, MastraMixin, P
             judge,
             api_key,
             self.catalog,
-            capped=budget is not None,
             limits=dict([rate_limit]) if rate_limit else None,
             key=None if routed is None else routed.key,
         )

@@ -205,15 +205,66 @@ def test_ray_addresses_are_read_or_refused_by_name() -> None:
         ray_target(None, {"SCORELAB_RAY_ADDRESS": "http://x"})
 
 
-def test_a_spend_cap_is_refused_on_ray_before_anything_is_stored(
-    service: Service, judge_server: FakeJudge
-) -> None:
-    config = experiment(service, judge_server).model_copy(
-        update={"max_cost": 1.0, "judge_model": "openai/gpt-4o-mini"}
+PRICED = "openai/gpt-4o-mini"
+"""A model in litellm's bundled price table (served by the fake judge at its API base)."""
+
+
+def priced(request: dict[str, Any]) -> Reply:
+    """A valid answer that reports 1,000 prompt and 500 answer tokens (a priced call)."""
+    answer = answer_from_schema(request)
+    assert isinstance(answer, Reply)
+    return dataclasses.replace(
+        answer, prompt_tokens=1_000, completion_tokens=500, total_tokens=1_500, delay=0.05
     )
-    with pytest.raises(ExperimentConfigError, match="kept by one process"):
-        service.start_experiment(config, ray_address="local:1")
-    assert service.list_experiments() == []
+
+
+def test_a_spend_cap_holds_across_the_workers_and_a_higher_cap_resumes_it(
+    service: Service, judge_server: FakeJudge, ray_cluster: Cluster
+) -> None:
+    from core.judge.pricing import estimate_cost_usd
+
+    judge_server.responder = priced
+    base = experiment(service, judge_server).model_copy(
+        update={"judge_model": PRICED, "scorers": [SCORERS[0]]}
+    )
+    # The answers hold no BROKEN item (the fake answers every prompt validly): no failure.
+    local_id = service.start_experiment(base, api_key=TYPED_KEY, ray_address="in-process")
+    assert service.wait(local_id, timeout=300).status == "completed"
+    per_item = judge_server.call_count / ITEMS
+    cost = estimate_cost_usd(PRICED, 1_000, 500)
+    assert cost and per_item >= 1
+    judge_server.reset()
+
+    cap = 10.5 * per_item * cost  # room for about ten of the forty items
+    ray_id = service.start_experiment(
+        base.model_copy(update={"name": "capped on ray", "max_cost": cap}),
+        api_key=TYPED_KEY,
+        ray_address=ray_cluster.address,
+    )
+    progress = service.wait(ray_id, timeout=600)
+    assert progress.status == "budget_reached", progress.error
+    answered = judge_server.stats()["byStatus"]["200"]
+    in_flight = 2 * base.concurrency  # two nodes of one chunk each, `concurrency` calls each
+    assert answered * cost <= cap + in_flight * cost  # one budget for both nodes
+    assert answered * cost >= cap - 2 * per_item * cost  # and the cap was used, not cut short
+    assert progress.spent_usd == pytest.approx(answered * cost)  # the actor's figure, live
+    counts = progress.counts
+    assert counts.failed == 0 and counts.skipped > 0 and 0 < counts.succeeded < ITEMS
+    kept = stored(service, ray_id)
+    assert len(kept) == counts.succeeded  # every finished result kept, nothing half-written
+    local = stored(service, local_id)
+    assert all(kept[pair] == local[pair] for pair in kept)
+    assert service.get_experiment(ray_id).status == "budget_reached"
+
+    # A higher cap resumes it on Ray: only what is missing runs, to the in-process results.
+    before = judge_server.call_count
+    service.resume_experiment(
+        ray_id, api_key=TYPED_KEY, max_cost=ITEMS * 3 * per_item * cost,
+        ray_address=ray_cluster.address,
+    )  # fmt: skip
+    assert service.wait(ray_id, timeout=600).status == "completed"
+    assert stored(service, ray_id) == local
+    assert judge_server.call_count - before == per_item * (ITEMS - counts.succeeded)
 
 
 def test_scorelab_run_takes_its_ray_address_and_refuses_a_bad_one(
