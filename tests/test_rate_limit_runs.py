@@ -10,14 +10,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import JUDGED, items_file
+import sqlalchemy
+from cli_helpers import JUDGED, items_file, judge_calls_per_item
 
 from core import JudgeConfig, PromptStep, Scorer, create_scorer
 from core.cli import main
 from core.judge import rate_limit
 from core.records import ExperimentConfig, RateLimit, ScorerSpec
 from core.scorers import PREBUILT, PrebuiltScorer
-from core.service import Service
+from core.service import ExperimentConfigError, Service
+from core.storage.tables import ExperimentRow, ScoreRow
 from core.testing import FakeJudge
 from core.testing.fake_judge import answer_from_schema
 
@@ -164,3 +166,115 @@ def test_scorelab_run_rpm_limits_the_judge_requests(
     assert summary["judgeAttempts"] == len(arrivals) > 4
     assert busiest_window(arrivals) <= 4 + 1  # within one request
     assert max(arrivals) - min(arrivals) >= WINDOW  # more requests than one window holds
+
+
+# ---- the rate limit kept with the experiment (issue 22, point 6) ----
+
+
+def stopped_part_way(service: Service, experiment_id: str, items: list[str]) -> None:
+    """As if it had been cancelled before these items were stored."""
+    results = ScoreRow.__table__
+    experiments = ExperimentRow.__table__
+    with service.store.engine.begin() as connection:
+        connection.execute(sqlalchemy.delete(results).where(results.c.item_id.in_(items)))
+        connection.execute(
+            sqlalchemy.update(experiments)
+            .where(experiments.c.id == experiment_id)
+            .values(status="cancelled")
+        )
+
+
+def limits_seen(judge: FakeJudge) -> list[RateLimit | None]:
+    """Makes the fake judge note the limit its callers' limiter holds for the model."""
+    seen: list[RateLimit | None] = []
+
+    def answer(request: dict[str, Any]) -> Any:
+        limiter = rate_limit.current_limiter()
+        held = limiter.limits if isinstance(limiter, rate_limit.LocalLimiter) else {}
+        seen.append(held.get("openai/fake-judge"))
+        return answer_from_schema(request)
+
+    judge.responder = answer
+    return seen
+
+
+def test_a_resume_keeps_the_stored_rate_limit_and_one_given_replaces_it_stored(
+    service: Service, judge_server: FakeJudge
+) -> None:
+    seen = limits_seen(judge_server)
+    started = RateLimit(requests_per_minute=3, tokens_per_minute=90_000)
+    experiment_id = start(service, judge_server, 8, rate_limit=started)
+    assert service.wait(experiment_id, timeout=60).status == "completed"
+    assert service.get_experiment(experiment_id).rate_limit == started  # stored with it
+    assert set(seen) == {started}
+
+    stopped_part_way(service, experiment_id, [str(n) for n in range(1, 8)])
+    seen.clear()
+    judge_server.reset()
+    service.resume_experiment(experiment_id)  # no limit given: the stored one
+    assert service.wait(experiment_id, timeout=60).status == "completed"
+    arrivals = [entry["at"] for entry in judge_server.stats()["log"]]
+    assert len(arrivals) == 7 and set(seen) == {started}
+    assert busiest_window(arrivals) <= 3 + 1  # the stored limit held the resumed run back
+    assert max(arrivals) - min(arrivals) >= WINDOW
+
+    stopped_part_way(service, experiment_id, ["1", "2"])
+    seen.clear()
+    service.resume_experiment(experiment_id, rate_limit=RateLimit(requests_per_minute=5))
+    assert service.wait(experiment_id, timeout=60).status == "completed"
+    changed = RateLimit(requests_per_minute=5, tokens_per_minute=90_000)  # tpm kept
+    assert set(seen) == {changed} and len(seen) == 2
+    assert service.get_experiment(experiment_id).rate_limit == changed  # stored for the next
+
+
+def test_a_refused_resume_leaves_the_stored_rate_limit_alone(
+    service: Service, judge_server: FakeJudge
+) -> None:
+    experiment_id = start(service, judge_server, 1, rate_limit=RateLimit(requests_per_minute=3))
+    assert service.wait(experiment_id, timeout=60).status == "completed"
+    with pytest.raises(ExperimentConfigError, match="is completed"):
+        service.resume_experiment(experiment_id, rate_limit=RateLimit(requests_per_minute=9))
+    assert service.get_experiment(experiment_id).rate_limit == RateLimit(requests_per_minute=3)
+
+
+def test_scorelab_resume_rpm_tpm_change_the_stored_limit(
+    tmp_path: Path, judge_server: FakeJudge, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    monkeypatch.setenv("SCORELAB_DATABASE_URL", url)
+    monkeypatch.setenv("SCORELAB_JUDGE_CACHE", str(tmp_path / "judge-cache"))
+    seen = limits_seen(judge_server)
+    calls = judge_calls_per_item()
+    data = items_file(tmp_path, [f"answer {n}" for n in range(4)])
+    common = ["--no-progress"]
+    run = [
+        "run", str(data), "--scorer", JUDGED, "--judge-model", "openai/fake-judge",
+        "--api-base", judge_server.url, "--judge-setting", "num_retries=0", "--rpm", "40",
+    ]  # fmt: skip
+    assert main([*run, *common]) == 0
+    service = Service(url)
+    try:
+        (info,) = service.list_experiments()
+        assert info.rate_limit == RateLimit(requests_per_minute=40)  # `run --rpm` stored
+        stopped_part_way(service, info.id, ["i2", "i3"])
+        seen.clear()
+        assert main(["resume", info.id, "--tpm", "50000", *common]) == 0
+        both = RateLimit(requests_per_minute=40, tokens_per_minute=50_000)
+        assert set(seen) == {both} and len(seen) == 2 * calls
+        assert service.get_experiment(info.id).rate_limit == both
+        stopped_part_way(service, info.id, ["i3"])
+        seen.clear()
+        assert main(["resume", info.id, "--rpm", "7", *common]) == 0
+        seven = RateLimit(requests_per_minute=7, tokens_per_minute=50_000)
+        assert set(seen) == {seven} and len(seen) == calls
+        assert service.get_experiment(info.id).rate_limit == seven
+    finally:
+        service.store.close()
+
+
+def test_scorelab_resume_refuses_a_bad_rate_naming_the_option(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["resume", "0123", "--rpm", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "argument --rpm: expected a whole number per minute above 0" in err

@@ -17,6 +17,7 @@ from core.cli._options import (
     add_judge_key_options,
     add_max_cost_option,
     add_progress_option,
+    add_rate_limit_options,
     add_ray_option,
     add_report_options,
 )
@@ -35,7 +36,8 @@ DESCRIPTION = """\
 Run again, under the same id, the (item, scorer) pairs of an experiment stopped part-way that
 have no stored result (its failed runs included): an `interrupted` one (its process died), a
 `cancelled` one, or a `budget_reached` one (give a higher --max-cost). The scorers, their
-options and the judge's model, API base and settings are those the experiment stored; a key
+options, the judge's model, API base and settings and its rate limit (--rpm/--tpm change it,
+and the change is stored) are those the experiment stored; a key
 is never stored: give one again (--api-key-env / --api-key-stdin) or let the environment's
 apply. The stored results stay as they were; the exports and the summary cover the whole
 experiment."""
@@ -62,6 +64,7 @@ def register(commands: Commands) -> None:
     add_report_options(resume)
     add_progress_option(resume)
     add_ray_option(resume)
+    add_rate_limit_options(resume)  # a figure given replaces the stored one (kept after)
     resume.set_defaults(handler=_resume)
 
 
@@ -113,6 +116,7 @@ def _resume(arguments: argparse.Namespace) -> int:
                 api_key=typed_key,
                 max_cost=arguments.max_cost,
                 ray_address=arguments.ray_address,
+                rate_limit=_values.rate_limit(arguments.rpm, arguments.tpm),
             )
         except (ExperimentConfigError, NotFoundError) as error:
             raise CliError(str(error)) from None

@@ -325,6 +325,9 @@ class ExperimentInfo(Record):
     """Whether its judge calls read and wrote the judge cache."""
     max_cost: float | None = None
     """Its judge spend cap in USD, if it had one."""
+    rate_limit: RateLimit | None = None
+    """The judge rate limit it runs under (a resume keeps it unless given another); None: the
+    provider's defaults."""
     status: ExperimentStatus = "pending"
     """Where it is."""
     total_items: int = 0

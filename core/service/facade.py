@@ -55,6 +55,7 @@ from core.records import (
     ExperimentInfo,
     ExperimentProgress,
     ExperimentStatus,
+    RateLimit,
     Review,
     ReviewVerdict,
     ScorerCatalogEntry,
@@ -240,6 +241,7 @@ class Service(DatasetDesk, ResultsDesk, ThemesMixin, ManageMixin, MastraMixin, P
             concurrency=config.concurrency,
             cache=config.cache,
             max_cost=config.max_cost,
+            rate_limit=config.rate_limit,
         )
         job = self._jobs.add(ExperimentJob(info.id, info.counts))
         job.start(
@@ -261,6 +263,7 @@ class Service(DatasetDesk, ResultsDesk, ThemesMixin, ManageMixin, MastraMixin, P
         api_key: SecretStr | str | None = None,
         max_cost: float | None = None,
         ray_address: str | None = None,
+        rate_limit: RateLimit | None = None,
     ) -> str:
         """Run again, in a background worker, the (item, scorer) pairs of an `interrupted`,
         `cancelled` or `budget_reached` experiment that have no stored result (its failed
@@ -269,7 +272,9 @@ class Service(DatasetDesk, ResultsDesk, ThemesMixin, ManageMixin, MastraMixin, P
         is a key typed for this run, as in `start_experiment`. `max_cost` (USD) caps the whole
         experiment's judge spend, what it spent before included (default: the cap it was
         started with); a `budget_reached` experiment is resumed with a higher one.
-        `ray_address`: as in `start_experiment` (a run on Ray resumes anywhere).
+        `ray_address`: as in `start_experiment` (a run on Ray resumes anywhere). `rate_limit`:
+        the judge rate limit from now on, stored with the experiment (a figure it leaves unset
+        keeps the stored one); default: the one the experiment stored.
 
         The stored results stay as they are; the failed runs are counted anew. A pair stored
         meanwhile by another process (a resume racing the one it resumes) is kept once.
@@ -288,15 +293,15 @@ class Service(DatasetDesk, ResultsDesk, ThemesMixin, ManageMixin, MastraMixin, P
         judge, _base, _settings, routed = _judge(
             info.judge_model, info.api_base, info.judge_settings, api_key, info.cache
         )
-        # The limit is not stored: a resumed experiment runs under the provider's default.
-        rate_limit = judge_rate_limit(info.judge_model, info.api_base, None, routed)
+        wanted = info.rate_limit if rate_limit is None else rate_limit.over(info.rate_limit)
+        limit = judge_rate_limit(info.judge_model, info.api_base, wanted, routed)
         runner = ray_runner(
             ray_address,
             info.scorers,
             judge,
             api_key,
             self.catalog,
-            limits=dict([rate_limit]) if rate_limit else None,
+            limits=dict([limit]) if limit else None,
             key=None if routed is None else routed.key,
         )
         if info.cache:
@@ -307,6 +312,8 @@ class Service(DatasetDesk, ResultsDesk, ThemesMixin, ManageMixin, MastraMixin, P
                 f"Experiment {info.name!r} ({experiment_id}) is {now} now: another process "
                 "resumed it first"
             )
+        if wanted != info.rate_limit:
+            self.store.set_rate_limit(experiment_id, wanted)
         info = self.store.get_experiment(experiment_id)  # the stored successes, no failure
         # Only the items some scorer has not stored (the database finds them), and of those
         # the pairs without a result.
@@ -325,7 +332,7 @@ class Service(DatasetDesk, ResultsDesk, ThemesMixin, ManageMixin, MastraMixin, P
             count,
             skip=stored,
             budget=budget,
-            rate_limit=rate_limit,
+            rate_limit=limit,
             runner=runner,
         )
         return info.id

@@ -20,6 +20,7 @@ from core.records import (
     DatasetInfo,
     DatasetItem,
     ExperimentInfo,
+    RateLimit,
     RunCounts,
     ScorerOutcome,
     ScorerSpec,
@@ -92,6 +93,7 @@ def _experiment_info(
         concurrency=row["concurrency"],
         cache=bool(row["judge_cache"]),
         max_cost=row["max_cost"],
+        rate_limit=_rate_limit(row["judge_rpm"], row["judge_tpm"]),
         status=status,
         total_items=row["total_items"],
         counts=_counts(row, successes),
@@ -103,6 +105,13 @@ def _experiment_info(
         note=row.get("note"),
         tags=row.get("tags") or [],
     )
+
+
+def _rate_limit(rpm: int | None, tpm: int | None) -> RateLimit | None:
+    """The stored judge rate limit (None: the provider's defaults)."""
+    if rpm is None and tpm is None:
+        return None
+    return RateLimit(requests_per_minute=rpm, tokens_per_minute=tpm)
 
 
 # The one mapping between `RunCounts` and the experiment row. The planned total is set when

@@ -38,6 +38,7 @@ from core.records import (
     DatasetItem,
     ExperimentInfo,
     ExperimentStatus,
+    RateLimit,
     ResultPage,
     ResultQuery,
     Review,
@@ -331,9 +332,11 @@ class Store(StoreManagement):
         concurrency: int,
         cache: bool = False,
         max_cost: float | None = None,
+        rate_limit: RateLimit | None = None,
     ) -> ExperimentInfo:
         """Record a new experiment (status `pending`) over a stored dataset (`cache`: the
-        judge cache on; `max_cost`: its spend cap in USD, if any)."""
+        judge cache on; `max_cost`: its spend cap in USD, if any; `rate_limit`: its judge rate
+        limit, if it set one)."""
         dataset = self.get_dataset(dataset_id)
         row: dict[str, Any] = {
             "id": uuid.uuid4().hex,
@@ -348,6 +351,7 @@ class Store(StoreManagement):
             "concurrency": concurrency,
             "judge_cache": bool(cache),
             "max_cost": max_cost,
+            **_rate_limit_values(rate_limit),
             "status": "pending",
             "total_items": dataset.item_count,
             "total_runs": dataset.item_count * len(scorer_ids),
@@ -368,6 +372,14 @@ class Store(StoreManagement):
         values = _counts_values(counts, failed)
         values.update(status="running", heartbeat_at=_now())
         self._update_experiment(experiment_id, values, start=True)
+
+    def set_rate_limit(self, experiment_id: str, rate_limit: RateLimit | None) -> None:
+        """Store the experiment's judge rate limit (None: the provider's defaults), e.g. the
+        one a resume was given."""
+        values = _rate_limit_values(rate_limit)
+        with self._transaction("store the experiment's rate limit") as connection:
+            table = ExperimentRow.__table__
+            connection.execute(update(table).where(table.c.id == experiment_id).values(values))
 
     def heartbeat(self, experiment_id: str) -> None:
         """Record that the process running the experiment is alive (see STALE_AFTER_S)."""
@@ -790,3 +802,13 @@ class _Transaction:
         if isinstance(error, SQLAlchemyError):
             raise StorageError(f"Could not {self._what}: {_first_line(error)}") from error
         return False
+
+
+def _rate_limit_values(rate_limit: RateLimit | None) -> dict[str, int | None]:
+    """The experiment row's columns of a judge rate limit."""
+    if rate_limit is None:
+        return {"judge_rpm": None, "judge_tpm": None}
+    return {
+        "judge_rpm": rate_limit.requests_per_minute,
+        "judge_tpm": rate_limit.tokens_per_minute,
+    }

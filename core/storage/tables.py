@@ -100,6 +100,10 @@ class ExperimentRow(SQLModel, table=True):
     """Whether its judge calls read and wrote the judge cache."""
     max_cost: float | None = None
     """Its judge spend cap in USD (litellm's prices), if it had one."""
+    judge_rpm: int | None = None
+    """Its judge rate limit's requests per minute, if it set one (else the provider's)."""
+    judge_tpm: int | None = None
+    """Its judge rate limit's tokens per minute, if it set one (else the provider's)."""
     status: str = Field(default="pending", max_length=16)
     error: str | None = Field(default=None, sa_column=Column(Text))
     total_items: int = 0
