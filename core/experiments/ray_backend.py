@@ -31,9 +31,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
 import os
 import queue
+import socket
 import sys
 import threading
 import time
@@ -223,6 +225,23 @@ def run_chunk(
         future.cancel()
 
 
+def run_chunk_whole(
+    recipe: ScorerRecipe,
+    typed_key: SecretStr | None,
+    units: list[tuple[DatasetItem, tuple[str, ...]]],
+    concurrency: int,
+    limiter: Any = None,
+    budget: tuple[Any, float] | None = None,
+) -> list[bytes]:
+    """`run_chunk` for a driver connected through the Ray Client (`ray://`), which has no
+    streaming generators: every part at the end, one return value each (the task has one
+    return per pair of the chunk, plus one: a part holds one outcome at least), padded with
+    empty ones; so each stays a return of its own under the inline limit."""
+    parts = list(run_chunk(recipe, typed_key, units, concurrency, limiter, budget))
+    slots = sum(len(ids) for _, ids in units) + 1
+    return parts + [b""] * (slots - len(parts))
+
+
 def _drained(finished: queue.SimpleQueue[ScorerOutcome]) -> list[ScorerOutcome]:
     taken = []
     while not finished.empty():
@@ -250,6 +269,7 @@ def _install_proxy_limiter(limiter: Any) -> None:
 # ---- the driver side ----
 
 _remote_chunk: Any = None
+_remote_whole_chunk: Any = None
 
 
 def _chunk_task() -> Any:
@@ -262,6 +282,38 @@ def _chunk_task() -> Any:
             run_chunk
         ).options(name="scorelab_chunk")
     return _remote_chunk
+
+
+def _whole_chunk_task() -> Any:
+    """`run_chunk_whole` as a Ray task (a driver on the Ray Client), made on first use."""
+    global _remote_whole_chunk
+    if _remote_whole_chunk is None:
+        import ray
+
+        _remote_whole_chunk = ray.remote(
+            num_cpus=1, max_retries=MAX_RETRIES, retry_exceptions=False
+        )(run_chunk_whole)
+    return _remote_whole_chunk
+
+
+class _WholeChunk:
+    """A chunk's task run whole (`run_chunk_whole`), read as a generator's parts are: ready
+    when its first return is, its parts then taken one by one."""
+
+    def __init__(self, refs: list[Any]) -> None:
+        self.refs = refs
+        self._parts: list[bytes] | None = None
+
+    def next_part(self) -> bytes:
+        """The next part; StopIteration after the last."""
+        import ray
+
+        if self._parts is None:
+            self._parts = [part for part in ray.get(self.refs) if part]
+            self._parts.reverse()
+        if not self._parts:
+            raise StopIteration
+        return self._parts.pop()
 
 
 class _Connection:
@@ -290,7 +342,7 @@ class _Connection:
                 ray.shutdown()  # connected elsewhere, and nothing runs there now
                 self._owned, self._target = False, None
             if not ray.is_initialized():
-                _init(ray, target)
+                _reached(ray, target)
                 self._owned = True
             self._target = target
             self._users += 1
@@ -324,6 +376,34 @@ def disconnect() -> None:
     before that cluster stops). Raises RuntimeError while an experiment runs on it."""
     if "ray" in sys.modules:
         _connection.close()
+
+
+_PROBE_TIMEOUT_S = 5.0
+"""How long the driver waits for a TCP connection to the address before calling it unreachable
+(Ray itself waits 30 s for a Ray Client server, and hangs on a GCS address nobody serves)."""
+
+
+def _reached(ray: Any, target: RayTarget) -> None:
+    """`_init`, after a TCP probe of a `host:port` or `ray://` address; an address nothing
+    answers at is an ExperimentConfigError naming it."""
+    address = target.address
+    if address is None or address == "auto":
+        _init(ray, target)
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), _PROBE_TIMEOUT_S):
+            pass
+        _init(ray, target)
+    except (OSError, TimeoutError, RuntimeError, ValueError) as error:  # ConnectionError too
+        with contextlib.suppress(Exception):
+            ray.shutdown()  # what a half-made connection left
+        detail = " ".join(str(error).split())[:300] or type(error).__name__
+        raise ExperimentConfigError(
+            f"The Ray cluster at {address!r} could not be reached ({detail}): is it started "
+            "there (`ray start --head`; for ray://, with `--ray-client-server-port`), and is "
+            "the address right?"
+        ) from None
 
 
 def _init(ray: Any, target: RayTarget) -> None:
@@ -470,7 +550,8 @@ class RayRunner:
         none once it is reached. True when aborted."""
         import ray
 
-        task = _chunk_task()
+        whole = self.target.address is not None and self.target.address.startswith("ray://")
+        task = _whole_chunk_task() if whole else _chunk_task()
         limiter = None
         if self.limits:
             from core.experiments.ray_limiter import shared_limiter
@@ -488,10 +569,13 @@ class RayRunner:
         def submit(chunk: Chunk) -> None:
             if spend is not None and spend.reached():
                 return  # the cap is reached: what the chunk holds is not run (skipped)
-            generator = task.remote(
-                self.recipe, self.typed_key, chunk.units, concurrency, limiter, held
-            )
-            running[generator] = chunk
+            arguments = (self.recipe, self.typed_key, chunk.units, concurrency, limiter, held)
+            if whole:
+                slots = sum(len(ids) for _, ids in chunk.units) + 1
+                refs = task.options(num_returns=slots, name="scorelab_chunk").remote(*arguments)
+                running[_WholeChunk(refs)] = chunk
+            else:
+                running[task.remote(*arguments)] = chunk
 
         chunks = plan_chunks(items, scorer_ids, skip, size, tally)
         exhausted = False
@@ -507,13 +591,14 @@ class RayRunner:
                 submit(chunk)
             if not running:
                 return False
+            waited = {_waitable(generator): generator for generator in running}
             if cancel is not None and cancel._abort.is_set():
-                for generator in running:
-                    ray.cancel(generator)
+                for waitable in waited:
+                    ray.cancel(waitable)
                 return True
-            ready, _ = ray.wait(list(running), num_returns=1, timeout=0.2)
-            for generator in ready:
-                self._take(generator, running, tally, on_outcome, submit)
+            ready, _ = ray.wait(list(waited), num_returns=1, timeout=0.2)
+            for waitable in ready:
+                self._take(waited[waitable], running, tally, on_outcome, submit)
 
     def _take(
         self,
@@ -532,8 +617,10 @@ class RayRunner:
 
         chunk = running[generator]
         try:
-            reference = next(generator)
-            part: bytes = ray.get(reference)
+            if isinstance(generator, _WholeChunk):
+                part = generator.next_part()
+            else:
+                part = ray.get(next(generator))
         except StopIteration:
             del running[generator]
             if chunk.pending:
@@ -565,6 +652,11 @@ class RayRunner:
                 f"A part holding a failure came back with {len(part):,} bytes, over Ray's "
                 f"inline limit ({RAY_INLINE_DEFAULT:,}): it may have gone to the object store"
             )
+
+
+def _waitable(generator: Any) -> Any:
+    """What `ray.wait` waits on for a running chunk."""
+    return generator.refs[0] if isinstance(generator, _WholeChunk) else generator
 
 
 def ray_runner(

@@ -1,5 +1,6 @@
 """A local Ray cluster for the session: a head and a second worker node on 127.0.0.1, one CPU
-each, in a temporary directory; stopped (by the PIDs it started) at the end."""
+each, in a temporary directory, the head serving the Ray Client (`ray://`) too; stopped (by
+the PIDs it started) at the end."""
 
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ class Cluster:
 
     address: str
     temp_dir: Path
+    client_address: str = ""
+    """`ray://127.0.0.1:PORT`: the head's Ray Client server."""
 
     def pids(self) -> set[int]:
         """Every process of this cluster: those naming its directory, and their children."""
@@ -59,14 +62,15 @@ def ray_cluster() -> Iterator[Cluster]:
     """Head and worker node, started once for the session."""
     # Short: Ray's unix sockets live under it and a socket path has at most 107 bytes.
     temp_dir = Path(tempfile.mkdtemp(prefix="slray-", dir="/tmp"))
-    port = _free_port()
+    port, client_port = _free_port(), _free_port()
     env = cluster_environment()
     os.environ["RAY_AUTH_MODE"] = "disabled"  # the driver (this process) too
     common = ["--num-cpus", "1", "--node-ip-address", "127.0.0.1", "--disable-usage-stats"]
-    cluster = Cluster(f"127.0.0.1:{port}", temp_dir)
+    cluster = Cluster(f"127.0.0.1:{port}", temp_dir, f"ray://127.0.0.1:{client_port}")
     try:
         _ray(env, "start", "--head", "--port", str(port), "--include-dashboard=false",
-             "--temp-dir", str(temp_dir), *common)  # fmt: skip
+             "--ray-client-server-port", str(client_port), "--temp-dir", str(temp_dir),
+             *common)  # fmt: skip
         _ray(env, "start", "--address", cluster.address, *common)
         _wait_for_nodes(env, cluster.address, 2)
         yield cluster

@@ -389,3 +389,46 @@ def test_an_experiments_rate_limit_holds_at_the_judge_when_it_runs_on_ray(
     busiest = max(sum(1 for t in times if start <= t < start + window) for start in times)
     assert busiest <= limit + 1
     assert times[-1] - times[0] >= window
+
+
+def test_a_run_through_the_ray_client_scores_as_the_local_backend(
+    service: Service, judge_server: FakeJudge, ray_cluster: Cluster
+) -> None:
+    from core.experiments.ray_backend import disconnect
+
+    config = experiment(service, judge_server)
+    local_id = service.start_experiment(config, api_key=TYPED_KEY, ray_address="in-process")
+    assert service.wait(local_id, timeout=300).status == "completed"
+    disconnect()  # a connection to the GCS address another test left open
+    try:
+        client_id = service.start_experiment(
+            config.model_copy(update={"name": "through ray://"}),
+            api_key=TYPED_KEY,
+            ray_address=ray_cluster.client_address,
+        )
+        progress = service.wait(client_id, timeout=600)
+    finally:
+        disconnect()  # the next test connects to the GCS address again
+    assert progress.status == "completed", progress.error
+    assert stored(service, client_id) == stored(service, local_id)
+    assert failed(service, client_id) == failed(service, local_id)
+    assert [s.model_dump() for s in service.score_summaries(client_id)] == [
+        s.model_dump() for s in service.score_summaries(local_id)
+    ]
+
+
+@pytest.mark.parametrize(
+    "address", ["ray://127.0.0.1:{port}", "127.0.0.1:{port}", "ray://no-such-host.invalid:10001"]
+)
+def test_a_ray_address_nothing_answers_at_ends_the_run_with_an_error_naming_it(
+    service: Service, judge_server: FakeJudge, address: str
+) -> None:
+    from conftest import _free_port
+
+    where = address.format(port=_free_port())  # a free port: nothing listens there
+    run_id = service.start_experiment(experiment(service, judge_server), ray_address=where)
+    progress = service.wait(run_id, timeout=300)
+    assert progress.status == "error"
+    assert f"The Ray cluster at {where!r} could not be reached" in (progress.error or "")
+    assert service.store.experiment_results(run_id) == []
+    assert judge_server.call_count == 0
