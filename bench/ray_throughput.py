@@ -3,7 +3,12 @@ in-process, then on a local Ray cluster of 1 and of 2 worker nodes (one CPU each
 seconds per judge call on each side, and a simple model of 10 and 100 worker machines against
 a provider limit of 10,000 requests per minute.
 
-    python bench/ray_throughput.py [--items 1200] [--concurrency 32]
+    python bench/ray_throughput.py [--items 1200] [--concurrency 32] [--base-only]
+
+After the three measured rows, two more on the 2 worker nodes (unless --base-only): the same
+run under a spend cap it never reaches (every judge call reserves from the cluster's budget
+actor, core/experiments/ray_budget.py), and through the Ray Client (`ray://`, the head's
+client server).
 
 Targets: 2 worker nodes >= 1.5x one; Ray with 1 worker >= 85% of in-process. Everything (the
 driver, the fake judge, the Ray nodes) shares this machine's cores, so the figures are a lower
@@ -30,6 +35,7 @@ from pathlib import Path
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # a loopback cluster of this bench only
 
+from core.experiments.ray_backend import disconnect
 from core.records import ExperimentConfig, ScorerSpec
 from core.service import Service
 
@@ -99,7 +105,11 @@ class Cluster:
             "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
         }
         common = ["--num-cpus", "1", "--node-ip-address", "127.0.0.1", "--disable-usage-stats"]
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.client_address = f"ray://127.0.0.1:{probe.getsockname()[1]}"
         self._ray("start", "--head", "--port", str(self.port), "--include-dashboard=false",
+                  "--ray-client-server-port", self.client_address.rsplit(":", 1)[1],
                   "--temp-dir", str(self.temp_dir), *common)  # fmt: skip
         self.common = common
 
@@ -187,6 +197,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=1200)
     parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--base-only", action="store_true", help="no spend cap or ray:// rows")
     arguments = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="slbench-db-"))
     service = Service(f"sqlite:///{folder / 'bench.db'}", samples_dir=folder / "samples")
@@ -219,6 +230,23 @@ def main() -> None:
                 name = f"Ray, {nodes} worker node{'s' * (nodes > 1)}"
                 measure = run_once(service, config, name, judge_pid, cluster.address, cluster)
                 measures.append(measure)
+            if not arguments.base_only:
+                # A priced model (served by the fake judge) and a cap far above the spend.
+                capped = config.model_copy(
+                    update={"judge_model": "openai/gpt-4o-mini", "max_cost": 1_000.0}
+                )
+                measures.append(
+                    run_once(service, capped, "Ray, 2 nodes, spend cap", judge_pid,
+                             cluster.address, cluster)
+                )  # fmt: skip
+                disconnect()
+                run_once(service, warm_config, "warm-up", judge_pid, cluster.client_address,
+                         cluster)  # fmt: skip
+                measures.append(
+                    run_once(service, config, "Ray, 2 nodes, ray://", judge_pid,
+                             cluster.client_address, cluster)
+                )  # fmt: skip
+            disconnect()
         finally:
             cluster.stop()
     report(measures, arguments)
@@ -226,7 +254,7 @@ def main() -> None:
 
 
 def report(measures: list[Measure], arguments: argparse.Namespace) -> None:
-    local, one, two = measures
+    local, one, two = measures[:3]
     print(
         f"{arguments.items} items x 1 judge call, concurrency {arguments.concurrency} per "
         f"worker, fake judge latency {LATENCY_S * 1000:.0f} ms, {os.cpu_count()} cores shared"
@@ -237,6 +265,8 @@ def report(measures: list[Measure], arguments: argparse.Namespace) -> None:
         print(measure.row())
     print(f"Ray 1 worker / in-process: {one.rate / local.rate:.0%} (target >= 85%)")
     print(f"Ray 2 workers / 1 worker:  {two.rate / one.rate:.2f}x (target >= 1.5x)")
+    for extra in measures[3:]:
+        print(f"{extra.name} / without: {extra.rate / two.rate:.0%}")
     # The model, from the CPU each side spends per judge call (measured above): a worker
     # machine of one core does at most 1 / its CPU per call, and at most concurrency / latency
     # (the calls it keeps in flight); the driver, one process, at most 1 / its CPU per call;

@@ -23,8 +23,9 @@ pieces that need no Ray stand beside it: the chunk planning and the counts
 (`core.experiments.ray_chunks`), the packing of what a task sends back
 (`core.experiments.ray_parts`) and the scorers' recipe (`core.experiments.ray_recipe`).
 
-This is the only module that imports `ray` (lazily: the in-process default needs no Ray), an
-import-linter contract says so.
+With its two actors' modules (`core.experiments.ray_limiter`, the rate limit, and
+`core.experiments.ray_budget`, the spend cap), this is the only module that imports `ray`
+(lazily: the in-process default needs no Ray), an import-linter contract says so.
 """
 
 from __future__ import annotations
