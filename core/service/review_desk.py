@@ -1,6 +1,6 @@
 """Human reviews of scores for the `Service` (docs/review.md): saving one checked against the
 experiment, reading them, the review marks of the grid, the review queue and the agreement of
-each scorer with the reviews. `Service` delegates here (facade.py stays composition only)."""
+each scorer with the reviews: the desk `service.reviewing` over the checks below."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ from core.records import ExperimentDetail, Review, ReviewVerdict
 from core.reporting.agreement import LabelAgreement, review_agreement
 from core.reporting.review_queue import QueueEntry, review_queue
 from core.reporting.reviews import check_review, review_marks
+from core.service.context import DeskContext
+from core.service.experiments_desk import ExperimentsDesk
 from core.storage import NotFoundError, Store
 
-__all__ = ["queue", "save", "scorer_agreement", "verdicts"]
+__all__ = ["ReviewsDesk", "queue", "save", "scorer_agreement", "verdicts"]
 
 
 def save(
@@ -70,3 +72,58 @@ def scorer_agreement(
 ) -> LabelAgreement:
     """Each scorer's agreement with the reviews of `detail` as labels."""
     return review_agreement(detail, thresholds=thresholds)
+
+
+class ReviewsDesk:
+    """`service.reviewing`: human reviews of scores saved, read and deleted; the review marks,
+    the review queue and the scorers' agreement with the reviews."""
+
+    def __init__(self, context: DeskContext, experiments: ExperimentsDesk) -> None:
+        self._ctx = context
+        self._experiments = experiments
+
+    def save_review(
+        self,
+        experiment_id: str,
+        item_id: str,
+        scorer_id: str,
+        verdict: ReviewVerdict,
+        *,
+        score: float | None = None,
+        note: str = "",
+        reviewer: str | None = None,
+    ) -> Review:
+        """Store (or update) `reviewer`'s review of a scorer's score of an item; raises
+        NotFoundError, and ReviewError naming a bad field (unknown item or scorer, a verdict
+        other than right/wrong, a score outside the scorer's range, a note too long)."""
+        return save(
+            self._ctx.store, experiment_id, item_id, scorer_id, verdict,
+            score=score, note=note, reviewer=reviewer,
+        )  # fmt: skip
+
+    def reviews(self, experiment_id: str, item_id: str | None = None) -> list[Review]:
+        """An experiment's reviews (of one item, when given), oldest first."""
+        return self._ctx.store.reviews(experiment_id, None if item_id is None else [item_id])
+
+    def delete_review(
+        self, experiment_id: str, item_id: str, scorer_id: str, reviewer: str
+    ) -> bool:
+        """Remove one review; True when there was one."""
+        return self._ctx.store.delete_review(experiment_id, item_id, scorer_id, reviewer)
+
+    def review_marks(self, experiment_id: str) -> dict[str, dict[str, ReviewVerdict]]:
+        """Item id -> scorer id -> the latest review's verdict (the grid's review marks)."""
+        return verdicts(self._ctx.store, experiment_id)
+
+    def review_queue(
+        self, experiment_id: str, thresholds: Mapping[str, float] | None = None
+    ) -> list[QueueEntry]:
+        """Every item of the experiment, those most worth a review first, with the reason
+        (core/reporting/review_queue.py); reads the scores and reported confidences only."""
+        return queue(self._ctx.store, experiment_id, thresholds)
+
+    def review_agreement(
+        self, experiment_id: str, thresholds: Mapping[str, float] | None = None
+    ) -> LabelAgreement:
+        """Each scorer's agreement (AUC, kappa, ...) with the reviews as labels."""
+        return scorer_agreement(self._experiments.scores_detail(experiment_id), thresholds)

@@ -6,6 +6,7 @@ from typing import Any
 
 from core.records import ItemRow, ResultPage, ResultQuery, ScorerOutcome, ScorerUsage
 from core.run_results import JudgeUsage
+from core.service.context import DeskContext
 from core.service.results_desk import ResultsDesk
 
 
@@ -32,14 +33,22 @@ class _Store:
         return [ScorerUsage(scorer_id="s", model=None)]
 
 
-class _Host(ResultsDesk):
+class _Experiments:
+    """The one question the desk asks of the experiment desk here."""
+
     def __init__(self, failures: list[ScorerOutcome]) -> None:
-        self.store: Any = _Store()
-        self._jobs: Any = None
         self._failures = failures
 
     def failures(self, experiment_id: str) -> list[ScorerOutcome]:
         return list(self._failures)
+
+
+class _Host(ResultsDesk):
+    def __init__(self, failures: list[ScorerOutcome]) -> None:
+        self.store: Any = _Store()
+        none: Any = None
+        experiments: Any = _Experiments(failures)
+        super().__init__(DeskContext(self.store, none, none, none), experiments)
 
 
 def test_a_page_shows_the_scorers_that_failed_on_its_rows_and_their_tokens() -> None:
