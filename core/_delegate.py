@@ -37,5 +37,11 @@ class delegate(Generic[P, R]):
         bound: Callable[P, R] = getattr(getattr(door, self.part), self.method_name)
         return bound
 
+    def __call__(self, door: Any, *args: P.args, **kwargs: P.kwargs) -> R:
+        """`Door.name(door, ...)`: called from the class like a plain method (what a test does
+        with the original after patching the class)."""
+        method: Callable[P, R] = getattr(getattr(door, self.part), self.method_name)
+        return method(*args, **kwargs)
+
     def __repr__(self) -> str:
         return f"<delegate to .{self.part}.{self.method_name}>"

@@ -8,7 +8,7 @@ import pytest
 
 from core.scorers import PREBUILT
 from core.scorers.catalog import ScorerCatalog
-from core.service import Service, get_service
+from core.service import NotFoundError, Service, get_service
 
 
 def test_get_service_is_one_per_process(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -82,5 +82,16 @@ def test_an_instance_attribute_still_overrides_a_delegated_method(tmp_path: Path
         door.list_experiments = lambda: ["patched"]  # type: ignore[method-assign,assignment,misc]
         assert door.list_experiments() == ["patched"]  # what a test's monkeypatch relies on
         assert door.experiments.list_experiments() == []
+    finally:
+        door.store.close()
+
+
+def test_a_delegated_method_taken_from_the_class_calls_the_desk(tmp_path: Path) -> None:
+    door = Service(f"sqlite:///{tmp_path / 'door.db'}", samples_dir=tmp_path)
+    try:
+        original = Service.list_experiments  # what a test keeps before patching the class
+        assert original(door) == [] and Service.get_dataset.__doc__
+        with pytest.raises(NotFoundError, match="No dataset with id 'nope'"):
+            Service.get_dataset(door, "nope")
     finally:
         door.store.close()
