@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from pydantic import SecretStr
@@ -11,9 +11,19 @@ from pydantic import SecretStr
 from core.errors import ExperimentConfigError
 from core.experiments.engine import MAX_CONCURRENCY
 from core.experiments.jobs import ExperimentJob, StoredPairs, stored_progress
-from core.experiments.ray_backend import ray_runner
+from core.experiments.ray_backend import RayRunner, ray_runner
+from core.judge import JudgeConfig
+from core.judge.budget import JudgeBudget
+from core.judge.credentials import RoutedJudge
 from core.judge.rate_limit import judge_rate_limit
-from core.records import ExperimentConfig, ExperimentInfo, ExperimentProgress, ExperimentStatus
+from core.records import (
+    ExperimentConfig,
+    ExperimentInfo,
+    ExperimentProgress,
+    ExperimentStatus,
+    RateLimit,
+    ScorerSpec,
+)
 from core.scoring import Scorer
 from core.service import judging
 from core.service.context import DeskContext
@@ -68,15 +78,8 @@ class RunsDesk:
         if problems:
             raise ExperimentConfigError(" ".join(problems))
         rate_limit = judge_rate_limit(config.judge_model, api_base, config.rate_limit, routed)
-        runner = ray_runner(
-            ray_address,
-            config.scorers,
-            judge,
-            api_key,
-            self._ctx.catalog,
-            capped=budget is not None,
-            limits=dict([rate_limit]) if rate_limit else None,
-            key=None if routed is None else routed.key,
+        runner = self._runner(
+            ray_address, config.scorers, judge, api_key, budget, rate_limit, routed
         )
         # Read a page at a time as the runs start: a large dataset is never held whole.
         items = self._ctx.store.iter_dataset_items(dataset.id)
@@ -144,16 +147,7 @@ class RunsDesk:
         )
         # The limit is not stored: a resumed experiment runs under the provider's default.
         rate_limit = judge_rate_limit(info.judge_model, info.api_base, None, routed)
-        runner = ray_runner(
-            ray_address,
-            info.scorers,
-            judge,
-            api_key,
-            self._ctx.catalog,
-            capped=budget is not None,
-            limits=dict([rate_limit]) if rate_limit else None,
-            key=None if routed is None else routed.key,
-        )
+        runner = self._runner(ray_address, info.scorers, judge, api_key, budget, rate_limit, routed)
         if info.cache:
             judging.open_judge_cache()
         if not self._ctx.store.reopen_experiment(experiment_id, RESUMABLE):
@@ -225,6 +219,29 @@ class RunsDesk:
         except RuntimeError as error:  # started meanwhile by another thread
             raise ExperimentConfigError(str(error)) from error
         return len(pairs)
+
+    def _runner(
+        self,
+        ray_address: str | None,
+        specs: Sequence[ScorerSpec],
+        judge: JudgeConfig | None,
+        api_key: SecretStr | str | None,
+        budget: JudgeBudget | None,
+        rate_limit: tuple[str, RateLimit] | None,
+        routed: RoutedJudge | None,
+    ) -> RayRunner | None:
+        """The Ray runner of a run (None: in this process), with the run's judge, spend cap,
+        rate limit and key decision."""
+        return ray_runner(
+            ray_address,
+            specs,
+            judge,
+            api_key,
+            self._ctx.catalog,
+            capped=budget is not None,
+            limits=dict([rate_limit]) if rate_limit else None,
+            key=None if routed is None else routed.key,
+        )
 
     def _rebuilt_scorers(
         self, info: ExperimentInfo, api_key: SecretStr | str | None
