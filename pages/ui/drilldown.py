@@ -1,7 +1,8 @@
 """The experiment page's drill-down (pages/experiment.py, beside the grid): one item's input,
 output and ground truth, previous/next buttons (keys K and J), the verdict on the whole item,
 and a tab per scorer with its score, reason, steps, judge executions and the review of its
-score (pages/ui/review.py). Only that item's results and reviews are read (one read each).
+score (pages/ui/review.py), only the open tab drawn. Only that item's results and reviews are
+read (one read each).
 
 `drilldown_view` is a fragment of its own (key `FRAGMENT`), nested in the results view's: a row
 click reruns only it (from the grid's selection callback, `st.rerun(FRAGMENT)`), as do the
@@ -200,7 +201,13 @@ def render_drilldown(
         st.info("No scorer result for this item yet.")
         return
     labels = [md_short(scored_label(info, scorer_id)) for scorer_id in outcomes]
-    for tab, outcome in zip(st.tabs(labels), outcomes.values(), strict=True):
+    # Tabs that track which one is open (kept for the experiment, so the next item opens on
+    # the same scorer): only the open tab is drawn, a switch reruns this fragment. Drawing
+    # every scorer's steps and review form made the browser's share of a row click.
+    tabs = st.tabs(labels, key=f"{KEY}.scorer_tab.{info.id}", on_change="rerun")
+    for tab, outcome in zip(tabs, outcomes.values(), strict=True):
+        if tab.open is False:
+            continue
         with tab:
             render_outcome(outcome)
             review.render_review(info, item_id, outcome.scorer_id, reviews)
