@@ -405,11 +405,10 @@ def measure_layout(page: Any, url: str, repeat: int = 1) -> list[Row]:
         open_page(page, f"{url}/experiment?tab=results&item=q00049&page=1", timeout=300_000)
         page.get_by_text("Item q00049", exact=True).first.wait_for()
         next_button = page.get_by_role("button", name=re.compile("^Next item"))
-        try:
-            crossings.append(timed_fragment(page, next_button.click, "Item q00050"))
-        except Exception as error:  # a version where next stops at the page's end
-            print(f"  next item past the page failed: {str(error).splitlines()[0]}")
+        if not next_button.is_enabled():  # a version where next stops at the page's end
+            print("  next item past the grid's page: disabled in this version")
             break
+        crossings.append(timed_fragment(page, next_button.click, "Item q00050"))
     rows.append(median_of("  next item → next page's drill-down", crossings))
     views = page.locator('[data-testid="stButtonGroup"]').first
     tabs: dict[str, list[Timing]] = {view: [] for view in VIEWS}
