@@ -372,14 +372,30 @@ def median_of(name: str, timings: list[Timing]) -> Row:
     wall, server, browser = (statistics.median(column) for column in zip(*timings, strict=True))
     fastest = min(t[0] for t in timings)
     several = f" [{len(timings)}×, min {fastest:.2f}]" if len(timings) > 1 else ""
+    if len(timings) > 1 and os.environ.get("BENCH_EACH"):  # each timing, to see the spread
+        print(f"  {name.strip()}: " + ", ".join(f"{w:.2f}/{c:.2f}/{b:.2f}" for w, c, b in timings))
     return (f"{name}{several}", wall, server, browser)
+
+
+def server_idle(timeout: float = 120.0) -> float:
+    """Wait until the server uses less than 2% of a core over half a second (its start-up
+    warm-up, a background thread after the first page, has ended: before, each click paid
+    for it and for the garbage collections it made slow); returns the seconds waited."""
+    clock, started = CLOCK[-1], time.perf_counter()
+    while time.perf_counter() - started < timeout:
+        before = clock()
+        time.sleep(0.5)
+        if clock() - before < 0.01:
+            break
+    return time.perf_counter() - started
 
 
 def measure_layout(page: Any, url: str, repeat: int = 1) -> list[Row]:
     """The experiment page's drill-down and views (issue 21), on the first experiment, each
-    timed `repeat` times."""
+    timed `repeat` times, once the server is idle."""
     rows: list[Row] = []
     open_page(page, f"{url}/experiment?tab=results", timeout=300_000)
+    print(f"  (server idle after {server_idle():.1f} s)")
     page.get_by_text("Click a row of the grid to open its item here.").wait_for()
     grid = page.locator('[data-testid="stDataFrame"]').last
     clicks: list[Timing] = []
