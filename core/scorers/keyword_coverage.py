@@ -148,9 +148,6 @@ DESCRIPTION = (
 
 # --- keywords -------------------------------------------------------------------------------
 
-# The caches live in _keyword_words; they are named here for the tests that empty them.
-_CACHES = (_WORDS, _TOKENS, _KEYWORDS)
-
 
 def _keywords(text: str) -> tuple[dict[str, _Word], set[str], list[_Word | None]]:
     """The keywords of a text (surface -> keyword, in order; a keyword sharing a form with an
@@ -201,11 +198,31 @@ class _Compared(NamedTuple):
     matched: int  # reference keywords covered
 
 
+# The references analysed last (text -> keywords, words in order), for the experiments that
+# score the same inputs or ground truths again: each model compared on a dataset, a resumed
+# or repeated run. Read only: nothing changes a reference's keywords once found.
+_REFERENCES: dict[str, tuple[dict[str, _Word], list[_Word | None]]] = {}
+_REFERENCE_LIMIT = 4096  # (a reference costs a few kB: the text, its words, its keywords)
+# Every cache (the words' live in _keyword_words), named for the tests that empty them.
+_CACHES = (_WORDS, _TOKENS, _KEYWORDS, _REFERENCES)
+
+
+def _reference_keywords(text: str) -> tuple[dict[str, _Word], list[_Word | None]]:
+    found = _REFERENCES.get(text)
+    if found is None:
+        kept, _, order = _keywords(text)
+        found = (kept, order)
+        if len(_REFERENCES) >= _REFERENCE_LIMIT:
+            _REFERENCES.clear()
+        _REFERENCES[text] = found
+    return found
+
+
 def _compare(reference: str, response: str) -> _Compared:
     """Both sides' keywords, the response's pool with the forms of the reference keywords it
     covers by a variant (a compound's verb phrase, a hyphen's spaced or joined spelling), and
     how many reference keywords are covered."""
-    reference_kw, _, reference_order = _keywords(reference)
+    reference_kw, reference_order = _reference_keywords(reference)
     response_kw, pool, response_order = _keywords(response)
     extra, matched = variant_forms(reference_kw.values(), reference_order, response_order, pool)
     if extra:
