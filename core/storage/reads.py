@@ -12,7 +12,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Text, and_, cast, exists, func, or_, select
+from sqlalchemy import Connection, Text, and_, cast, exists, func, or_, select, type_coerce
 
 from core.records import (
     ItemRow,
@@ -21,8 +21,10 @@ from core.records import (
     ScoreHistogram,
     ScorerUsage,
     ScoreSummary,
+    StoredScores,
 )
 from core.run_results import JudgeUsage
+from core.storage._rows import _loads
 from core.storage.slices import metadata_filter
 from core.storage.tables import DatasetItemRow, ExperimentRow, ScoreRow
 
@@ -36,6 +38,7 @@ __all__ = [
     "result_page",
     "score_histograms",
     "scorer_totals",
+    "stored_scores",
 ]
 
 HISTOGRAM_BINS = 10
@@ -216,6 +219,30 @@ def histogram_edges(low: float, high: float, bins: int) -> list[float]:
     score on an edge falls in NumPy's bin)."""
     step = (high - low) / bins
     return [k * step + low for k in range(bins)] + [high]
+
+
+# ---- Compare: every stored score of an experiment, light ----
+
+
+def stored_scores(connection: Connection, experiment_id: str) -> StoredScores:
+    """The experiment's stored runs as columns (item, scorer, score, reason) in the order
+    written: one plain SELECT of the results' table alone, the reasons decoded here (orjson on
+    SQLite's JSON text). What Compare pairs, without a record per run: validating 50,000
+    `ScorerOutcome`s took longer than the page's whole budget."""
+    as_text = connection.dialect.name == "sqlite"
+    reason = type_coerce(_results.c.reason, Text) if as_text else _results.c.reason
+    query = (
+        select(_results.c.item_id, _results.c.scorer_id, _results.c.score, reason)
+        .where(_results.c.experiment_id == experiment_id)
+        .order_by(_results.c.id)
+    )
+    rows = connection.execute(query).all()
+    if not rows:
+        return StoredScores()
+    item_ids, scorer_ids, scores, reasons = map(list, zip(*rows, strict=True))
+    if as_text:
+        reasons = [None if text is None else _loads(text) for text in reasons]
+    return StoredScores(item_ids=item_ids, scorer_ids=scorer_ids, scores=scores, reasons=reasons)
 
 
 # ---- the item table, a page at a time ----

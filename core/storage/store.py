@@ -50,6 +50,7 @@ from core.records import (
     ScorerUsage,
     ScoreSummary,
     SliceSummary,
+    StoredScores,
 )
 from core.run_results import ResultRow
 from core.storage import reads, result_rows, reviews, slices, thresholds
@@ -554,12 +555,14 @@ class Store(StoreManagement):
         with_result: bool = True,
         item_ids: Sequence[str] | None = None,
         limit: int | None = None,
+        judged_only: bool = False,
     ) -> list[ScorerOutcome]:
         """The stored (successful) outcomes of an experiment, in the order they were written.
 
         `with_result=False` leaves out the full result JSON (a light table for large runs);
         `item_ids` keeps those of these items only (a page of a large experiment); `limit`
-        the first that many.
+        the first that many; `judged_only` those of runs that called the judge (an attempt
+        made, or answered from the judge cache: what judge usage sums).
         """
         table = ScoreRow.__table__
         columns: list[Any] = [c for c in table.c if with_result or c.name != "result"]
@@ -594,6 +597,8 @@ class Store(StoreManagement):
             query = query.where(table.c.scorer_id == scorer_id)
         if item_ids is not None:
             query = query.where(table.c.item_id.in_(list(item_ids)))
+        if judged_only:
+            query = query.where((table.c.judge_attempts > 0) | (table.c.cached_calls > 0))
         query = query.order_by(table.c.id)
         if limit is not None:
             query = query.limit(limit)
@@ -608,6 +613,12 @@ class Store(StoreManagement):
             return int(connection.execute(query).scalar_one())
 
     # ---- a large experiment read without loading it (core/storage/reads.py) ----
+
+    def stored_scores(self, experiment_id: str) -> StoredScores:
+        """Every stored run's item, scorer, score and reason, as columns (`reads.stored_scores`:
+        what Compare pairs, no result JSON)."""
+        with self.engine.connect() as connection:
+            return reads.stored_scores(connection, experiment_id)
 
     def score_summaries(self, experiment_id: str) -> list[ScoreSummary]:
         """Per scorer: stored runs, numeric scores, mean, min and max (SQL GROUP BY)."""
