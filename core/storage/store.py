@@ -9,6 +9,7 @@ given one).
 
 from __future__ import annotations
 
+import logging
 import os
 import uuid
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
@@ -53,7 +54,7 @@ from core.records import (
     StoredScores,
 )
 from core.run_results import ResultRow
-from core.storage import reads, result_rows, reviews, slices, thresholds
+from core.storage import reads, result_rows, reviews, slices, thresholds, totals
 from core.storage._engines import make_engine, normalise_url
 from core.storage._manage import StoreManagement
 from core.storage._rows import (
@@ -102,6 +103,9 @@ class StorageError(RuntimeError):
 
 class NotFoundError(LookupError):
     """No dataset or experiment with that id."""
+
+
+_log = logging.getLogger("scorelab.storage")
 
 
 def default_database_url() -> str:
@@ -308,6 +312,7 @@ class Store(StoreManagement):
             self.refuse_live_runs(connection, "dataset", dataset_id=dataset_id)
             reviews.delete_reviews_of(connection, experiments)
             thresholds.delete_thresholds_of(connection, experiments)
+            totals.forget(connection, experiments)
             connection.execute(delete(ScoreRow).where(col(ScoreRow.experiment_id).in_(experiments)))
             connection.execute(
                 delete(ExperimentRow).where(col(ExperimentRow.dataset_id) == dataset_id)
@@ -387,6 +392,28 @@ class Store(StoreManagement):
         values: dict[str, Any] = _counts_values(counts, failed) if counts is not None else {}
         values.update(status=status, error=error, finished_at=_now())
         self._update_experiment(experiment_id, values, start=True)
+        self._keep_totals(experiment_id)
+
+    def _keep_totals(self, experiment_id: str) -> None:
+        """Sum a finished experiment's totals and histograms once and keep them
+        (`core/storage/totals.py`): every later first render of its pages, in any process,
+        reads them instead of a pass over its results. Best effort: a failure to keep them
+        leaves the pages summing as before, and never fails the finish."""
+        table = ExperimentRow.__table__
+        try:
+            with self._transaction("keep the experiment's totals") as connection:
+                row = connection.execute(select(table).where(table.c.id == experiment_id)).first()
+                key = None if row is None else _settled_key(row._mapping)
+                if key is None:
+                    return
+                found = reads.scorer_totals(connection, experiment_id)
+                summaries = [one.summary() for one in found]
+                bins = reads.HISTOGRAM_BINS
+                shown = reads.score_histograms(connection, experiment_id, summaries, bins)
+                totals.keep(connection, experiment_id, key, found, shown, bins)
+            self._settled[experiment_id] = (key, found)
+        except StorageError as error:
+            _log.warning("experiment %s: totals not kept (%s)", experiment_id, error)
 
     def reopen_experiment(self, experiment_id: str, statuses: Sequence[ExperimentStatus]) -> bool:
         """Mark a stopped experiment running again, to resume it: True when this call did, False
@@ -471,10 +498,10 @@ class Store(StoreManagement):
             query = query.where(experiments.c.id == experiment_id)
         with self.engine.connect() as connection:
             rows = connection.execute(query).all()
-            totals = self._totals(connection, [r._mapping for r in rows])
+            summed = self._totals(connection, [r._mapping for r in rows])
         scores: dict[str, dict[str, float]] = {}
         successes: dict[str, RunCounts] = {}
-        for found in totals.values():
+        for found in summed.values():
             for scorer in found:
                 if scorer.mean is not None:
                     scores.setdefault(scorer.experiment_id, {})[scorer.scorer_id] = scorer.mean
@@ -496,6 +523,7 @@ class Store(StoreManagement):
             self._settled.pop(experiment_id, None)
             reviews.delete_reviews_of(connection, [experiment_id])
             thresholds.delete_thresholds_of(connection, [experiment_id])
+            totals.forget(connection, [experiment_id])
             connection.execute(delete(ScoreRow).where(col(ScoreRow.experiment_id) == experiment_id))
             connection.execute(delete(ExperimentRow).where(col(ExperimentRow.id) == experiment_id))
 
@@ -532,6 +560,7 @@ class Store(StoreManagement):
             keyed.sort(key=_row_key)
         self._settled.pop(experiment_id, None)
         with self._transaction("store the scorer results") as connection:
+            totals.forget(connection, [experiment_id])  # summed before these rows
             return result_rows.insert_rows(connection, keyed)
 
     def stored_pairs(self, experiment_id: str, item_ids: Sequence[str]) -> set[tuple[str, str]]:
@@ -622,7 +651,7 @@ class Store(StoreManagement):
 
     def score_summaries(self, experiment_id: str) -> list[ScoreSummary]:
         """Per scorer: stored runs, numeric scores, mean, min and max (SQL GROUP BY)."""
-        return [totals.summary() for totals in self._experiment_totals(experiment_id)[1]]
+        return [found.summary() for found in self._experiment_totals(experiment_id)[1]]
 
     def score_histograms(
         self, experiment_id: str, bins: int = reads.HISTOGRAM_BINS
@@ -631,8 +660,18 @@ class Store(StoreManagement):
         (widened to the lowest and highest score) by the database."""
         if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
             raise ValueError(f"score_histograms needs 1 bin or more, got {bins!r}")
-        summaries = [totals.summary() for totals in self._experiment_totals(experiment_id)[1]]
+        summaries = [found.summary() for found in self._experiment_totals(experiment_id)[1]]
+        table = ExperimentRow.__table__
         with self.engine.connect() as connection:
+            row = connection.execute(select(table).where(table.c.id == experiment_id)).first()
+            key = None if row is None else _settled_key(row._mapping)
+            kept = (
+                None
+                if key is None
+                else totals.kept_histograms(connection, experiment_id, key, bins)
+            )
+            if kept is not None:
+                return kept
             return reads.score_histograms(connection, experiment_id, summaries, bins)
 
     def judge_usage(self, experiment_id: str) -> list[ScorerUsage]:
@@ -640,7 +679,7 @@ class Store(StoreManagement):
         tokens and duration (SQL GROUP BY); the estimated cost is left for the service to
         fill."""
         model, found = self._experiment_totals(experiment_id)
-        return [totals.scorer_usage(model) for totals in found]
+        return [one.scorer_usage(model) for one in found]
 
     def _experiment_totals(self, experiment_id: str) -> tuple[str | None, list[reads.ScorerTotals]]:
         """(the judge model, the per-scorer totals) of an experiment (none for an unknown)."""
@@ -662,7 +701,10 @@ class Store(StoreManagement):
             if key is not None and kept is not None and kept[0] == key:
                 found[row["id"]] = kept[1]
                 continue
-            found[row["id"]] = reads.scorer_totals(connection, row["id"])
+            stored = None if key is None else totals.kept_totals(connection, row["id"], key)
+            found[row["id"]] = (
+                reads.scorer_totals(connection, row["id"]) if stored is None else stored
+            )
             if key is not None:
                 self._settled[row["id"]] = (key, found[row["id"]])
         return found

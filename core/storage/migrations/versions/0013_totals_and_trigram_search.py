@@ -1,4 +1,8 @@
-"""Text search under a score filter served by an index on PostgreSQL (issue 22): the `pg_trgm`
+"""The pages of a large experiment without a whole-experiment pass (issue 22), on both
+databases: `experiment_totals`, each finished experiment's per-scorer totals and histograms
+summed once when it finished (`core/storage/totals.py`).
+
+Text search under a score filter served by an index on PostgreSQL: the `pg_trgm`
 extension and a GIN trigram index of the text the item table's search reads on PostgreSQL
 (`SEARCHED_TEXT`: the item's id and the JSON text of its input, output and ground truth, joined
 by a unit separator; `core.storage.reads._matches` searches that same expression), so
@@ -30,6 +34,13 @@ _log = logging.getLogger("scorelab.storage")
 
 
 def upgrade() -> None:
+    op.create_table(
+        "experiment_totals",
+        sa.Column("experiment_id", sa.String(64), primary_key=True),
+        sa.Column("settled", sa.Text, nullable=False),
+        sa.Column("totals", sa.JSON, nullable=False),
+        sa.Column("histograms", sa.JSON, nullable=True),
+    )
     bind = op.get_bind()
     if bind.dialect.name != "postgresql":
         return
@@ -74,3 +85,4 @@ def _extension_schema(bind: sa.Connection) -> str | None:
 def downgrade() -> None:
     if op.get_bind().dialect.name == "postgresql":
         op.execute(f"DROP INDEX IF EXISTS {TRIGRAM_INDEX}")
+    op.drop_table("experiment_totals")
