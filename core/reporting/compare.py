@@ -183,9 +183,14 @@ class _Side:
         if found is None:
             found = {}
             for item_id, outcome in self.outcomes.get(scorer_id, {}).items():
-                value = _number(outcome.score) if outcome.status == "success" else None
-                if value is not None:
-                    found[item_id] = value
+                if outcome.status != "success":
+                    continue
+                value = outcome.score
+                if value.__class__ is float:  # the common case, without a call per run
+                    if math.isfinite(value):
+                        found[item_id] = value
+                elif (number := _number(value)) is not None:
+                    found[item_id] = number
             self._scores[scorer_id] = found
         return found
 
@@ -223,16 +228,18 @@ def _side(detail: ExperimentDetail | StoredSide) -> _Side:
     items = {item.id: item for item in detail.items if counts[item.id] == 1}
     outcomes: dict[str, dict[str, Run]] = {}
     ambiguous: dict[str, int] = {}
-    seen: set[tuple[str, str]] = set()
+    dropped: set[tuple[str, str]] = set()  # pairs run more than once: paired with nothing
     for run in runs:
-        by_item = outcomes.setdefault(run.scorer_id, {})
-        key = (run.scorer_id, run.item_id)
-        if key in seen:  # a second run of the pair: ambiguous, paired with nothing
-            if by_item.pop(run.item_id, None) is not None:
-                ambiguous[run.scorer_id] = ambiguous.get(run.scorer_id, 0) + 1
-            continue
-        seen.add(key)
-        by_item[run.item_id] = run
+        by_item = outcomes.get(run.scorer_id)
+        if by_item is None:
+            by_item = outcomes[run.scorer_id] = {}
+        item_id = run.item_id
+        if item_id in by_item:  # a second run of the pair: ambiguous
+            del by_item[item_id]
+            dropped.add((run.scorer_id, item_id))
+            ambiguous[run.scorer_id] = ambiguous.get(run.scorer_id, 0) + 1
+        elif not dropped or (run.scorer_id, item_id) not in dropped:
+            by_item[item_id] = run
     ambiguous = {scorer_id: ambiguous.get(scorer_id, 0) for scorer_id in outcomes}
     return _Side(detail.info, items, frozenset(counts), duplicates, outcomes, ambiguous, usage)
 
