@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from core._sync import run_coroutine_sync
 from core.experiments.engine import CancelToken, Run, Skip, run_experiment
@@ -40,6 +40,8 @@ from core.run_results import JudgeUsage, ResultRow, database_json, result_json
 from core.scoring import Scorer
 
 __all__ = [
+    "Detachable",
+    "DetachedSink",
     "ExperimentJob",
     "Jobs",
     "ResultSink",
@@ -56,6 +58,9 @@ _QUEUED_AT_MOST = 20 * _BATCH_SIZE
 """Outcomes waiting for the writer: when the database falls behind (a checkpoint, a slow
 disk), the runs wait for it rather than pile their results up in memory."""
 _FLUSH_EVERY_S = 0.5
+_OWN_PROCESS_FROM = 20_000
+"""Planned runs from which the writer writes from a process of its own (`ResultSink`'s
+`detached`): starting one costs about a second, which only a large experiment wins back."""
 _HEARTBEAT_EVERY_S = 5.0
 """How often a running experiment's row is touched even when no run finishes (a slow judge):
 well within `core.storage.STALE_AFTER_S`, after which it would be reported as interrupted."""
@@ -102,13 +107,36 @@ class ResultSink(Protocol):
         ...
 
 
+class DetachedSink(ResultSink, Protocol):
+    """A sink writing from a process of its own (`core.storage.writer_process`)."""
+
+    def close(self) -> None:
+        """Finish what was asked and end the process."""
+        ...
+
+
+@runtime_checkable
+class Detachable(Protocol):
+    """A sink that can hand the writing to a process of its own."""
+
+    def detached(self) -> DetachedSink | None:
+        """A sink writing to the same database from a child process, or None when the
+        database cannot be shared with one (SQLite in memory)."""
+        ...
+
+
 class ResultWriter:
     """Writes successful runs and the latest counts to a sink in batches, from its own thread.
     A sink that fails stops the writing: `error` holds why and `on_error` is called.
 
     What it is handed (`put`: a pre-encoded row, or an outcome record) waits in one list; the
     writer takes the whole list at once, when `_BATCH_SIZE` are waiting or every
-    `_FLUSH_EVERY_S`: one hand-off per batch, not per run."""
+    `_FLUSH_EVERY_S`: one hand-off per batch, not per run.
+
+    `own_process`: when the sink is `Detachable`, the batches are written by a child process
+    of its own (the inserts, commits and index upkeep off this interpreter), this thread only
+    handing them over and waiting for each to be committed; a child that cannot start leaves
+    the writing to this thread, one that dies stops the writing as a broken database does."""
 
     def __init__(
         self,
@@ -116,8 +144,11 @@ class ResultWriter:
         experiment_id: str,
         counts: Callable[[], tuple[RunCounts, RunCounts]],
         on_error: Callable[[], None],
+        own_process: bool = False,
     ) -> None:
         self._sink = sink
+        self._own_process = own_process
+        self._detached: DetachedSink | None = None
         self._experiment_id = experiment_id
         self._counts = counts
         self._on_error = on_error
@@ -154,7 +185,30 @@ class ResultWriter:
         self._due.set()
         self._thread.join()
 
+    @property
+    def process_id(self) -> int | None:
+        """The writing child's process id, while one writes."""
+        detached = self._detached
+        return getattr(detached, "pid", None) if detached is not None else None
+
     def _run(self) -> None:
+        if self._own_process and isinstance(self._sink, Detachable):
+            try:
+                self._detached = self._sink.detached()
+            except Exception as error:  # the thread writes instead: slower, never wrong
+                logger.warning("The result writer's process did not start (%s)", error)
+            if self._detached is not None:
+                self._sink = self._detached
+        try:
+            self._loop()
+        finally:
+            if self._detached is not None:
+                try:
+                    self._detached.close()
+                except Exception as error:  # pragma: no cover (nothing left to write)
+                    logger.warning("The result writer's process did not end cleanly: %s", error)
+
+    def _loop(self) -> None:
         while True:
             self._due.wait(_FLUSH_EVERY_S)
             self._due.clear()
@@ -438,11 +492,13 @@ class ExperimentJob:
         skip: Skip | None,
         retried_from: ExperimentStatus | None,
     ) -> None:
+        planned = (item_count or 0) * len(scorers)
         writer = ResultWriter(
             sink,
             self.experiment_id,
             self.tally,
             lambda: self.cancel.cancel(abort_in_flight=True),
+            own_process=planned >= _OWN_PROCESS_FROM,
         )
         self._writer = writer
         status: ExperimentStatus = "error"

@@ -199,11 +199,6 @@ def _with_item_texts(result: dict[str, Any], row: _RowFields) -> dict[str, Any]:
     return rebuilt
 
 
-def _row_key(row: tuple[Any, ...]) -> tuple[str, str]:
-    """(item id, scorer id) of an `(experiment_id, *ResultRow)`."""
-    return row[1], row[2]
-
-
 def _outcome(row: _RowFields) -> ScorerOutcome:
     result = row.get("result")
     if row.get("item_texts") and isinstance(result, dict):

@@ -16,7 +16,7 @@ from contextlib import AbstractContextManager
 from datetime import timedelta
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from sqlalchemy import (
     ColumnElement,
@@ -53,7 +53,7 @@ from core.records import (
 )
 from core.run_results import ResultRow
 from core.storage import reads, result_rows, reviews, slices, thresholds
-from core.storage._engines import make_engine, normalise_url
+from core.storage._engines import is_sqlite_file, make_engine, normalise_url
 from core.storage._manage import StoreManagement
 from core.storage._rows import (
     _ITEM_PAGE,
@@ -71,7 +71,6 @@ from core.storage._rows import (
     _items_query,
     _now,
     _outcome,
-    _row_key,
     _score_row,
     _settled_key,
     _stored_counts,
@@ -79,6 +78,9 @@ from core.storage._rows import (
 )
 from core.storage.schema import SchemaError, upgrade_schema
 from core.storage.tables import DatasetItemRow, DatasetRow, ExperimentRow, ScoreRow
+
+if TYPE_CHECKING:
+    from core.storage.writer_process import WriterProcess
 
 __all__ = [
     "DATABASE_URL_ENV",
@@ -524,14 +526,24 @@ class Store(StoreManagement):
         """Bulk-insert successful runs given as pre-encoded rows (`core.run_results.ResultRow`,
         what a running experiment's writer hands over); returns how many were written, as
         `add_results` does (a pair already stored is skipped)."""
+        # On PostgreSQL the rows go in key order (result_rows: two writers of one experiment
+        # wait for each other's keys in one order, and none deadlocks).
         keyed = [(experiment_id, *row) for row in rows]
-        if self.engine.dialect.name == "postgresql":
-            # Two writers of one experiment (a resume racing its old process) each wait for the
-            # other's uncommitted keys: in one order for both, one waits and none deadlocks.
-            keyed.sort(key=_row_key)
         self._settled.pop(experiment_id, None)
         with self._transaction("store the scorer results") as connection:
             return result_rows.insert_rows(connection, keyed)
+
+    def detached(self) -> WriterProcess | None:
+        """A sink writing to this database from a child process of its own (`add_rows`,
+        progress and heartbeats: core/storage/writer_process.py), or None for SQLite in memory,
+        which no other process can open."""
+        parsed = make_url(self.url)
+        if parsed.get_backend_name() == "sqlite" and not is_sqlite_file(self.url):
+            return None
+        # Imported here: the child runs that module as its __main__.
+        from core.storage.writer_process import WriterProcess
+
+        return WriterProcess(self.url)
 
     def stored_pairs(self, experiment_id: str, item_ids: Sequence[str]) -> set[tuple[str, str]]:
         """The (item id, scorer id) pairs of these items that have a stored result."""
