@@ -38,6 +38,7 @@ from core.records import (
     DatasetItem,
     ExperimentInfo,
     ExperimentStatus,
+    ItemValues,
     ResultPage,
     ResultQuery,
     Review,
@@ -165,12 +166,15 @@ class Store(StoreManagement):
         fingerprint: str,
         columns: Sequence[str],
         mapping: ColumnMapping,
-        items: Iterable[DatasetItem] | Iterable[Sequence[DatasetItem]],
+        items: Iterable[DatasetItem] | Iterable[Sequence[DatasetItem | ItemValues]],
     ) -> DatasetInfo:
         """Store a dataset and its items in one transaction (whole or nothing).
 
-        `items`: the items, or chunks of them (lists, e.g. `MappedUpload.item_chunks()`),
-        consumed once and inserted a batch at a time: never all held at once.
+        `items`: the items, or chunks of them (lists, e.g. `MappedUpload.item_chunks()`) or
+        of their values (`ItemValues` tuples, `MappedUpload.value_chunks()`: no `DatasetItem`
+        per row), consumed once and inserted a batch at a time: never all held at once. Values
+        that are not an item's (an id that is not text) raise ValueError naming the row,
+        storing nothing.
         """
         dataset_id = uuid.uuid4().hex
         row = {
