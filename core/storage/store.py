@@ -281,7 +281,9 @@ class Store(StoreManagement):
             if where is not None:
                 query = query.where(where)
             with self.engine.connect() as connection:
-                rows = connection.execute(query).all()
+                # The driver's own rows (plain tuples): SQLAlchemy's result rows cost more
+                # than the items built from them.
+                rows = _driver_rows(connection, query)
             yield from _items(rows, decode=text)
             if len(rows) < page_size:
                 return
@@ -775,6 +777,16 @@ class Store(StoreManagement):
 
     def _transaction(self, what: str) -> _Transaction:
         return _Transaction(self, what)
+
+
+def _driver_rows(connection: Connection, query: Any) -> list[Any]:
+    """The rows of `query` as the driver gives them (tuples), the statement compiled by
+    SQLAlchemy with its parameters bound for the driver's paramstyle."""
+    compiled = query.compile(dialect=connection.dialect)
+    parameters: Any = compiled.params
+    if compiled.positiontup is not None:  # qmark (SQLite), format: in their order
+        parameters = tuple(parameters[name] for name in compiled.positiontup)
+    return list(connection.exec_driver_sql(compiled.string, parameters).fetchall())
 
 
 class _Transaction:
