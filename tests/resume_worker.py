@@ -2,8 +2,9 @@
 
 `python tests/resume_worker.py DATABASE_URL DATASET_ID DELAY_S FAIL_ON [thread|process]` starts
 an experiment of the `slow` scorer over the dataset through the service (its results written
-by the writer thread, or by the writer's own process), prints its id, and waits for `kill -9`.
-The test process resumes it with the same catalog, counting each pair its `slow` scorer runs.
+by the writer thread, or by the writer's own process), prints its id (then, with `process`,
+the writer's process id once it writes), and waits for `kill -9`. The test process resumes it
+with the same catalog, counting each pair its `slow` scorer runs.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
+import time
 from collections import Counter
 from typing import Any
 
@@ -92,6 +94,7 @@ def main(
 
     if writer == "process":  # the results written by a child process, whatever the size
         jobs._OWN_PROCESS_FROM = 0
+        jobs._PROCESS_FIRST = True
 
     service = Service(database_url, catalog=CATALOG)
     experiment_id = service.start_experiment(
@@ -100,6 +103,13 @@ def main(
         )
     )
     print(experiment_id, flush=True)
+    if writer == "process":  # the child's pid, once it writes
+        job = service._jobs.get(experiment_id)
+        while job is not None and job.running:
+            if job._writer is not None and job._writer.process_id is not None:
+                print(job._writer.process_id, flush=True)
+                break
+            time.sleep(0.01)
     service.wait(experiment_id)  # killed long before
 
 

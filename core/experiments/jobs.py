@@ -58,9 +58,14 @@ _QUEUED_AT_MOST = 20 * _BATCH_SIZE
 """Outcomes waiting for the writer: when the database falls behind (a checkpoint, a slow
 disk), the runs wait for it rather than pile their results up in memory."""
 _FLUSH_EVERY_S = 0.5
-_OWN_PROCESS_FROM = 20_000
-"""Planned runs from which the writer writes from a process of its own (`ResultSink`'s
-`detached`): starting one costs about a second, which only a large experiment wins back."""
+_OWN_PROCESS_FROM = 50_000
+"""Planned runs from which the writer writes from a process of its own (`Detachable`): its
+start costs about a second of CPU (on another core, the thread writing meanwhile), and it
+takes about 5 us per run off the scoring interpreter, which only a large experiment wins
+back on a busy machine."""
+_PROCESS_FIRST = False
+"""True: a writer with a process of its own waits for it before its first batch, so the
+process writes every result (the tests of that path, whatever the machine's load)."""
 _HEARTBEAT_EVERY_S = 5.0
 """How often a running experiment's row is touched even when no run finishes (a slow judge):
 well within `core.storage.STALE_AFTER_S`, after which it would be reported as interrupted."""
@@ -135,8 +140,9 @@ class ResultWriter:
 
     `own_process`: when the sink is `Detachable`, the batches are written by a child process
     of its own (the inserts, commits and index upkeep off this interpreter), this thread only
-    handing them over and waiting for each to be committed; a child that cannot start leaves
-    the writing to this thread, one that dies stops the writing as a broken database does."""
+    handing them over and waiting for each to be committed; until the child is ready, and
+    when it cannot start, this thread writes them itself; a child that dies stops the writing
+    as a broken database does."""
 
     def __init__(
         self,
@@ -149,6 +155,8 @@ class ResultWriter:
         self._sink = sink
         self._own_process = own_process
         self._detached: DetachedSink | None = None
+        self._done = threading.Event()  # the writing is over: the process may end
+        self._started = threading.Event()  # the process is ready, or will not be
         self._experiment_id = experiment_id
         self._counts = counts
         self._on_error = on_error
@@ -189,24 +197,49 @@ class ResultWriter:
     def process_id(self) -> int | None:
         """The writing child's process id, while one writes."""
         detached = self._detached
-        return getattr(detached, "pid", None) if detached is not None else None
+        if detached is None or self._sink is not detached:
+            return None
+        return getattr(detached, "pid", None)
 
     def _run(self) -> None:
+        helper: threading.Thread | None = None
         if self._own_process and isinstance(self._sink, Detachable):
-            try:
-                self._detached = self._sink.detached()
-            except Exception as error:  # the thread writes instead: slower, never wrong
-                logger.warning("The result writer's process did not start (%s)", error)
-            if self._detached is not None:
-                self._sink = self._detached
+            # Started beside the writing: until the child has opened the database (a second
+            # or so of imports, on another core), this thread writes the batches itself.
+            helper = threading.Thread(
+                target=self._keep_process,
+                args=(self._sink,),
+                name=f"{threading.current_thread().name}-process",
+                daemon=True,
+            )
+            helper.start()
+            if _PROCESS_FIRST:
+                self._started.wait()
         try:
             self._loop()
         finally:
-            if self._detached is not None:
-                try:
-                    self._detached.close()
-                except Exception as error:  # pragma: no cover (nothing left to write)
-                    logger.warning("The result writer's process did not end cleanly: %s", error)
+            self._done.set()
+            if helper is not None:
+                helper.join()
+
+    def _keep_process(self, sink: Detachable) -> None:
+        """Start the writer's process, hand it over, and end it once the writing is done. The
+        process is started and ended from this thread, which lives as long as it does (the
+        child ends with the thread that started it: core/storage/writer_process.py)."""
+        try:
+            detached = sink.detached()
+        except Exception as error:  # the thread writes instead: slower, never wrong
+            logger.warning("The result writer's process did not start (%s)", error)
+            detached = None
+        self._detached = detached  # taken by `_flush` between two batches
+        self._started.set()
+        if detached is None:
+            return
+        self._done.wait()
+        try:
+            detached.close()
+        except Exception as error:  # pragma: no cover (nothing left to write)
+            logger.warning("The result writer's process did not end cleanly: %s", error)
 
     def _loop(self) -> None:
         while True:
@@ -223,6 +256,9 @@ class ResultWriter:
     def _flush(self, batch: list[ResultRow | ScorerOutcome]) -> None:
         if self.error is not None:
             return
+        detached = self._detached
+        if detached is not None and self._sink is not detached:
+            self._sink = detached  # every batch before was committed by this thread
         try:
             if batch:
                 outcomes = [entry for entry in batch if isinstance(entry, ScorerOutcome)]

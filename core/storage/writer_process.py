@@ -56,7 +56,11 @@ class WriterProcess:
         )
         self._lock = threading.Lock()
         self._closed = False
-        self._call("open", database_url)
+        try:
+            self._call("open", database_url)
+        except BaseException:
+            self.close()
+            raise
 
     @property
     def pid(self) -> int:

@@ -99,6 +99,15 @@ def run_clean(service: Service, dataset_id: str, *specs: ScorerSpec) -> str:
 # ---- resume after kill -9 ----
 
 
+def process_alive(pid: int) -> bool:
+    """True while `pid` runs (a zombie, dead but not yet reaped, counts as ended)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
 def start_worker(
     database_url: str, dataset_id: str, delay_s: float, fail_on: str, writer: str = "thread"
 ) -> Any:
@@ -131,6 +140,7 @@ def test_an_experiment_killed_mid_run_resumes_to_the_counts_of_a_clean_run(
         assert worker.stdout is not None
         experiment_id = worker.stdout.readline().strip()
         assert experiment_id, "the worker did not start its experiment"
+        child = int(worker.stdout.readline()) if writer == "process" else None
         deadline = time.monotonic() + DEADLINE
         while service.store.result_count(experiment_id) < 40:
             assert worker.poll() is None, "the worker ended before it was killed"
@@ -138,6 +148,10 @@ def test_an_experiment_killed_mid_run_resumes_to_the_counts_of_a_clean_run(
             time.sleep(0.02)
         worker.send_signal(signal.SIGKILL)
         assert worker.wait(timeout=DEADLINE) == -signal.SIGKILL
+        if child is not None:  # the writer's process ends with it, writing nothing after
+            while process_alive(child):
+                assert time.monotonic() < deadline, "the writer's process outlived its parent"
+                time.sleep(0.01)
     finally:
         if worker.poll() is None:
             worker.kill()
@@ -430,6 +444,7 @@ def writer_process(monkeypatch: pytest.MonkeyPatch) -> None:
     from core.experiments import jobs
 
     monkeypatch.setattr(jobs, "_OWN_PROCESS_FROM", 0)
+    monkeypatch.setattr(jobs, "_PROCESS_FIRST", True)
 
 
 def test_a_run_whose_writer_process_dies_stops_interrupted_and_resumes_to_every_pair_once(
@@ -438,7 +453,7 @@ def test_a_run_whose_writer_process_dies_stops_interrupted_and_resumes_to_every_
     """The child writing the results is killed (`kill -9`) mid-run: the run stops
     `interrupted` saying the writer's process stopped, what it committed is kept once, nothing
     failed was written, and a resume runs exactly the pairs without a stored result."""
-    items = 120
+    items = 200
     dataset = service.import_dataset("set.csv", rows_of(items))
     experiment_id = service.start_experiment(
         ExperimentConfig(
@@ -448,11 +463,13 @@ def test_a_run_whose_writer_process_dies_stops_interrupted_and_resumes_to_every_
     job = service._jobs.get(experiment_id)
     assert job is not None
     deadline = time.monotonic() + DEADLINE
-    while service.store.result_count(experiment_id) < 10:  # written by the child, committed
-        assert time.monotonic() < deadline, "the writer's process stored nothing"
+    while (writer := job._writer) is None or writer.process_id is None:  # the child writes
+        assert time.monotonic() < deadline, "the writer's process never took the writing"
+        time.sleep(0.01)
+    while service.store.result_count(experiment_id) < 10:
+        assert time.monotonic() < deadline, "nothing was stored"
         time.sleep(0.02)
-    writer = job._writer
-    assert writer is not None and writer.process_id is not None
+    assert writer.process_id is not None
     assert writer.process_id != os.getpid()
     assert job.running, "finished before the writer's process was killed: make the runs slower"
     os.kill(writer.process_id, signal.SIGKILL)
@@ -475,7 +492,7 @@ def test_a_run_whose_writer_process_dies_stops_interrupted_and_resumes_to_every_
 
 
 def test_a_run_written_by_the_writer_process_stores_what_the_thread_stores(
-    service: Service, monkeypatch: pytest.MonkeyPatch
+    service: Service, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The same experiment written by the thread and by the child process: the same stored
     results (scores, reasons, result JSON, counts), the failure kept in memory only."""
@@ -485,7 +502,9 @@ def test_a_run_written_by_the_writer_process_stores_what_the_thread_stores(
     spec = slow_spec(fail_on="q7")
     by_thread = run_clean(service, dataset.id, spec)
     monkeypatch.setattr(jobs, "_OWN_PROCESS_FROM", 0)
+    monkeypatch.setattr(jobs, "_PROCESS_FIRST", True)
     by_process = run_clean(service, dataset.id, spec)
+    assert "did not start" not in caplog.text  # the process wrote them all
 
     def without_run_id(result: Any) -> Any:
         assert isinstance(result, dict) and result.pop("runId")  # each run has its own
