@@ -104,7 +104,7 @@ def main(
     )
     print(experiment_id, flush=True)
     if writer == "process":  # the child's pid, once it writes
-        job = service._jobs.get(experiment_id)
+        job = service.context.jobs.get(experiment_id)
         while job is not None and job.running:
             if job._writer is not None and job._writer.process_id is not None:
                 print(job._writer.process_id, flush=True)

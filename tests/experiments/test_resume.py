@@ -460,7 +460,7 @@ def test_a_run_whose_writer_process_dies_stops_interrupted_and_resumes_to_every_
             dataset_id=dataset.id, scorers=[slow_spec(delay_s=0.05, fail_on="q3")], concurrency=1
         )
     )
-    job = service._jobs.get(experiment_id)
+    job = service.context.jobs.get(experiment_id)
     assert job is not None
     deadline = time.monotonic() + DEADLINE
     while (writer := job._writer) is None or writer.process_id is None:  # the child writes
