@@ -5,6 +5,9 @@ same scorer through `run_evals`.
 
     python bench/judge_throughput.py [--items 300] [--concurrency 8 32] [--rounds 5]
                                      [--stored-items 150] [--stored-rounds 3]
+                                     [--own-cpu-rounds 3]
+
+First, scorelab's own CPU per prompt step, with litellm's call replaced by a canned answer.
 
 The fake judge (core.testing.fake_judge) runs in its own process, as a real provider would, and
 answers instantly, so the figures measure the client side: litellm plus our pipeline. The
@@ -12,14 +15,17 @@ machine may be shared: each round runs raw and scorelab back to back in this one
 order swapped every round), and prints both rates, the CPU this process spent per call (all
 its threads: litellm's and the Service writer's included) and the 1-minute load average. The
 ratio to read is the median of the rounds'; the CPU per call says where a gap comes from
-(scorelab's own work per call is the difference of the two). Target: run_evals ≥ 0.95 of the
-raw calls/s at each concurrency, and the Service's judge calls/s no lower than run_evals'.
+(scorelab's own work per call is the difference of the two; their ratio is what the rates'
+ratio would be where this process's CPU is the limit, which a loaded machine hides). Target:
+run_evals ≥ 0.95 of the raw calls/s at each concurrency, and the Service's judge calls/s no
+lower than run_evals'.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import statistics
@@ -35,6 +41,7 @@ import _loopback_judge as loopback
 
 from core import JudgeConfig, PromptStep, create_scorer, run_evals
 from core._sync import run_coroutine_sync
+from core.judge import _litellm
 from core.records import ExperimentConfig, ScorerSpec
 from core.scorers.answer_relevancy import create_answer_relevancy_scorer
 from core.service import Service
@@ -72,6 +79,41 @@ async def scorer_calls(url: str, items: int, concurrency: int) -> float:
     return items / elapsed
 
 
+async def own_cpu(items: int, rounds: int) -> None:
+    """Scorelab's own CPU per prompt step: the same run_evals with `litellm.acompletion`
+    replaced by one canned response (no HTTP, no litellm work), so what is left is the
+    pipeline: scorer, judge call, records, engine. Stable under load, unlike the rates."""
+    module = _litellm.litellm()
+    canned = module.ModelResponse(
+        id="canned",
+        model="fake-judge-model",
+        choices=[{"index": 0, "finish_reason": "stop", "message": {"content": '{"score": 1}'}}],
+        usage={"prompt_tokens": 10, "completion_tokens": 20, "total_tokens": 30},
+    )
+
+    async def answer(**_arguments: object) -> object:
+        await asyncio.sleep(0)
+        return canned
+
+    real = module.acompletion
+    module.acompletion = answer
+    try:
+        await scorer_calls("http://127.0.0.1:9/v1", 50, 4)
+        spent = []
+        for _ in range(rounds):
+            gc.collect()
+            cpu = time.process_time()
+            await scorer_calls("http://127.0.0.1:9/v1", items, 32)
+            spent.append((time.process_time() - cpu) * 1000 / items)
+    finally:
+        module.acompletion = real
+    print(
+        f"scorelab's own CPU per prompt step (acompletion canned, {items} items, concurrency 32): "
+        + ", ".join(f"{ms:.3f}" for ms in spent)
+        + f" ms (median {statistics.median(spent):.3f}; load {load():.1f})\n"
+    )
+
+
 def load() -> float:
     return os.getloadavg()[0]
 
@@ -86,12 +128,13 @@ async def _timed(measure: Callable[[], Awaitable[float]]) -> tuple[float, float]
 
 
 def _summary(label: str, ratios: list[float], raw_cpu: list[float], our_cpu: list[float]) -> None:
-    extra = statistics.median(our_cpu) - statistics.median(raw_cpu)
+    median = statistics.median
+    cpu_ratios = [raw / ours for raw, ours in zip(raw_cpu, our_cpu, strict=True)]
     print(
-        f"  {label}: median ratio {statistics.median(ratios):.2f} "
-        f"(min {min(ratios):.2f}, max {max(ratios):.2f}); CPU per call: raw "
-        f"{statistics.median(raw_cpu):.2f} ms, scorelab {statistics.median(our_cpu):.2f} ms "
-        f"(median difference {extra:+.2f} ms)"
+        f"  {label}: median ratio {median(ratios):.2f} (min {min(ratios):.2f}, max "
+        f"{max(ratios):.2f}); CPU per call: raw {median(raw_cpu):.2f} ms, scorelab "
+        f"{median(our_cpu):.2f} ms; CPU-bound ratio (raw CPU / scorelab CPU per call) median "
+        f"{median(cpu_ratios):.2f} (min {min(cpu_ratios):.2f}, max {max(cpu_ratios):.2f})"
     )
 
 
@@ -239,8 +282,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--stored-items", type=int, default=150, help="0: skip the Service part")
     parser.add_argument("--stored-rounds", type=int, default=3)
+    parser.add_argument("--own-cpu-rounds", type=int, default=3, help="0: skip that part")
     arguments = parser.parse_args()
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if arguments.own_cpu_rounds > 0:
+        asyncio.run(own_cpu(2000, arguments.own_cpu_rounds))
     process, url = start_fake_judge()
     try:
         asyncio.run(measure(url, arguments.items, arguments.concurrency, arguments.rounds))
