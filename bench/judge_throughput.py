@@ -279,7 +279,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=300)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[8, 32])
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=5, help="0: skip the run_evals part")
     parser.add_argument("--stored-items", type=int, default=150, help="0: skip the Service part")
     parser.add_argument("--stored-rounds", type=int, default=3)
     parser.add_argument("--own-cpu-rounds", type=int, default=3, help="0: skip that part")
@@ -287,12 +287,13 @@ def main() -> None:
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if arguments.own_cpu_rounds > 0:
         asyncio.run(own_cpu(2000, arguments.own_cpu_rounds))
-    process, url = start_fake_judge()
-    try:
-        asyncio.run(measure(url, arguments.items, arguments.concurrency, arguments.rounds))
-    finally:
-        process.terminate()
-        process.wait()
+    if arguments.rounds > 0:
+        process, url = start_fake_judge()
+        try:
+            asyncio.run(measure(url, arguments.items, arguments.concurrency, arguments.rounds))
+        finally:
+            process.terminate()
+            process.wait()
     if arguments.stored_items > 0:
         process, url = start_fake_judge("--from-schema")
         try:
