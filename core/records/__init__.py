@@ -33,6 +33,7 @@ from core.records.results import (
     ScoreHistogram,
     ScorerUsage,
     ScoreSummary,
+    StoredScores,
 )
 from core.records.reviews import (
     CONFIDENCE_STEPS,
@@ -85,6 +86,7 @@ __all__ = [
     "SliceChange",
     "SliceScorer",
     "SliceSummary",
+    "StoredScores",
     "Theme",
     "ThemeKind",
     "ThemeReport",

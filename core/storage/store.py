@@ -115,6 +115,7 @@ class Store:
     detached = delegate("results", ResultStore.detached)
     stored_pairs = delegate("results", ResultStore.stored_pairs)
     experiment_results = delegate("results", ResultStore.experiment_results)
+    stored_scores = delegate("results", ResultStore.stored_scores)
     result_count = delegate("results", ResultStore.result_count)
     score_summaries = delegate("results", ResultStore.score_summaries)
     score_histograms = delegate("results", ResultStore.score_histograms)
