@@ -36,7 +36,14 @@ class Cluster:
 
     def pids(self) -> set[int]:
         """Every process of this cluster: those naming its directory, and their children."""
-        named = {pid for pid, args in _processes() if str(self.temp_dir) in args}
+        port = self.address.rsplit(":", 1)[1]
+        named = {
+            pid
+            for pid, args in _processes()
+            if str(self.temp_dir) in args
+            # The Ray Client server names the GCS address only (and outlives the head).
+            or ("ray.util.client.server" in args and f":{port} " in f"{args} ")
+        }
         return _descendants(named - {os.getpid()}) - {os.getpid()}
 
     def chunk_workers(self) -> list[int]:
