@@ -52,7 +52,7 @@ from core.records import (
     SliceSummary,
 )
 from core.run_results import ResultRow
-from core.storage import reads, result_rows, reviews, slices, thresholds
+from core.storage import reads, result_rows, reviews, slices, step_usage, thresholds
 from core.storage._engines import make_engine, normalise_url
 from core.storage._manage import StoreManagement
 from core.storage._rows import (
@@ -629,7 +629,11 @@ class Store(StoreManagement):
         tokens and duration (SQL GROUP BY); the estimated cost is left for the service to
         fill."""
         model, found = self._experiment_totals(experiment_id)
-        return [totals.scorer_usage(model) for totals in found]
+        usages = [totals.scorer_usage(model) for totals in found]
+        if not usages:
+            return usages
+        with self.engine.connect() as connection:  # each prompt step's, where runs keep it
+            return step_usage.with_steps(connection, experiment_id, usages)
 
     def _experiment_totals(self, experiment_id: str) -> tuple[str | None, list[reads.ScorerTotals]]:
         """(the judge model, the per-scorer totals) of an experiment (none for an unknown)."""
