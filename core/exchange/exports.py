@@ -173,11 +173,12 @@ def experiment_json_text(
     *,
     thresholds: Sequence[dict[str, Any]] | None = None,
     agreement: LabelAgreement | None = None,
+    usage: Sequence[ScorerUsage] | None = None,
 ) -> str:
     """`experiment_json` as indented, strict JSON text (what the dashboard's download gives,
     and what `Service.import_experiment_json` reads back): NaN and infinities, which JSON does
     not have, become null; values JSON cannot hold (dates, ...) become their text."""
-    document = experiment_json(detail, thresholds=thresholds, agreement=agreement)
+    document = experiment_json(detail, thresholds=thresholds, agreement=agreement, usage=usage)
     options: dict[str, Any] = {"ensure_ascii": False, "indent": 2, "default": str}
     try:
         text = json.dumps(document, allow_nan=False, **options)
