@@ -54,7 +54,6 @@ from core.records import (
     ExperimentDetail,
     ExperimentInfo,
     ExperimentProgress,
-    ExperimentStatus,
     Review,
     ReviewVerdict,
     ScorerCatalogEntry,
@@ -72,6 +71,7 @@ from core.scoring import Scorer
 from core.service import review_desk
 from core.service import slices as slicing
 from core.service.datasets_desk import DatasetDesk
+from core.service.listing import RESUMABLE
 from core.service.manage import ManageMixin
 from core.service.mastra_desk import MastraMixin
 from core.service.pass_fail import PassFailMixin
@@ -84,9 +84,6 @@ __all__ = ["RESUMABLE", "SAMPLES_DIR", "Service"]
 logger = logging.getLogger(__name__)
 
 SAMPLES_DIR = Path(__file__).resolve().parents[2] / "data" / "samples"
-
-RESUMABLE: tuple[ExperimentStatus, ...] = ("interrupted", "cancelled", "budget_reached")
-"""The statuses of an experiment stopped part-way, which `Service.resume_experiment` takes."""
 
 
 # ---- the service ----
