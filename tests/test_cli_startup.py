@@ -122,3 +122,14 @@ def test_export_json_sums_the_judge_usage_per_prompt_step(judged: dict[str, str]
         sum(entry["usage"]["inputTokens"] for entry in steps)
         == (summary["judgeUsage"]["inputTokens"])
     )
+
+
+def test_listing_and_a_refused_resume_read_through_the_driver_alone(
+    judged: dict[str, str],
+) -> None:
+    """The quick path (core/storage/listing.py): no SQLAlchemy, no scorers, no engine."""
+    for arguments in (["experiments"], ["experiments", "--json"], ["resume", judged["ID"]]):
+        report = child(judged, *arguments)
+        assert judged["ID"] in report["stdout"] + report["stderr"], arguments
+        for heavy in ("sqlalchemy", "sqlmodel", "alembic", "rich", "rapidfuzz", "litellm"):
+            assert heavy not in report["loaded"], (arguments, heavy)

@@ -9,12 +9,10 @@ given one).
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import timedelta
-from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
@@ -54,6 +52,7 @@ from core.records import (
 from core.run_results import ResultRow
 from core.storage import reads, result_rows, reviews, slices, step_usage, thresholds
 from core.storage._engines import make_engine, normalise_url
+from core.storage._light import DATABASE_URL_ENV, STALE_AFTER_S, default_database_url
 from core.storage._manage import StoreManagement
 from core.storage._rows import (
     _ITEM_PAGE,
@@ -89,11 +88,6 @@ __all__ = [
     "default_database_url",
 ]
 
-DATABASE_URL_ENV = "SCORELAB_DATABASE_URL"
-STALE_AFTER_S = 60.0
-"""A pending or running experiment without a heartbeat for this long is reported as
-`interrupted`: the process running it beats every few seconds, so it must have died."""
-
 
 class StorageError(RuntimeError):
     """The database refused or failed an operation."""
@@ -101,28 +95,6 @@ class StorageError(RuntimeError):
 
 class NotFoundError(LookupError):
     """No dataset or experiment with that id."""
-
-
-def default_database_url() -> str:
-    """`SCORELAB_DATABASE_URL`, else an SQLite file: `data/scorelab.db` in the project checkout
-    when it is writable, else `scorelab.db` in the user's data directory."""
-    configured = os.environ.get(DATABASE_URL_ENV, "").strip()
-    if configured:
-        return configured
-    return f"sqlite:///{_default_sqlite_path()}"
-
-
-def _default_sqlite_path() -> Path:
-    project = Path(__file__).resolve().parents[2]
-    if (project / "pyproject.toml").is_file() and os.access(project, os.W_OK):
-        data = project / "data"
-        data.mkdir(exist_ok=True)
-        if os.access(data, os.W_OK):
-            return data / "scorelab.db"
-    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    folder = base / "scorelab"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder / "scorelab.db"
 
 
 class Store(StoreManagement):
