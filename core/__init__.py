@@ -126,7 +126,12 @@ _HOMES: dict[str, str] = {
 def __getattr__(name: str) -> Any:
     """A public name, imported from its module on first use (then kept in this module)."""
     home = _HOMES.get(name)
-    if home is None:
+    if home is None:  # a submodule, as `import core...` then `.name` found it when eager
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as error:
+            if error.name != f"{__name__}.{name}":
+                raise
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(home), name)
     globals()[name] = value

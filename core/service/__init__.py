@@ -118,7 +118,12 @@ def __getattr__(name: str) -> Any:
     if name == "views":
         return importlib.import_module("core.service.views")
     home = _HOMES.get(name)
-    if home is None:
+    if home is None:  # a submodule, as `import core...` then `.name` found it when eager
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as error:
+            if error.name != f"{__name__}.{name}":
+                raise
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(home), name)
     globals()[name] = value
