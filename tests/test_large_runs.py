@@ -94,13 +94,13 @@ def test_an_experiment_reads_its_items_a_page_at_a_time(
 ) -> None:
     dataset = service.import_dataset("many.csv", rows(25))
     pages: list[int] = []
-    original = service.store._item_pages
+    original = service.store.datasets._item_pages
 
     def counted(dataset_id: str, page_size: int) -> Iterator[DatasetItem]:
         pages.append(page_size)
         return original(dataset_id, 10)
 
-    monkeypatch.setattr(service.store, "_item_pages", counted)
+    monkeypatch.setattr(service.store.datasets, "_item_pages", counted)
     monkeypatch.setattr(
         service.store, "dataset_items", lambda *a, **k: pytest.fail("loaded every item")
     )

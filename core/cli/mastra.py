@@ -11,7 +11,7 @@ from core.cli._errors import CliError
 
 if TYPE_CHECKING:
     from core.cli._options import Commands
-    from core.service.mastra_desk import MastraStoreSummary
+    from core.service.exchange_desk import MastraStoreSummary
 
 __all__ = ["register"]
 
@@ -73,7 +73,7 @@ def _import(arguments: argparse.Namespace) -> int:
     chosen = arguments.dataset is not None or arguments.experiment is not None
     try:
         if arguments.list:
-            from core.service.mastra_desk import summarize
+            from core.service.exchange_desk import summarize
 
             summary = summarize(arguments.store)
             print(summary.model_dump_json(indent=2) if arguments.json else _listing(summary))

@@ -1,31 +1,24 @@
 """The Service's dataset desk: reading an upload, previewing and storing it, listing and deleting
-datasets, the samples (docs/datasets.md). Mixed into `Service` (core/service/facade.py)."""
+datasets, the samples (docs/datasets.md)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from core.datasets.library import import_parsed, import_samples
 from core.datasets.upload import ParsedUpload, read_upload
 from core.errors import ExperimentConfigError
 from core.records import ColumnMapping, DatasetInfo, DatasetItem, ImportReport
+from core.service.context import DeskContext
 
-if TYPE_CHECKING:
-    from core.experiments.jobs import Jobs
-    from core.storage import Store
-
-__all__ = ["DatasetDesk"]
+__all__ = ["DatasetsDesk"]
 
 
-class DatasetDesk:
-    """Datasets: mixed into `Service`, which provides the store, the jobs and the samples."""
+class DatasetsDesk:
+    """`service.datasets`: uploads read, previewed and stored; datasets listed and deleted."""
 
-    if TYPE_CHECKING:  # provided by Service
-        store: Store
-        samples_dir: Path
-        _jobs: Jobs
+    def __init__(self, context: DeskContext) -> None:
+        self._ctx = context
 
     def read_upload(self, file_name: str, data: bytes) -> ParsedUpload:
         """Parse a file once; `preview` and `import_parsed` then map it without reading again."""
@@ -44,7 +37,9 @@ class DatasetDesk:
         reuse_existing: bool = False,
     ) -> DatasetInfo:
         """Store a parsed file as a dataset (whole or nothing); raises DatasetImportError."""
-        return import_parsed(self.store, parsed, mapping, name=name, reuse_existing=reuse_existing)
+        return import_parsed(
+            self._ctx.store, parsed, mapping, name=name, reuse_existing=reuse_existing
+        )
 
     def preview_import(
         self, file_name: str, data: bytes, mapping: ColumnMapping | None = None
@@ -67,32 +62,32 @@ class DatasetDesk:
 
     def list_datasets(self) -> list[DatasetInfo]:
         """Every stored dataset, newest first."""
-        return self.store.list_datasets()
+        return self._ctx.store.list_datasets()
 
     def get_dataset(self, dataset_id: str) -> DatasetInfo:
         """One dataset; raises NotFoundError."""
-        return self.store.get_dataset(dataset_id)
+        return self._ctx.store.get_dataset(dataset_id)
 
     def dataset_items(self, dataset_id: str, limit: int | None = None) -> list[DatasetItem]:
         """A dataset's items in file order (the first `limit`, when given)."""
-        return self.store.dataset_items(dataset_id, limit)
+        return self._ctx.store.dataset_items(dataset_id, limit)
 
     def iter_dataset_items(self, dataset_id: str) -> Iterator[DatasetItem]:
         """A dataset's items in file order, read a page at a time (for a large dataset)."""
-        return self.store.iter_dataset_items(dataset_id)
+        return self._ctx.store.iter_dataset_items(dataset_id)
 
     def delete_dataset(self, dataset_id: str) -> None:
         """Remove a dataset with its experiments and their results (`dataset_deletion` says
         how many); refused while one of its experiments runs here."""
-        ids = self.store.experiment_ids_of(dataset_id)
-        if set(ids) & set(self._jobs.running()):
+        ids = self._ctx.store.experiment_ids_of(dataset_id)
+        if set(ids) & set(self._ctx.jobs.running()):
             raise ExperimentConfigError(
                 "Cancel the dataset's running experiments before deleting it"
             )
-        self.store.delete_dataset(dataset_id)
+        self._ctx.store.delete_dataset(dataset_id)
         for experiment_id in ids:
-            self._jobs.forget(experiment_id)
+            self._ctx.jobs.forget(experiment_id)
 
     def ensure_sample_datasets(self) -> list[DatasetInfo]:
         """The sample datasets, each file of the samples folder imported once (by fingerprint)."""
-        return import_samples(self.store, self.samples_dir)
+        return import_samples(self._ctx.store, self._ctx.samples_dir)

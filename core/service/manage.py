@@ -1,26 +1,23 @@
 """Managing datasets and experiments (issue 14): rename, a note and tags on an experiment,
 finding a stored copy of an upload, and what a deletion takes with it (experiments, results,
-reviews). Mixed into `Service` (core/service/facade.py); the checks live here, the writes in
+reviews): `service.manage`; the checks live here, the writes in
 the store (core/storage/_manage.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from core.errors import InvalidInputError
 from core.records import DatasetInfo, DeletionImpact, ExperimentInfo
-
-if TYPE_CHECKING:
-    from core.experiments.jobs import Jobs
-    from core.storage import Store
+from core.service.context import DeskContext
+from core.service.experiments_desk import ExperimentsDesk
 
 __all__ = [
     "MAX_NAME_CHARS",
     "MAX_NOTE_CHARS",
     "MAX_TAGS",
     "MAX_TAG_CHARS",
-    "ManageMixin",
+    "ManageDesk",
     "checked_name",
     "checked_note",
     "checked_tags",
@@ -99,28 +96,26 @@ def checked_tags(tags: Sequence[str]) -> list[str]:
     return kept
 
 
-class ManageMixin:
-    """The management methods of `Service`."""
+class ManageDesk:
+    """`service.manage`: renames, notes and tags, and what a deletion takes."""
 
-    if TYPE_CHECKING:  # provided by Service
-        store: Store
-        _jobs: Jobs
-
-        def get_experiment(self, experiment_id: str) -> ExperimentInfo: ...
+    def __init__(self, context: DeskContext, experiments: ExperimentsDesk) -> None:
+        self._ctx = context
+        self._experiments = experiments
 
     def find_dataset(self, fingerprint: str) -> DatasetInfo | None:
         """The newest stored dataset with this content fingerprint (the same items, whatever
         the file), if any: an upload already stored can be used instead of a copy."""
-        return self.store.find_dataset(fingerprint) if fingerprint else None
+        return self._ctx.store.find_dataset(fingerprint) if fingerprint else None
 
     def rename_dataset(self, dataset_id: str, name: str) -> DatasetInfo:
         """Rename a dataset; raises InvalidInputError for a bad name, NotFoundError."""
-        return self.store.rename_dataset(dataset_id, checked_name(name, "dataset"))
+        return self._ctx.store.rename_dataset(dataset_id, checked_name(name, "dataset"))
 
     def rename_experiment(self, experiment_id: str, name: str) -> ExperimentInfo:
         """Rename an experiment; raises InvalidInputError for a bad name, NotFoundError."""
-        self.store.rename_experiment(experiment_id, checked_name(name, "experiment"))
-        return self.get_experiment(experiment_id)
+        self._ctx.store.rename_experiment(experiment_id, checked_name(name, "experiment"))
+        return self._experiments.get_experiment(experiment_id)
 
     def set_experiment_note(
         self, experiment_id: str, note: str | None, tags: Sequence[str] = ()
@@ -129,17 +124,17 @@ class ManageMixin:
         at most `MAX_TAG_CHARS` characters each, no comma); raises InvalidInputError naming
         the bad value, NotFoundError."""
         clean_note, clean_tags = checked_note(note), checked_tags(tags)
-        self.store.set_experiment_note(experiment_id, clean_note, clean_tags)
-        return self.get_experiment(experiment_id)
+        self._ctx.store.set_experiment_note(experiment_id, clean_note, clean_tags)
+        return self._experiments.get_experiment(experiment_id)
 
     def dataset_deletion(self, dataset_id: str) -> DeletionImpact:
         """What `delete_dataset` would take: its items, experiments, results and reviews, and
         how many of those experiments run now, here or in another process (a fresh heartbeat
         in the database); raises NotFoundError."""
-        impact = self.store.dataset_impact(dataset_id)
-        ids = self.store.experiment_ids_of(dataset_id)
-        running = set(self._jobs.running())
-        running.update(i for i, _ in self.store.live_experiments(dataset_id=dataset_id))
+        impact = self._ctx.store.dataset_impact(dataset_id)
+        ids = self._ctx.store.experiment_ids_of(dataset_id)
+        running = set(self._ctx.jobs.running())
+        running.update(i for i, _ in self._ctx.store.live_experiments(dataset_id=dataset_id))
         return impact.model_copy(
             update={
                 "reviews": self.review_count(ids),
@@ -150,10 +145,10 @@ class ManageMixin:
     def experiment_deletion(self, experiment_id: str) -> DeletionImpact:
         """What `delete_experiment` would take: its results and reviews, and whether it runs
         now (here or in another process); raises NotFoundError."""
-        impact = self.store.experiment_impact(experiment_id)
+        impact = self._ctx.store.experiment_impact(experiment_id)
         running = int(
-            experiment_id in set(self._jobs.running())
-            or bool(self.store.live_experiments(experiment_id=experiment_id))
+            experiment_id in set(self._ctx.jobs.running())
+            or bool(self._ctx.store.live_experiments(experiment_id=experiment_id))
         )
         return impact.model_copy(
             update={"reviews": self.review_count([experiment_id]), "running": running}
@@ -161,4 +156,4 @@ class ManageMixin:
 
     def review_count(self, experiment_ids: Sequence[str]) -> int:
         """How many human reviews the experiments hold (deleted with them)."""
-        return self.store.review_count(experiment_ids)
+        return self._ctx.store.review_count(experiment_ids)

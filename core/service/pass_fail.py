@@ -1,5 +1,5 @@
 """Pass/fail thresholds kept with an experiment (issue 21): `Service.thresholds`,
-`Service.set_thresholds` and `Service.pass_fail`, mixed into `Service` (core/service/facade.py).
+`Service.set_thresholds` and `Service.pass_fail`: the desk `service.grading`.
 
 A threshold bounds a scorer's scores (inclusive `min` and/or `max`, from 0 to 1, a plain number
 being a minimum): the same `parse_threshold` and `check_threshold` as `run_evals` and
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from core.errors import InvalidInputError, MastraError
 from core.experiments.thresholds import (
@@ -21,12 +21,11 @@ from core.experiments.thresholds import (
     check_threshold,
     parse_threshold,
 )
-from core.records import ExperimentInfo, ScoreSummary
+from core.service.context import DeskContext
+from core.service.experiments_desk import ExperimentsDesk
+from core.service.results_desk import ResultsDesk
 
-if TYPE_CHECKING:
-    from core.storage import Store
-
-__all__ = ["PassFail", "PassFailMixin"]
+__all__ = ["PassFail", "PassFailDesk"]
 
 
 class PassFail:
@@ -73,23 +72,23 @@ class PassFail:
         return "✓" if self.items[item_id] else "✗"
 
 
-class PassFailMixin:
-    """The pass/fail methods of `Service`."""
+class PassFailDesk:
+    """`service.grading`: pass/fail thresholds kept with an experiment, and what they say."""
 
-    if TYPE_CHECKING:  # provided by Service
-        store: Store
-
-        def get_experiment(self, experiment_id: str) -> ExperimentInfo: ...
-
-        def score_summaries(self, experiment_id: str) -> list[ScoreSummary]: ...
+    def __init__(
+        self, context: DeskContext, experiments: ExperimentsDesk, results: ResultsDesk
+    ) -> None:
+        self._ctx = context
+        self._experiments = experiments
+        self._results = results
 
     def thresholds(self, experiment_id: str) -> dict[str, Threshold]:
         """The experiment's thresholds, scorer id -> `Threshold` (empty when none is set);
         raises NotFoundError."""
-        self.get_experiment(experiment_id)
+        self._experiments.get_experiment(experiment_id)
         return {
             scorer_id: Threshold(min=low, max=high)
-            for scorer_id, (low, high) in self.store.thresholds(experiment_id).items()
+            for scorer_id, (low, high) in self._ctx.store.thresholds(experiment_id).items()
         }
 
     def set_thresholds(self, experiment_id: str, given: Mapping[str, Any]) -> dict[str, Threshold]:
@@ -97,7 +96,7 @@ class PassFailMixin:
         number (a minimum), `{"min": .., "max": ..}` or a `Threshold`; None or an empty dict
         leaves the scorer without one. Raises InvalidInputError naming the scorer and the
         problem (an unknown scorer, a bound outside 0..1, min above max), NotFoundError."""
-        info = self.get_experiment(experiment_id)
+        info = self._experiments.get_experiment(experiment_id)
         kept: dict[str, Threshold] = {}
         for scorer_id, value in given.items():
             if scorer_id not in info.scorer_ids:
@@ -114,17 +113,17 @@ class PassFailMixin:
             if threshold.min is None and threshold.max is None:
                 continue
             kept[scorer_id] = threshold
-        self.store.save_thresholds(experiment_id, {s: (t.min, t.max) for s, t in kept.items()})
+        self._ctx.store.save_thresholds(experiment_id, {s: (t.min, t.max) for s, t in kept.items()})
         return kept
 
     def pass_fail(self, experiment_id: str) -> PassFail:
         """Each thresholded scorer's `check_threshold` on its mean, its failed or missing runs
         counted against it (items without a stored run of it: `--max-failure-rate 0`)."""
-        info = self.get_experiment(experiment_id)
+        info = self._experiments.get_experiment(experiment_id)
         kept = self.thresholds(experiment_id)
         if not kept:
             return PassFail({}, [])
-        summaries = {s.scorer_id: s for s in self.score_summaries(experiment_id)}
+        summaries = {s.scorer_id: s for s in self._results.score_summaries(experiment_id)}
         results = []
         for scorer_id in info.scorer_ids:
             if scorer_id not in kept:
@@ -140,7 +139,7 @@ class PassFailMixin:
                     total_runs=info.total_items,
                 )
             )
-        item_ids, runs = self.store.scored_runs(experiment_id)
+        item_ids, runs = self._ctx.store.scored_runs(experiment_id)
         scores: dict[str, dict[str, float | None]] = {}
         for run in runs:
             if run.scorer_id in kept:

@@ -1,16 +1,14 @@
 """The Service's results desk: a large experiment read without loading it, from summaries and
-histograms computed by the database to a page of its item table and one item's detail
-(docs/storage.md). Mixed into `Service` (core/service/facade.py)."""
+histograms computed by the database to a page of its item table, one item's detail and its
+slices by a metadata column (docs/storage.md)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from core.judge.pricing import estimate_cost_usd
 from core.records import (
     ExperimentDetail,
-    ExperimentInfo,
     FailureCounts,
     ItemRow,
     ResultPage,
@@ -19,51 +17,47 @@ from core.records import (
     ScorerOutcome,
     ScorerUsage,
     ScoreSummary,
+    SliceChange,
+    SliceSummary,
 )
 from core.run_results import JudgeUsage
-
-if TYPE_CHECKING:
-    from core.experiments.jobs import Jobs
-    from core.storage import Store
+from core.service import slices as slicing
+from core.service.context import DeskContext
+from core.service.experiments_desk import ExperimentsDesk
 
 __all__ = ["ResultsDesk"]
 
 
 class ResultsDesk:
-    """Reading results: mixed into `Service`, which provides the store, the jobs, an
-    experiment's info and the failures this process holds."""
+    """`service.results`: an experiment's results read in aggregates, pages and slices."""
 
-    if TYPE_CHECKING:  # provided by Service
-        store: Store
-        _jobs: Jobs
-
-        def get_experiment(self, experiment_id: str) -> ExperimentInfo: ...
-
-        def failures(self, experiment_id: str) -> list[ScorerOutcome]: ...
+    def __init__(self, context: DeskContext, experiments: ExperimentsDesk) -> None:
+        self._ctx = context
+        self._experiments = experiments
 
     def score_summaries(self, experiment_id: str) -> list[ScoreSummary]:
         """Per scorer: stored runs, numeric scores, mean, min and max, computed by the
         database."""
-        return self.store.score_summaries(experiment_id)
+        return self._ctx.store.score_summaries(experiment_id)
 
     def score_histograms(self, experiment_id: str, bins: int = 10) -> list[ScoreHistogram]:
         """Per scorer: its scores counted in `bins` equal bins (over 0..1, widened to the
         lowest and highest score) by the database."""
-        return self.store.score_histograms(experiment_id, bins)
+        return self._ctx.store.score_histograms(experiment_id, bins)
 
     def judge_usage(self, experiment_id: str, *, priced: bool = True) -> list[ScorerUsage]:
         """Per scorer, and per prompt step of the runs that keep it: the judge calls,
         attempts, tokens and estimated cost of its stored runs, summed by the database (failed
         runs: `get_experiment(...).counts` and `failures`). `priced=False`: without the
         estimated costs, so litellm's price table is not loaded (the CLI's exports)."""
-        usages = self.store.judge_usage(experiment_id)
+        usages = self._ctx.store.judge_usage(experiment_id)
         return [_priced(usage) for usage in usages] if priced else usages
 
     def failure_counts(self, experiment_id: str) -> FailureCounts:
         """How many runs failed (stored count) and, of those this process holds, how many per
         scorer."""
-        info = self.store.get_experiment(experiment_id)
-        failures = self.failures(experiment_id)
+        info = self._ctx.store.get_experiment(experiment_id)
+        failures = self._experiments.failures(experiment_id)
         by_scorer: dict[str, int] = {}
         for failure in failures:
             by_scorer[failure.scorer_id] = by_scorer.get(failure.scorer_id, 0) + 1
@@ -71,7 +65,7 @@ class ResultsDesk:
             total=max(info.counts.failed, len(failures)),
             in_memory=len(failures),
             by_scorer=by_scorer,
-            details_in_memory=self._jobs.get(experiment_id) is not None,
+            details_in_memory=self._ctx.jobs.get(experiment_id) is not None,
         )
 
     def result_page(self, experiment_id: str, query: ResultQuery) -> ResultPage:
@@ -79,26 +73,44 @@ class ResultsDesk:
         each row's failed scorers (and their judge tokens) come from this process's memory,
         where `query.failed_only` is resolved too. Raises NotFoundError, and ValueError naming
         a bad field of `query`; a page past the last gives the last one."""
-        failures = self.failures(experiment_id)
+        failures = self._experiments.failures(experiment_id)
         item_ids = None
         if query.failed_only:
             chosen = set(query.scorer_ids)
             item_ids = {f.item_id for f in failures if not chosen or f.scorer_id in chosen}
-        page = self.store.result_page(experiment_id, query, item_ids)
+        page = self._ctx.store.result_page(experiment_id, query, item_ids)
         return page.model_copy(update={"rows": _with_failures(page.rows, failures)})
 
     def item_detail(self, experiment_id: str, item_id: str) -> ExperimentDetail:
         """One item of an experiment: the detail of its stored results and in-memory failures
         (`items` holds that item only). Raises NotFoundError."""
-        info = self.get_experiment(experiment_id)
+        info = self._experiments.get_experiment(experiment_id)
         return ExperimentDetail(
             info=info,
-            items=[self.store.dataset_item(info.dataset_id, item_id)],
-            results=self.store.experiment_results(experiment_id, item_ids=[item_id]),
-            failures=[f for f in self.failures(experiment_id) if f.item_id == item_id],
-            failures_in_memory=self._jobs.get(experiment_id) is not None,
-            reviews=self.store.reviews(experiment_id, [item_id]),
+            items=[self._ctx.store.dataset_item(info.dataset_id, item_id)],
+            results=self._ctx.store.experiment_results(experiment_id, item_ids=[item_id]),
+            failures=[f for f in self._experiments.failures(experiment_id) if f.item_id == item_id],
+            failures_in_memory=self._ctx.jobs.get(experiment_id) is not None,
+            reviews=self._ctx.store.reviews(experiment_id, [item_id]),
         )
+
+    def metadata_columns(self, experiment_id: str) -> list[str]:
+        """The metadata columns of the experiment's dataset; raises NotFoundError."""
+        return slicing.metadata_columns(self._ctx.store, experiment_id)
+
+    def slices(self, experiment_id: str, column: str) -> list[SliceSummary]:
+        """The experiment's results per value of a metadata column, grouped by the database:
+        items, and per scorer the mean with its 95% t-interval, missing and failed runs.
+        Raises NotFoundError, and ValueError naming an unknown column."""
+        in_memory = self._ctx.jobs.get(experiment_id) is not None
+        failures = self._experiments.failures(experiment_id) if in_memory else None
+        return slicing.slices(self._ctx.store, experiment_id, column, failures)
+
+    def compare_slices(self, baseline: str, candidate: str, column: str) -> list[SliceChange]:
+        """Per slice of `column` and scorer of both experiments: the change of the mean from
+        `baseline` to `candidate`, worst first. Raises NotFoundError, and ValueError when
+        either dataset lacks the column."""
+        return slicing.compare_slices(self.slices(baseline, column), self.slices(candidate, column))
 
 
 def _priced(usage: ScorerUsage) -> ScorerUsage:

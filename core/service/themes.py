@@ -1,9 +1,9 @@
-"""Themes in judge reasons and failure errors (issue 14): `Service.themes`, mixed into
-`Service` (core/service/facade.py); the grouping itself is core/reporting/themes.py."""
+"""Themes in judge reasons and failure errors (issue 14): the desk `service.theming`; the
+grouping itself is core/reporting/themes.py."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, get_args
+from typing import get_args
 
 from core.errors import InvalidInputError
 from core.records import (
@@ -19,22 +19,18 @@ from core.reporting.themes import (
     low_scores,
     reason_text,
 )
+from core.service.context import DeskContext
+from core.service.experiments_desk import ExperimentsDesk
 
-if TYPE_CHECKING:
-    from core.storage import Store
-
-__all__ = ["ThemesMixin"]
+__all__ = ["ThemesDesk"]
 
 
-class ThemesMixin:
-    """The themes method of `Service`."""
+class ThemesDesk:
+    """`service.theming`: themes in judge reasons and failure errors."""
 
-    if TYPE_CHECKING:  # provided by Service
-        store: Store
-
-        def get_experiment(self, experiment_id: str) -> ExperimentInfo: ...
-
-        def failures(self, experiment_id: str) -> list[ScorerOutcome]: ...
+    def __init__(self, context: DeskContext, experiments: ExperimentsDesk) -> None:
+        self._ctx = context
+        self._experiments = experiments
 
     def themes(
         self,
@@ -54,7 +50,7 @@ class ThemesMixin:
 
         Raises NotFoundError for an unknown experiment, InvalidInputError for an unknown kind
         or scorer, a bad threshold, quantile or theme count."""
-        info = self.get_experiment(experiment_id)
+        info = self._experiments.get_experiment(experiment_id)
         if kind not in get_args(ThemeKind):
             raise InvalidInputError(
                 f"Unknown theme kind {kind!r}: choose one of {', '.join(get_args(ThemeKind))}"
@@ -70,7 +66,7 @@ class ThemesMixin:
             return self._failure_themes(info, scorer_id, seed, max_themes)
         if scorer_id is None:
             raise InvalidInputError("Themes of low scores need a scorer: give scorer_id")
-        outcomes = self.store.experiment_results(
+        outcomes = self._ctx.store.experiment_results(
             experiment_id, scorer_id=scorer_id, with_result=False
         )
         try:
@@ -97,7 +93,9 @@ class ThemesMixin:
         self, info: ExperimentInfo, scorer_id: str | None, seed: int, max_themes: int
     ) -> ThemeReport:
         failures = [
-            f for f in self.failures(info.id) if scorer_id is None or f.scorer_id == scorer_id
+            f
+            for f in self._experiments.failures(info.id)
+            if scorer_id is None or f.scorer_id == scorer_id
         ]
         texts = [(f.item_id, _error_text(f)) for f in failures]
         with_text = [pair for pair in texts if pair[1]]

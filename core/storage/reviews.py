@@ -10,15 +10,20 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 
 from core.records import CONFIDENCE_STEPS, Review, ReviewInput, ScoredRun
+from core.storage.database import Database
 from core.storage.tables import DatasetItemRow, ReviewRow, ScoreRow
 
+if TYPE_CHECKING:
+    from core.storage.experiments import ExperimentStore
+
 __all__ = [
+    "ReviewStore",
     "delete_review",
     "delete_reviews_of",
     "item_ids",
@@ -126,6 +131,44 @@ def item_ids(engine: Engine, dataset_id: str) -> list[str]:
     )
     with engine.connect() as connection:
         return list(connection.execute(query).scalars())
+
+
+class ReviewStore:
+    """`store.reviewing`: the reviews of an experiment's scores, unchecked (the service
+    checks them)."""
+
+    def __init__(self, database: Database, experiments: ExperimentStore) -> None:
+        self._db = database
+        self._experiments = experiments
+
+    def save_review(self, experiment_id: str, given: ReviewInput) -> Review:
+        """Insert or update the review of (experiment, item, scorer, reviewer), unchecked (the
+        service checks it against the experiment)."""
+        with self._db.transaction("save the review") as connection:
+            return save_review(connection, experiment_id, given)
+
+    def reviews(self, experiment_id: str, item_ids: Collection[str] | None = None) -> list[Review]:
+        """An experiment's reviews (of these items only, when given), oldest first."""
+        return read_reviews(self._db.engine, experiment_id, item_ids)
+
+    def review_count(self, experiment_ids: Collection[str]) -> int:
+        """How many reviews these experiments hold."""
+        return count_reviews(self._db.engine, experiment_ids) if experiment_ids else 0
+
+    def scored_runs(self, experiment_id: str) -> tuple[list[str], list[ScoredRun]]:
+        """(the item ids of its dataset in order, its stored runs' scores and reported
+        confidences): what the review queue reads, without the results' JSON. Raises
+        NotFoundError."""
+        dataset_id = self._experiments.dataset_of(experiment_id)[0]
+        runs = scored_runs(self._db.engine, experiment_id)
+        return item_ids(self._db.engine, dataset_id), runs
+
+    def delete_review(
+        self, experiment_id: str, item_id: str, scorer_id: str, reviewer: str
+    ) -> bool:
+        """Remove one review; True when there was one."""
+        with self._db.transaction("delete the review") as connection:
+            return delete_review(connection, experiment_id, item_id, scorer_id, reviewer)
 
 
 def _key(experiment_id: str, item_id: str, scorer_id: str, reviewer: str) -> list[Any]:

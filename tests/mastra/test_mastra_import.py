@@ -178,7 +178,7 @@ def test_live_scores_grouped_by_entity_and_scorer(
 
 
 def test_summary_lists_datasets_experiments_and_live_with_counts(made_store: MadeStore) -> None:
-    from core.service.mastra_desk import summarize
+    from core.service.exchange_desk import summarize
 
     summary = summarize(made_store.location)
     assert [d.item_count for d in summary.datasets] == [made_store.summary["items"]]

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 from page_text import plain  # tests/pages is on sys.path (no package: `pages` is the app)
+from planted import CATALOG, planted_csv  # tests/ is on sys.path too
 from streamlit.testing.v1 import AppTest
-from test_manage_service import CATALOG, planted_csv  # tests/ is on sys.path too
 
 import core.service
 from core.records import ExperimentConfig, ScorerSpec

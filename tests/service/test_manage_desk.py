@@ -1,86 +1,23 @@
-"""Managing datasets and experiments through the service (SQLite, and PostgreSQL when
-available): renames, an experiment's note and tags, finding an upload already stored, what a
-deletion takes; and the themes of a real experiment's low-score reasons and failure errors."""
+"""The manage desk through the Service (SQLite, and PostgreSQL when available): renames, an
+experiment's note and tags, finding an upload already stored, what a deletion takes."""
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from alembic import command
+from planted import CATALOG, GATE, run
 from scorelab_db import BACKENDS, database
 from sqlalchemy import create_engine
 
-from core import Scorer, create_scorer
-from core.records import ColumnMapping, ExperimentConfig, ScorerOutcome, ScorerSpec
-from core.scorers import PREBUILT, PrebuiltScorer
+from core.records import ColumnMapping, ExperimentConfig, ScorerSpec
 from core.service import ExperimentConfigError, InvalidInputError, NotFoundError, Service
 from core.service.manage import MAX_TAG_CHARS, MAX_TAGS
 from core.storage import Store
 from core.storage.schema import alembic_config
-
-REASONS = {
-    "date": "The answer gives the wrong date: the year {n} is wrong for this event.",
-    "source": "The output cites a made-up source that is not in the context (ref {n}).",
-    "tone": "The tone is rude and dismissive toward the user.",
-}
-
-
-def planted_csv(per_topic: int = 8) -> bytes:
-    """Rows whose output is the reason the `reasoned` scorer gives: three low-score topics,
-    some high scores, and two kinds of failure."""
-    lines = ["id,question,answer"]
-    n = 0
-    for topic, reason in REASONS.items():
-        for _ in range(per_topic):
-            lines.append(f"{topic}{n},q{n},LOW {reason.format(n=1900 + n)}")
-            n += 1
-    for k in range(6):
-        lines.append(f"good{k},q,HIGH The answer is correct and complete.")
-    for k in range(3):
-        lines.append(f"limit{k},q,RAISE rate limit exceeded (HTTP 429) for request {k}")
-        lines.append(f"time{k},q,RAISE timed out connecting to the judge server")
-    return "\n".join(lines).encode()
-
-
-def reasoned() -> Scorer:
-    def score(ctx: Any) -> float:
-        text = str(ctx.run.output)
-        if text.startswith("RAISE "):
-            raise RuntimeError(text.removeprefix("RAISE "))
-        return 0.0 if text.startswith("LOW ") else 1.0
-
-    def reason(ctx: Any) -> str:
-        return str(ctx.run.output).split(" ", 1)[1]
-
-    return (
-        create_scorer(id="reasoned", description="its reason is the output")
-        .generate_score(score)
-        .generate_reason(reason)
-    )
-
-
-GATE = threading.Event()
-"""Holds every run of the `held` scorer until a test sets it."""
-
-
-def held() -> Scorer:
-    async def score(ctx: Any) -> float:
-        await asyncio.to_thread(GATE.wait, 60)
-        return 1.0
-
-    return create_scorer(id="held", description="waits for the test").generate_score(score)
-
-
-CATALOG = {
-    **PREBUILT,
-    "reasoned": PrebuiltScorer("reasoned", "Reasoned", "Reason from the output", reasoned, False),
-    "held": PrebuiltScorer("held", "Held", "Waits for the test", held, False),
-}
 
 
 @pytest.fixture(params=BACKENDS)
@@ -94,23 +31,6 @@ def service(database_url: str, tmp_path: Path) -> Iterator[Service]:
     service = Service(database_url, catalog=CATALOG, samples_dir=tmp_path / "samples")
     yield service
     service.store.close()
-
-
-def run(service: Service, data: bytes | None = None, name: str = "planted") -> str:
-    dataset = service.import_dataset(f"{name}.csv", data or planted_csv())
-    experiment_id = service.start_experiment(
-        ExperimentConfig(
-            name=name,
-            dataset_id=dataset.id,
-            scorers=[
-                ScorerSpec(scorer_id="reasoned"),
-                ScorerSpec(scorer_id="checks.includes", options={"value": "e"}),
-            ],
-        )
-    )
-    progress = service.wait(experiment_id, timeout=60)
-    assert progress.status == "completed", progress
-    return experiment_id
 
 
 # ---- renames, notes and tags ----
@@ -285,66 +205,3 @@ def test_a_database_from_before_notes_is_upgraded(database_url: str) -> None:
         assert upgraded.set_experiment_note("old", "now", ["t"]).tags == ["t"]
     finally:
         upgraded.close()
-
-
-# ---- themes ----
-
-
-def test_themes_of_low_score_reasons_name_the_planted_topics(service: Service) -> None:
-    experiment_id = run(service)
-    report = service.themes(experiment_id, "reasoned", "low_scores", seed=0, threshold=0.5)
-    assert report.considered == 24 and report.without_text == 0
-    assert "24 of 30 scored items" in report.basis and "below 0.5" in report.basis
-    assert len(report.themes) == 3 and {t.size for t in report.themes} == {8}
-    for theme in report.themes:
-        topics = {item_id.rstrip("0123456789") for item_id in theme.item_ids}
-        assert len(topics) == 1
-        words = {"date": {"date", "wrong", "year"}, "source": {"source", "cites", "context"},
-                 "tone": {"rude", "dismissive", "tone"}}[topics.pop()]  # fmt: skip
-        assert words & set(theme.words[:3]), theme
-    assert service.themes(experiment_id, "reasoned", seed=0, threshold=0.5) == report
-    bottom = service.themes(experiment_id, "reasoned")  # lowest quarter: ties at 0 all taken
-    assert bottom.quantile == 0.25 and bottom.cutoff == 0.0 and bottom.considered == 24
-
-
-def test_themes_of_failure_errors(service: Service) -> None:
-    experiment_id = run(service)
-    report = service.themes(experiment_id, None, "failures", seed=1)
-    assert report.considered == 6 and sum(t.size for t in report.themes) == 6
-    labels = " ".join(t.label for t in report.themes)
-    assert "limit" in labels or "rate" in labels
-    assert "timed" in labels or "server" in labels or "connecting" in labels
-    for theme in report.themes:
-        kinds = {item_id.rstrip("0123456789") for item_id in theme.item_ids}
-        assert len(kinds) == 1
-    assert service.themes(experiment_id, "checks.includes", "failures").themes == []
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "error", "message"),
-    [
-        ({"scorer_id": "nope"}, InvalidInputError, "no scorer 'nope'"),
-        ({"scorer_id": None}, InvalidInputError, "need a scorer"),
-        ({"scorer_id": "reasoned", "kind": "other"}, InvalidInputError, "Unknown theme kind"),
-        ({"scorer_id": "reasoned", "quantile": 2.0}, InvalidInputError, "quantile"),
-        ({"scorer_id": "reasoned", "max_themes": 0}, InvalidInputError, "max_themes"),
-    ],
-)
-def test_themes_refuse_bad_requests(
-    service: Service, kwargs: dict[str, Any], error: type[Exception], message: str
-) -> None:
-    experiment_id = run(service, b"input,output\nq,LOW a\n")
-    with pytest.raises(error, match=message):
-        service.themes(experiment_id, **kwargs)
-    with pytest.raises(NotFoundError):
-        service.themes("nope", "reasoned")
-
-
-def test_themes_of_an_experiment_without_low_scores(service: Service) -> None:
-    experiment_id = run(service, b"input,output\nq,HIGH fine\n")
-    report = service.themes(experiment_id, "reasoned", threshold=0.5)
-    assert (report.considered, report.themes) == (0, [])
-    outcome = ScorerOutcome(item_id="x", scorer_id="reasoned", status="success", score=0.0)
-    service.store.add_results(experiment_id, [outcome])  # a low score without a reason
-    report = service.themes(experiment_id, "reasoned", threshold=0.5)
-    assert (report.considered, report.without_text, report.themes) == (0, 1, [])

@@ -1,0 +1,165 @@
+"""`Database`: what the store's parts share: the engine and its URL, a transaction whose
+errors name what failed, the staleness rule of a live run, the totals kept for settled
+experiments; with the store's errors and the default database URL."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from datetime import UTC, datetime, timedelta
+from types import TracebackType
+from typing import Any, Literal
+
+from sqlalchemy import ColumnElement, func, select
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.exc import SQLAlchemyError
+
+from core.errors import ExperimentConfigError
+from core.storage import reads
+from core.storage._engines import make_engine, normalise_url
+from core.storage._light import DATABASE_URL_ENV, STALE_AFTER_S, default_database_url
+from core.storage._rows import _first_line, _settled_key
+from core.storage.schema import SchemaError, upgrade_schema
+from core.storage.tables import ExperimentRow
+
+__all__ = [
+    "DATABASE_URL_ENV",
+    "STALE_AFTER_S",
+    "Database",
+    "NotFoundError",
+    "StorageError",
+    "default_database_url",
+]
+
+
+class StorageError(RuntimeError):
+    """The database refused or failed an operation."""
+
+
+class NotFoundError(LookupError):
+    """No dataset or experiment with that id."""
+
+
+class Database:
+    """One database opened (its schema upgraded), shared by the parts of a `Store`."""
+
+    def __init__(self, database_url: str | None, stale_after_s: float = STALE_AFTER_S) -> None:
+        self.url = normalise_url(database_url or default_database_url())
+        """The database URL (normalised)."""
+        self.engine = make_engine(self.url)
+        """The SQLAlchemy engine."""
+        self.stale_after_s = stale_after_s
+        """A running experiment without a heartbeat for this long is `interrupted`."""
+        self.settled: dict[str, tuple[tuple[Any, ...], list[reads.ScorerTotals]]] = {}
+        """Per-scorer totals of finished experiments, by id, with the row state they hold for."""
+        try:
+            upgrade_schema(self.engine)  # migrations; safe with other processes opening it too
+        except (SQLAlchemyError, SchemaError) as error:
+            raise StorageError(
+                f"Cannot open the database {self.safe_url}: {_first_line(error)}"
+            ) from error
+
+    @property
+    def safe_url(self) -> str:
+        """The URL with any password hidden, for messages."""
+        return make_url(self.url).render_as_string(hide_password=True)
+
+    def close(self) -> None:
+        """Release the connections."""
+        self.engine.dispose()
+
+    def transaction(self, what: str) -> _Transaction:
+        """`engine.begin()` whose database errors become StorageError naming `what` failed."""
+        return _Transaction(self, what)
+
+    def totals(self, connection: Any, rows: Sequence[Any]) -> dict[str, list[reads.ScorerTotals]]:
+        """The per-scorer totals of each experiment row: one pass over the covering index per
+        experiment, kept for a finished one until its row changes (a million results take a
+        noticeable fraction of a second to sum, and a page asks on every rerun)."""
+        found: dict[str, list[reads.ScorerTotals]] = {}
+        for row in rows:
+            key = _settled_key(row)
+            kept = self.settled.get(row["id"])
+            if key is not None and kept is not None and kept[0] == key:
+                found[row["id"]] = kept[1]
+                continue
+            found[row["id"]] = reads.scorer_totals(connection, row["id"])
+            if key is not None:
+                self.settled[row["id"]] = (key, found[row["id"]])
+        return found
+
+    def refuse_live_runs(
+        self,
+        connection: Connection,
+        kind: Literal["dataset", "experiment"],
+        *,
+        dataset_id: str | None = None,
+        experiment_id: str | None = None,
+    ) -> None:
+        """Raise ExperimentConfigError naming the experiment when deleting this dataset (or
+        experiment) would take a run some process is making now; called inside the deleting
+        transaction, so a run that is live when the deletion starts is never deleted."""
+        live = self.live(connection, self.which(dataset_id, experiment_id))
+        if not live:
+            return
+        named = ", ".join(f"{name!r} ({experiment_id})" for experiment_id, name in live[:3])
+        if len(live) > 3:
+            named += f" and {len(live) - 3} more"
+        verb = "is" if len(live) == 1 else "are"
+        raise ExperimentConfigError(
+            f"Cannot delete the {kind}: experiment {named} {verb} running (in this process or "
+            "another process: a CLI, a second dashboard, a team server, whose heartbeat is "
+            f"less than {self.stale_after_s:g} s old). Wait for it to finish or cancel it "
+            "where it runs, then delete"
+        )
+
+    @staticmethod
+    def which(dataset_id: str | None, experiment_id: str | None) -> ColumnElement[bool]:
+        """The experiments of a dataset, or the one experiment."""
+        table = ExperimentRow.__table__
+        if experiment_id is not None:
+            return table.c.id == experiment_id
+        return table.c.dataset_id == dataset_id
+
+    def live(self, connection: Connection, which: ColumnElement[bool]) -> list[tuple[str, str]]:
+        """(id, name) of the `which` experiments running with a fresh heartbeat."""
+        table = ExperimentRow.__table__
+        fresh_since = datetime.now(UTC) - timedelta(seconds=self.stale_after_s)
+        seen = func.coalesce(table.c.heartbeat_at, table.c.started_at, table.c.created_at)
+        query = (
+            select(table.c.id, table.c.name)
+            .where(which, table.c.status == "running", seen >= fresh_since)
+            .order_by(table.c.created_at)
+        )
+        return [(row.id, row.name) for row in connection.execute(query)]
+
+
+class _Transaction:
+    """`engine.begin()` whose database errors become StorageError naming what failed."""
+
+    def __init__(self, database: Database, what: str) -> None:
+        self._database = database
+        self._what = what
+        self._context: AbstractContextManager[Connection] | None = None
+
+    def __enter__(self) -> Connection:
+        try:
+            self._context = self._database.engine.begin()
+            return self._context.__enter__()
+        except SQLAlchemyError as error:
+            raise StorageError(f"Could not {self._what}: {_first_line(error)}") from error
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> Literal[False]:
+        try:
+            if self._context is not None:  # set by __enter__, which the with statement ran
+                self._context.__exit__(kind, error, traceback)
+        except SQLAlchemyError as failure:
+            raise StorageError(f"Could not {self._what}: {_first_line(failure)}") from failure
+        if isinstance(error, SQLAlchemyError):
+            raise StorageError(f"Could not {self._what}: {_first_line(error)}") from error
+        return False
