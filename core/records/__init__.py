@@ -34,6 +34,7 @@ from core.records.results import (
     ScorerUsage,
     ScoreSummary,
     StepUsage,
+    StoredScores,
 )
 from core.records.reviews import (
     CONFIDENCE_STEPS,
@@ -87,6 +88,7 @@ __all__ = [
     "SliceScorer",
     "SliceSummary",
     "StepUsage",
+    "StoredScores",
     "Theme",
     "ThemeKind",
     "ThemeReport",

@@ -10,14 +10,17 @@ matching item, not over the page. Clicking a row selects its item (URL `item`), 
 opens in its drill-down.
 
 `render_grid(..., extra_columns=...)` takes more columns per item id (e.g. a review mark),
-placed after the scores."""
+placed after the scores; `render_grid(..., on_open=...)` calls `on_open` from the click's
+callback, before any rerun (the experiment page reruns only its drill-down's fragment from it,
+so a click does not redraw the grid)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -26,7 +29,7 @@ import streamlit as st
 from core.records import ExperimentInfo, ResultPage, ResultQuery
 from core.service.views import NO_VALUE_LABEL, page_frame, scored_label
 from pages.ui.services import service
-from pages.ui.text import cell_text, md_short, md_text, without_bidi_controls
+from pages.ui.text import cell_text, md_short, md_text, plain_text
 
 KEY = "experiment"
 PARAMS = {
@@ -51,6 +54,12 @@ META = "meta: "
 """Prefix of a metadata column's key in the grid's frame (a metadata column may share its
 name with a scorer or a fixed column); its header is the bare name."""
 FAILED = "failed"
+PAGE_KEY = f"{KEY}.page"
+"""Session key of the page number widget."""
+TURN_KEY = f"{KEY}.turn"
+"""Session key of a page to turn to (`turn_to`), applied as the filters are next drawn."""
+ITEM_PARAM = "item"
+"""The URL parameter of the item open."""
 _LOW, _HIGH = (248, 105, 107), (99, 190, 123)  # red at 0, green at 1 (light enough to read)
 
 
@@ -72,6 +81,12 @@ def _int(text: str) -> int:
         return 1
 
 
+def turn_to(page: int) -> None:
+    """Show page `page` of the grid when its filters are next drawn (from a callback: the
+    drill-down's previous/next past the page's ends)."""
+    st.session_state[TURN_KEY] = page
+
+
 def _score_bound(text: str, default: float) -> float:
     """A score bound from the URL (`?min=`, `?max=`): `default` for what is not a finite
     number, clamped to [0, 1] (the slider's range)."""
@@ -86,7 +101,7 @@ def _sort_label(value: str) -> str:
     if value == POSITION:
         return "dataset order"
     direction, _, scorer_id = value.partition(":")
-    return f"{scorer_id}: {'lowest' if direction == 'asc' else 'highest'} score first"
+    return f"{plain_text(scorer_id)}: {'lowest' if direction == 'asc' else 'highest'} score first"
 
 
 def render_filters(
@@ -96,7 +111,9 @@ def render_filters(
     the query of the grid's page (the page goes back to 1 when a filter changes)."""
     chosen_default = [s for s in _param("scorers").split(",") if s in scorer_ids]
     left, middle, right = st.columns([2, 2, 1])
-    chosen = left.multiselect("Scorers", scorer_ids, default=chosen_default, key=f"{KEY}.scorers")
+    chosen = left.multiselect(
+        "Scorers", scorer_ids, default=chosen_default, format_func=plain_text, key=f"{KEY}.scorers"
+    )
     low, high = middle.slider(
         "Score range",
         0.0,
@@ -128,11 +145,16 @@ def render_filters(
     )
     filters = (tuple(chosen), low, high, failed_only, search, sort, json.dumps(metadata))
     if st.session_state.get(f"{KEY}.filters", filters) != filters:
-        st.session_state[f"{KEY}.page"] = 1  # another selection: its first page
+        st.session_state[PAGE_KEY] = 1  # another selection: its first page
     st.session_state[f"{KEY}.filters"] = filters
-    if f"{KEY}.page" not in st.session_state:
-        st.session_state[f"{KEY}.page"] = _int(_param("page", "1"))
-    page = page_box.number_input("Page", min_value=1, max_value=MAX_PAGE, step=1, key=f"{KEY}.page")
+    turned = st.session_state.pop(TURN_KEY, None)
+    if turned is not None:
+        # Set here, before the widget, not in the callback that asked: a value set in a
+        # callback followed by a fragment's rerun did not reach the browser's number box.
+        st.session_state[PAGE_KEY] = _int(str(turned))
+    if PAGE_KEY not in st.session_state:
+        st.session_state[PAGE_KEY] = _int(_param("page", "1"))
+    page = page_box.number_input("Page", min_value=1, max_value=MAX_PAGE, step=1, key=PAGE_KEY)
     st.query_params.update(
         {
             PARAMS["scorers"]: ",".join(chosen),
@@ -174,7 +196,7 @@ def _metadata_filter(columns: Sequence[str], info: ExperimentInfo) -> dict[str, 
         "Metadata filter",
         options,
         index=options.index(wanted) if wanted in options else 0,
-        format_func=lambda c: "none" if c is None else c,
+        format_func=lambda c: "none" if c is None else plain_text(c),
         key=f"{KEY}.mcol",
         help="Keep the items whose value in this metadata column is one of those chosen.",
     )
@@ -193,7 +215,7 @@ def _metadata_filter(columns: Sequence[str], info: ExperimentInfo) -> dict[str, 
         f"Values of {md_short(column)}",
         values,
         default=from_url,
-        format_func=lambda v: NO_VALUE_LABEL if v == "" else v,
+        format_func=lambda v: NO_VALUE_LABEL if v == "" else plain_text(v),
         key=f"{KEY}.mval.{column}",
         help="None chosen: every value.",
     )
@@ -209,9 +231,9 @@ def grid_frame(
     extra_columns: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> pd.DataFrame:
     """The page as the grid shows it: scores, the extra columns, `item_id`, metadata
-    (`META` + name), texts cut to `TEXT_PREVIEW`, `failed`, `judge_tokens`. `extra_columns`
-    maps a column name to a value per item id (items without one: empty); a name the grid
-    uses already is a ValueError."""
+    (`META` + the name through `plain_text`), texts cut to `TEXT_PREVIEW`, `failed`,
+    `judge_tokens`. `extra_columns` maps a column name to a value per item id (items without
+    one: empty); a name the grid uses already is a ValueError."""
     taken = {*info.scorer_ids, "item_id", *TEXTS, FAILED, "judge_tokens"}
     clashes = sorted(taken.intersection(extra_columns or {}))
     if clashes:
@@ -222,7 +244,7 @@ def grid_frame(
     ids = frame["item_id"].tolist()
     extras = {name: [values.get(i) for i in ids] for name, values in (extra_columns or {}).items()}
     metadata = {
-        META + name: [_meta(row.metadata.get(name)) for row in page.rows]
+        META + plain_text(name): [_meta(row.metadata.get(name)) for row in page.rows]
         for name in metadata_columns
     }
     ordered = {
@@ -243,8 +265,8 @@ def _meta(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return without_bidi_controls(value)
-    return without_bidi_controls(json.dumps(value, ensure_ascii=False))
+        return plain_text(value)
+    return plain_text(json.dumps(value, ensure_ascii=False))
 
 
 def _colour(value: float) -> str:
@@ -286,7 +308,7 @@ def _hidden(options: Sequence[str], labels: Mapping[str, str]) -> list[str]:
         "Hide columns",
         list(options),
         default=from_url,
-        format_func=lambda c: labels.get(c, c),
+        format_func=lambda c: plain_text(labels.get(c, c)),
         key=f"{KEY}.hide",
     )
     st.query_params[PARAMS["hide"]] = hidden
@@ -299,13 +321,17 @@ def render_grid(
     metadata_columns: Sequence[str],
     extra_columns: Mapping[str, Mapping[str, Any]] | None = None,
     height: int = 420,
+    on_open: Callable[[], None] | None = None,
 ) -> str | None:
     """The grid of the page's items, `height` pixels tall; returns the item id of the row
-    clicked (written to the URL's `item`), else the URL's `item` (None without one)."""
+    clicked (written to the URL's `item`), else the URL's `item` (None without one). With
+    `on_open`, a click in the browser writes the URL's `item` in the selection's callback and
+    calls `on_open` there (which may rerun one fragment: `st.rerun(key)`); this run is then
+    not the click's."""
     frame = grid_frame(page, info, metadata_columns, extra_columns)
     labels = {
         **{s: scored_label(info, s) for s in info.scorer_ids},
-        **{META + name: name for name in metadata_columns},
+        **{META + plain_text(name): name for name in metadata_columns},
         "item_id": "id",
         "ground_truth": "ground truth",
         "judge_tokens": "judge tokens",
@@ -318,40 +344,58 @@ def render_grid(
         # widened the score columns until the id and metadata went off screen.
         **{
             s: st.column_config.Column(
-                s, help=f"{scored_label(info, s)}: red 0 → green 1; failed: the run failed"
+                plain_text(s),
+                help=f"{scored_label(info, s)}: red 0 → green 1; failed: the run failed",
             )
             for s in info.scorer_ids
         },
-        **{META + name: st.column_config.TextColumn(name) for name in metadata_columns},
+        **{
+            META + plain_text(name): st.column_config.TextColumn(plain_text(name))
+            for name in metadata_columns
+        },
         "item_id": st.column_config.TextColumn("id"),
         **{text: st.column_config.TextColumn(labels.get(text, text), help=cut) for text in TEXTS},
         "judge_tokens": st.column_config.NumberColumn("judge tokens", format="%d"),
     }
     key = grid_key(info.id, page)
+    ids = frame["item_id"].tolist()
     event = st.dataframe(
         styled(frame, info.scorer_ids),
         hide_index=True,
         height=height,
         column_config=config,
         column_order=shown,
-        on_select="rerun",
         # A click on any cell selects it (a row needs a click on its checkbox): either opens
         # the row's item.
         selection_mode=["single-row", "single-cell"],
         key=key,
+        on_select="rerun"
+        if on_open is None
+        else functools.partial(_opened, key, [str(i) for i in ids], on_open),
     )
     row = _clicked_row(key, event)
-    ids = frame["item_id"].tolist()
     if row is not None and 0 <= row < len(ids):
-        st.query_params["item"] = ids[row]
+        st.query_params[ITEM_PARAM] = ids[row]
         return str(ids[row])
-    return st.query_params.get("item") or None
+    return st.query_params.get(ITEM_PARAM) or None
+
+
+def _opened(key: str, ids: Sequence[str], on_open: Callable[[], None]) -> None:
+    """The grid's selection callback (a click in the browser): the row clicked written to the
+    URL's `item`, then `on_open`."""
+    row = _clicked_row(key, st.session_state.get(key))
+    if row is not None and 0 <= row < len(ids):
+        st.query_params[ITEM_PARAM] = ids[row]
+        on_open()
 
 
 def _clicked_row(key: str, event: Any) -> int | None:
     """The row of the selection made since the last run (a row's checkbox or a cell), else
     None: an older selection leaves the URL's item as it is (a link may have changed it)."""
-    selection = getattr(event, "selection", None) or {}
+    selection = getattr(event, "selection", None)
+    if selection is None and isinstance(event, Mapping):
+        selection = event.get("selection")
+    selection = selection or {}
     rows = [int(r) for r in selection.get("rows", [])]
     cells = [int(cell[0]) for cell in selection.get("cells", [])]
     seen = st.session_state.get(f"{key}.seen", ([], []))

@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0011"
-down_revision = "0010"
+down_revision = "0013"  # relinked after 0013 landed on main (was "0010")
 branch_labels = None
 depends_on = None
 
