@@ -5,6 +5,7 @@ slices by a metadata column (docs/storage.md)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from core.judge.pricing import estimate_cost_usd
 from core.records import (
@@ -21,11 +22,13 @@ from core.records import (
     SliceChange,
     SliceSummary,
 )
-from core.reporting.compare import StoredSide
 from core.run_results import JudgeUsage
 from core.service import slices as slicing
 from core.service.context import DeskContext
 from core.service.experiments_desk import ExperimentsDesk
+
+if TYPE_CHECKING:  # pandas and numpy: imported by Compare's use only, not each start
+    from core.reporting.compare import StoredSide
 
 __all__ = ["ResultsDesk"]
 
@@ -90,6 +93,8 @@ class ResultsDesk:
         the stored runs that called the judge with their records (what the usage table sums;
         none for code scorers) and the failures this process holds. Raises NotFoundError
         naming an unknown experiment."""
+        from core.reporting.compare import StoredSide
+
         store = self._ctx.store
         infos = [
             self._experiments.get_experiment(experiment_id) for experiment_id in experiment_ids
