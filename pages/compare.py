@@ -30,7 +30,15 @@ from pages.ui.data import experiment_view
 from pages.ui.services import service
 from pages.ui.side_by_side import render_side_by_side
 from pages.ui.slices import render_slice_changes
-from pages.ui.text import cell_text, md_short, md_text, show_text
+from pages.ui.text import (
+    cell_text,
+    md_short,
+    md_text,
+    plain_dataframe,
+    plain_frame,
+    plain_text,
+    show_text,
+)
 from pages.ui.widgets import experiment_label
 
 KEY = "compare"
@@ -162,7 +170,7 @@ def render_scorers(comparison: Comparison) -> None:
             "the system under test."
         )
     number = st.column_config.NumberColumn
-    st.dataframe(
+    plain_dataframe(
         scorer_table(comparison),
         hide_index=True,
         column_config={
@@ -200,9 +208,10 @@ def pick_focus(comparisons: list[Comparison]) -> tuple[Comparison, str]:
     by_id = {c.candidate.id: c for c in comparisons}
     chosen = comparisons[0]
     if len(comparisons) > 1:
-        names = {"format_func": lambda i: by_id[i].candidate.name}
+        names = {"format_func": lambda i: plain_text(by_id[i].candidate.name)}
         chosen = by_id[_choose("Candidate", list(by_id), PARAMS["vs"], "vs", **names)]
-    return chosen, _choose("Scorer", chosen.scorer_ids, PARAMS["scorer"], "scorer")
+    scorer_ids = chosen.scorer_ids
+    return chosen, _choose("Scorer", scorer_ids, PARAMS["scorer"], "scorer", format_func=plain_text)
 
 
 def render_items(comparison: Comparison, scorer_id: str) -> None:
@@ -212,7 +221,7 @@ def render_items(comparison: Comparison, scorer_id: str) -> None:
     for column in ("baseline_reason", "candidate_reason", "baseline_output", "candidate_output"):
         shown[column] = shown[column].str.slice(0, TEXT_PREVIEW).map(cell_text)
     shown["input"] = shown["input"].str.slice(0, TEXT_PREVIEW).map(cell_text)
-    st.dataframe(
+    plain_dataframe(
         shown,
         hide_index=True,
         height=360,
@@ -277,7 +286,7 @@ def render_usage(comparisons: list[Comparison]) -> None:
     """Judge usage of every side, in one table."""
     st.subheader("Judge usage")
     st.caption("Sums over every judge execution, failed runs included; the cost is an estimate.")
-    usage = usage_side_by_side(comparisons)
+    usage = plain_frame(usage_side_by_side(comparisons))
     costs = [label for label in usage.index if "cost" in label]
     styled = usage.style.format("{:,.0f}", na_rep="—").format(
         "${:,.4f}", na_rep="— (no known price)", subset=(costs, usage.columns)

@@ -24,7 +24,7 @@ from pages.ui import nav
 from pages.ui.manage import render_dataset_manage
 from pages.ui.mastra import render_mastra_store
 from pages.ui.services import service
-from pages.ui.text import md_text
+from pages.ui.text import md_text, plain_dataframe, plain_text
 from pages.ui.widgets import age
 
 UPLOAD_KEY = "datasets.upload"
@@ -84,6 +84,7 @@ def mapping_editor(parsed: ParsedUpload, file_key: str) -> ColumnMapping | None:
             ROLE_LABELS[role] + (" *" if required else ""),
             options,
             index=index,
+            format_func=plain_text,
             placeholder="Choose a column",
             key=f"{MAPPING_KEY}.{file_key}.{role}",
         )
@@ -142,7 +143,7 @@ def render_upload() -> None:
     render_problems(report)
     if report.preview:
         st.markdown("**Preview**")
-        st.dataframe(pd.DataFrame(report.preview), hide_index=True)
+        plain_dataframe(pd.DataFrame(report.preview), hide_index=True)
     # A key per upload: the name follows each new file instead of keeping the last one's.
     name = st.text_input(
         "Dataset name", value=upload.name.rsplit(".", 1)[0], key=f"{NAME_KEY}.{held.file_id}"
@@ -186,7 +187,7 @@ def render_stored() -> None:
     if not datasets:
         st.info("No dataset stored yet.")
         return
-    st.dataframe(
+    plain_dataframe(
         pd.DataFrame(
             {
                 "Name": [d.name for d in datasets],
@@ -203,11 +204,11 @@ def render_stored() -> None:
     if st.session_state.get(INSPECT_KEY) not in by_id:
         st.session_state.pop(INSPECT_KEY, None)  # deleted meanwhile
     chosen = st.selectbox(
-        "Look inside", list(by_id), format_func=lambda i: by_id[i].name, key=INSPECT_KEY
+        "Look inside", list(by_id), format_func=lambda i: plain_text(by_id[i].name), key=INSPECT_KEY
     )
     render_dataset_manage(by_id[chosen])
     items = service().dataset_items(chosen, limit=200)
-    st.dataframe(
+    plain_dataframe(
         pd.DataFrame(
             {
                 "id": [i.id for i in items],

@@ -45,7 +45,7 @@ from pages.ui.manage import render_experiment_manage
 from pages.ui.pass_fail import pass_column, render_pass_fail
 from pages.ui.services import service
 from pages.ui.slices import render_slices
-from pages.ui.text import chart_text, md_short, md_text
+from pages.ui.text import chart_text, md_short, md_text, plain_dataframe, plain_text
 from pages.ui.themes import render_themes
 from pages.ui.widgets import pick_experiment, running_experiments
 
@@ -182,7 +182,9 @@ def pick_label_column(columns: list[str]) -> str | None:
         "Label column",
         options,
         key=key,
-        format_func=lambda column: "none" if column is None else review.option_label(column),
+        format_func=lambda column: (
+            "none" if column is None else plain_text(review.option_label(column))
+        ),
         help="A metadata column holding a human verdict per item: true/false, yes/no, 0/1 or "
         "a number from 0 to 1 (binarised at 0.5).",
     )
@@ -217,12 +219,14 @@ def render_label_agreement(info: ExperimentInfo) -> LabelAgreement | None:
         return None
     # Column names come from the file: st.text shows them as they are, never as markdown.
     st.text(
-        f"Labels from {review.source_label(column)}: {found.labelled_items:,} items labelled, "
-        f"{found.unlabelled_items:,} without a label (left out)."
+        plain_text(
+            f"Labels from {review.source_label(column)}: {found.labelled_items:,} items "
+            f"labelled, {found.unlabelled_items:,} without a label (left out)."
+        )
     )
     review.source_note(column)
     render_verdict(found)
-    st.dataframe(
+    plain_dataframe(
         agreement_frame(found, info.comparisons),
         hide_index=True,
         column_config={
@@ -233,7 +237,7 @@ def render_label_agreement(info: ExperimentInfo) -> LabelAgreement | None:
     # The reason is the table's last column, often off screen: say it where it is seen too.
     for entry in found.scorers:
         if not entry.defined:
-            st.text(f"{entry.scorer_id}: not defined: {entry.reason}")
+            st.text(plain_text(f"{entry.scorer_id}: not defined: {entry.reason}"))
     st.caption(
         "ROC AUC of each scorer's scores against the labels (0.5 is chance; below it the "
         f"scorer ranks wrong answers higher), with a {found.confidence_level:.0%} "
@@ -322,7 +326,7 @@ def reviews_view(info: ExperimentInfo) -> None:
         )
     else:
         frame = review.reviews_frame(found)
-        event = st.dataframe(
+        event = plain_dataframe(
             frame,
             hide_index=True,
             on_select="rerun",

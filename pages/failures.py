@@ -20,7 +20,7 @@ from pages.ui import fmt
 from pages.ui.failure_titles import distinctive
 from pages.ui.judge_key import judge_key_input
 from pages.ui.services import service
-from pages.ui.text import md_short, md_text, show_text
+from pages.ui.text import md_short, md_text, plain_dataframe, show_text
 from pages.ui.themes import render_themes
 from pages.ui.widgets import pick_experiment, running_experiments
 
@@ -61,7 +61,7 @@ def render_groups(failures: list[ScorerOutcome]) -> None:
     group with its first 50 runs."""
     groups = failure_groups(failures)
     st.metric("Failed scorer runs", f"{len(failures):,}")
-    st.dataframe(groups.drop(columns=["item_ids"]), hide_index=True)
+    plain_dataframe(groups.drop(columns=["item_ids"]), hide_index=True)
     by_key: dict[tuple, list[ScorerOutcome]] = {}
     for outcome in failures:
         by_key.setdefault((outcome.scorer_id, outcome.failed_step, outcome.error), []).append(

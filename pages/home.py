@@ -14,6 +14,7 @@ from core.service.views import experiments_frame
 from pages.ui import nav
 from pages.ui.manage import filter_by_tags, with_notes
 from pages.ui.services import service
+from pages.ui.text import plain_frame, plain_text
 from pages.ui.widgets import experiment_label, running_experiments
 
 OPEN_KEY = "home.open"
@@ -28,7 +29,7 @@ def render_table(frame: pd.DataFrame) -> None:
     name, then the means (what a reader came for, before any scrolling), then the rest."""
     mean_columns = [c for c in frame.columns if c.startswith("mean · ")]
     rest = [c for c in frame.columns if c not in ("id", "name", *mean_columns)]
-    shown = frame[["name", *mean_columns, *rest]]
+    shown = plain_frame(frame[["name", *mean_columns, *rest]], names=False)
     # A missing value shows as "—", not as the grid's "None" (a format per column: the
     # column_config formats do not apply to a styled frame).
     styled = (
@@ -57,7 +58,9 @@ def render_table(frame: pd.DataFrame) -> None:
             "duration_s": "Duration (s)",
             "created_at": "Created",
             **{
-                column: st.column_config.Column(column.removeprefix("mean · "), width="small")
+                column: st.column_config.Column(
+                    plain_text(column.removeprefix("mean · ")), width="small"
+                )
                 for column in mean_columns
             },
         },

@@ -28,7 +28,7 @@ from core.service.views import (
 from pages.ui import fmt
 from pages.ui.data import experiment_aggregates
 from pages.ui.services import service
-from pages.ui.text import chart_text, md_text
+from pages.ui.text import chart_text, md_text, plain_dataframe
 from pages.ui.widgets import pick_experiment, running_experiments
 
 KEY = "judge_usage"
@@ -129,7 +129,7 @@ def main() -> None:
         f"the judge executions of the first {SAMPLE:,} stored runs and failed runs."
     )
     with st.expander(f"Judge executions of the first {SAMPLE:,} stored runs and failed runs"):
-        st.dataframe(sample, hide_index=True)
+        plain_dataframe(sample, hide_index=True)
 
 
 if __name__ == "__main__":  # run by the router (app.py), not on import

@@ -35,7 +35,7 @@ from pages.ui import fmt, nav
 from pages.ui.judge_key import judge_key_input
 from pages.ui.options import option_inputs
 from pages.ui.services import service
-from pages.ui.text import md_text
+from pages.ui.text import md_text, plain_text
 from pages.ui.widgets import running_experiments
 
 KEY = "new_experiment"
@@ -67,7 +67,7 @@ def pick_dataset(datasets: list[DatasetInfo]) -> DatasetInfo | None:
         "Dataset",
         list(by_id),
         key=f"{KEY}.dataset",
-        format_func=lambda i: f"{by_id[i].name} · {by_id[i].item_count:,} items",
+        format_func=lambda i: plain_text(f"{by_id[i].name} · {by_id[i].item_count:,} items"),
     )
     return by_id[chosen]
 
@@ -89,7 +89,9 @@ def pick_scorers(
         list(by_id),
         default=[i for i in DEFAULT_SCORERS if i in by_id],
         key=f"{KEY}.scorers",
-        format_func=lambda i: by_id[i].name + (" · judge" if by_id[i].calls_judge else ""),
+        format_func=lambda i: plain_text(
+            by_id[i].name + (" · judge" if by_id[i].calls_judge else "")
+        ),
     )
     specs: list[ScorerSpec] = []
     problems: list[str] = []
@@ -97,7 +99,7 @@ def pick_scorers(
         entry = by_id[scorer_id]
         options: dict = {}
         if any(not option.code_only for option in entry.options):
-            with st.expander(f"Options of {entry.name}"):
+            with st.expander(f"Options of {md_text(entry.name)}"):
                 # A key per preset: another dataset's preset must not stick to the widget.
                 options, found = option_inputs(entry, f"{KEY}.{has_truth:d}", preset)
                 problems.extend(found)

@@ -18,7 +18,7 @@ from pages.ui import fmt
 from pages.ui.judge_key import judge_key_input
 from pages.ui.options import option_inputs
 from pages.ui.services import service
-from pages.ui.text import as_text, md_text, show_text
+from pages.ui.text import as_text, md_text, plain_dataframe, plain_text, show_text
 
 PLAYGROUND_KEY = "scorers.playground"
 
@@ -38,7 +38,7 @@ def render_entry(entry: ScorerCatalogEntry) -> None:
             )
         if entry.options:
             st.markdown("**Options**")
-            st.dataframe(
+            plain_dataframe(
                 pd.DataFrame(
                     {
                         "option": [o.name for o in entry.options],
@@ -70,7 +70,10 @@ def render_playground(catalog: list[ScorerCatalogEntry]) -> None:
     st.subheader("Playground")
     by_id = {entry.id: entry for entry in catalog}
     chosen = st.selectbox(
-        "Scorer", list(by_id), format_func=lambda i: by_id[i].name, key=f"{PLAYGROUND_KEY}.scorer"
+        "Scorer",
+        list(by_id),
+        format_func=lambda i: plain_text(by_id[i].name),
+        key=f"{PLAYGROUND_KEY}.scorer",
     )
     entry = by_id[chosen]
     options, problems = option_inputs(entry, PLAYGROUND_KEY)

@@ -99,7 +99,8 @@ text costs one dictionary look-up per token and a short pass for compounds; the 
 (verb phrases, spaced spellings) are looked for only for the reference keywords the
 response's forms miss. The code: the lexicon (`_keyword_lexicon.py`: lists, word forms,
 verbs), the words (`_keyword_words.py`: tokenising, the analysed word, its caches), the
-compounds and variants (`_keyword_compounds.py`), this module (keywords, the scorer).
+compounds and variants (`_keyword_compounds.py`), the keywords of a text
+(`_keyword_text.py`), this module (the scorer).
 """
 
 from __future__ import annotations
@@ -108,14 +109,10 @@ from collections.abc import Iterable
 from itertools import product
 from typing import NamedTuple
 
-from core.scorers._keyword_compounds import (
-    _CONSUMED_RUN,
-    _span_at,
-    _span_word,
-    variant_forms,
-)
+from core.scorers._keyword_compounds import _span_word, variant_forms
 from core.scorers._keyword_lexicon import STOPWORDS, TECHNICAL_TERMS, _whole_term
-from core.scorers._keyword_words import _KEYWORDS, _TOKENS, _WORDS, _items, _Word, _word
+from core.scorers._keyword_text import _keywords
+from core.scorers._keyword_words import _KEYWORDS, _TOKENS, _WORDS, _Word, _word
 from core.scorers._reference import (
     Reference,
     check_reference,
@@ -148,51 +145,6 @@ DESCRIPTION = (
 
 # --- keywords -------------------------------------------------------------------------------
 
-# The caches live in _keyword_words; they are named here for the tests that empty them.
-_CACHES = (_WORDS, _TOKENS, _KEYWORDS)
-
-
-def _keywords(text: str) -> tuple[dict[str, _Word], set[str], list[_Word | None]]:
-    """The keywords of a text (surface -> keyword, in order; a keyword sharing a form with an
-    earlier one is left out), its matchable pool (every form of every keyword, with the words
-    inside its compounds) and its words in order, with None at each phrase break."""
-    order = _items(text)
-    items = order.copy()  # spans consume words in the copy: `order` keeps them all
-    kept: dict[str, _Word] = {}
-    seen: set[str] = set()
-    parts: list[frozenset[str]] = []
-    for position, word in enumerate(items):
-        if word is None:
-            continue
-        role = word.role
-        if role != 1:
-            if not role:
-                continue
-            following = items[position + 1]
-            span = (
-                _span_at(items, position, word)
-                if following is not None and following.joins
-                else None
-            )
-            if span is not None:
-                word, length = span
-                # The span's other words are consumed (items is this call's own list).
-                items[position + 1 : position + length] = _CONSUMED_RUN[: length - 1]
-                parts.append(word.pool)
-            elif not word.is_keyword:
-                continue
-        surface = word.surface
-        if surface not in kept:
-            forms = word.forms
-            if forms.isdisjoint(seen):
-                kept[surface] = word
-            seen.update(forms)
-            if word.pool is not forms and role == 1:  # a hyphenated word's parts
-                parts.append(word.pool)
-    if parts:
-        seen.update(*parts)  # the pool: `seen` is this call's own set, no longer needed
-    return kept, seen, order
-
 
 class _Compared(NamedTuple):
     reference: dict[str, _Word]
@@ -201,11 +153,31 @@ class _Compared(NamedTuple):
     matched: int  # reference keywords covered
 
 
+# The references analysed last (text -> keywords, words in order), for the experiments that
+# score the same inputs or ground truths again: each model compared on a dataset, a resumed
+# or repeated run. Read only: nothing changes a reference's keywords once found.
+_REFERENCES: dict[str, tuple[dict[str, _Word], list[_Word | None]]] = {}
+_REFERENCE_LIMIT = 4096  # (a reference costs a few kB: the text, its words, its keywords)
+# Every cache (the words' live in _keyword_words), named for the tests that empty them.
+_CACHES = (_WORDS, _TOKENS, _KEYWORDS, _REFERENCES)
+
+
+def _reference_keywords(text: str) -> tuple[dict[str, _Word], list[_Word | None]]:
+    found = _REFERENCES.get(text)
+    if found is None:
+        kept, _, order = _keywords(text)
+        found = (kept, order)
+        if len(_REFERENCES) >= _REFERENCE_LIMIT:
+            _REFERENCES.clear()
+        _REFERENCES[text] = found
+    return found
+
+
 def _compare(reference: str, response: str) -> _Compared:
     """Both sides' keywords, the response's pool with the forms of the reference keywords it
     covers by a variant (a compound's verb phrase, a hyphen's spaced or joined spelling), and
     how many reference keywords are covered."""
-    reference_kw, _, reference_order = _keywords(reference)
+    reference_kw, reference_order = _reference_keywords(reference)
     response_kw, pool, response_order = _keywords(response)
     extra, matched = variant_forms(reference_kw.values(), reference_order, response_order, pool)
     if extra:

@@ -26,7 +26,7 @@ import streamlit as st
 from core.records import ExperimentInfo, ResultPage, ResultQuery
 from core.service.views import NO_VALUE_LABEL, page_frame, scored_label
 from pages.ui.services import service
-from pages.ui.text import cell_text, md_short, md_text, without_bidi_controls
+from pages.ui.text import cell_text, md_short, md_text, plain_text
 
 KEY = "experiment"
 PARAMS = {
@@ -86,7 +86,7 @@ def _sort_label(value: str) -> str:
     if value == POSITION:
         return "dataset order"
     direction, _, scorer_id = value.partition(":")
-    return f"{scorer_id}: {'lowest' if direction == 'asc' else 'highest'} score first"
+    return f"{plain_text(scorer_id)}: {'lowest' if direction == 'asc' else 'highest'} score first"
 
 
 def render_filters(
@@ -96,7 +96,9 @@ def render_filters(
     the query of the grid's page (the page goes back to 1 when a filter changes)."""
     chosen_default = [s for s in _param("scorers").split(",") if s in scorer_ids]
     left, middle, right = st.columns([2, 2, 1])
-    chosen = left.multiselect("Scorers", scorer_ids, default=chosen_default, key=f"{KEY}.scorers")
+    chosen = left.multiselect(
+        "Scorers", scorer_ids, default=chosen_default, format_func=plain_text, key=f"{KEY}.scorers"
+    )
     low, high = middle.slider(
         "Score range",
         0.0,
@@ -174,7 +176,7 @@ def _metadata_filter(columns: Sequence[str], info: ExperimentInfo) -> dict[str, 
         "Metadata filter",
         options,
         index=options.index(wanted) if wanted in options else 0,
-        format_func=lambda c: "none" if c is None else c,
+        format_func=lambda c: "none" if c is None else plain_text(c),
         key=f"{KEY}.mcol",
         help="Keep the items whose value in this metadata column is one of those chosen.",
     )
@@ -193,7 +195,7 @@ def _metadata_filter(columns: Sequence[str], info: ExperimentInfo) -> dict[str, 
         f"Values of {md_short(column)}",
         values,
         default=from_url,
-        format_func=lambda v: NO_VALUE_LABEL if v == "" else v,
+        format_func=lambda v: NO_VALUE_LABEL if v == "" else plain_text(v),
         key=f"{KEY}.mval.{column}",
         help="None chosen: every value.",
     )
@@ -209,9 +211,9 @@ def grid_frame(
     extra_columns: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> pd.DataFrame:
     """The page as the grid shows it: scores, the extra columns, `item_id`, metadata
-    (`META` + name), texts cut to `TEXT_PREVIEW`, `failed`, `judge_tokens`. `extra_columns`
-    maps a column name to a value per item id (items without one: empty); a name the grid
-    uses already is a ValueError."""
+    (`META` + the name through `plain_text`), texts cut to `TEXT_PREVIEW`, `failed`,
+    `judge_tokens`. `extra_columns` maps a column name to a value per item id (items without
+    one: empty); a name the grid uses already is a ValueError."""
     taken = {*info.scorer_ids, "item_id", *TEXTS, FAILED, "judge_tokens"}
     clashes = sorted(taken.intersection(extra_columns or {}))
     if clashes:
@@ -222,7 +224,7 @@ def grid_frame(
     ids = frame["item_id"].tolist()
     extras = {name: [values.get(i) for i in ids] for name, values in (extra_columns or {}).items()}
     metadata = {
-        META + name: [_meta(row.metadata.get(name)) for row in page.rows]
+        META + plain_text(name): [_meta(row.metadata.get(name)) for row in page.rows]
         for name in metadata_columns
     }
     ordered = {
@@ -243,8 +245,8 @@ def _meta(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return without_bidi_controls(value)
-    return without_bidi_controls(json.dumps(value, ensure_ascii=False))
+        return plain_text(value)
+    return plain_text(json.dumps(value, ensure_ascii=False))
 
 
 def _colour(value: float) -> str:
@@ -286,7 +288,7 @@ def _hidden(options: Sequence[str], labels: Mapping[str, str]) -> list[str]:
         "Hide columns",
         list(options),
         default=from_url,
-        format_func=lambda c: labels.get(c, c),
+        format_func=lambda c: plain_text(labels.get(c, c)),
         key=f"{KEY}.hide",
     )
     st.query_params[PARAMS["hide"]] = hidden
@@ -305,7 +307,7 @@ def render_grid(
     frame = grid_frame(page, info, metadata_columns, extra_columns)
     labels = {
         **{s: scored_label(info, s) for s in info.scorer_ids},
-        **{META + name: name for name in metadata_columns},
+        **{META + plain_text(name): name for name in metadata_columns},
         "item_id": "id",
         "ground_truth": "ground truth",
         "judge_tokens": "judge tokens",
@@ -318,11 +320,15 @@ def render_grid(
         # widened the score columns until the id and metadata went off screen.
         **{
             s: st.column_config.Column(
-                s, help=f"{scored_label(info, s)}: red 0 → green 1; failed: the run failed"
+                plain_text(s),
+                help=f"{scored_label(info, s)}: red 0 → green 1; failed: the run failed",
             )
             for s in info.scorer_ids
         },
-        **{META + name: st.column_config.TextColumn(name) for name in metadata_columns},
+        **{
+            META + plain_text(name): st.column_config.TextColumn(plain_text(name))
+            for name in metadata_columns
+        },
         "item_id": st.column_config.TextColumn("id"),
         **{text: st.column_config.TextColumn(labels.get(text, text), help=cut) for text in TEXTS},
         "judge_tokens": st.column_config.NumberColumn("judge tokens", format="%d"),

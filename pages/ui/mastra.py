@@ -9,7 +9,7 @@ import streamlit as st
 
 from core.service import MastraStoreError, StorageError
 from pages.ui.services import service
-from pages.ui.text import md_text
+from pages.ui.text import md_text, plain_dataframe, plain_text
 
 __all__ = ["render_mastra_store"]
 
@@ -43,7 +43,7 @@ def render_mastra_store() -> None:
     if opened_store is None:
         return
     location, summary = opened_store
-    st.dataframe(
+    plain_dataframe(
         pd.DataFrame(
             [
                 {
@@ -89,14 +89,14 @@ def render_mastra_store() -> None:
         list(datasets),
         default=list(datasets),
         key=PICK_DATASETS_KEY,
-        format_func=lambda i: f"{datasets[i].name} v{datasets[i].version}",
+        format_func=lambda i: plain_text(f"{datasets[i].name} v{datasets[i].version}"),
     )
     chosen_experiments = st.multiselect(
         "Experiments",
         list(experiments),
         default=list(experiments),
         key=PICK_EXPERIMENTS_KEY,
-        format_func=lambda i: experiments[i].name,
+        format_func=lambda i: plain_text(experiments[i].name),
     )
     live = st.checkbox(
         "Live scores", value=bool(summary.live), key=LIVE_KEY, disabled=not summary.live

@@ -25,7 +25,7 @@ from core.records import REVIEW_NOTE_MAX, ExperimentInfo, Review, ReviewVerdict
 from core.service import NotFoundError, ReviewError
 from core.service.views import ANONYMOUS, REVIEWS_SOURCE, WHOLE_ITEM, scorer_range
 from pages.ui.services import service
-from pages.ui.text import md_text
+from pages.ui.text import md_text, plain_text
 from pages.ui.widgets import age
 
 __all__ = [
@@ -242,7 +242,7 @@ def _listing(
             f"{md_text(review.reviewer)} · {age(review.updated_at)}"
         )
         if review.note:
-            st.text(review.note)
+            st.text(plain_text(review.note))
     if any(r.reviewer == who for r in found) and st.button(
         "Delete my review", key=f"review.{info.id}.{item_id}.{scorer_id}.delete"
     ):

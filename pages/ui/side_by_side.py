@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from core.service.views import CHANGE_SUFFIX, Comparison, side_by_side
-from pages.ui.text import md_text
+from pages.ui.text import md_text, plain_frame, plain_text
 
 KEY = "compare.side"
 ROWS = 500
@@ -58,13 +58,14 @@ def render_side_by_side(comparisons: list[Comparison]) -> pd.DataFrame | None:
         numeric,
         index=next((n for n, c in enumerate(numeric) if c.endswith(CHANGE_SUFFIX)), 0),
         key=f"{KEY}.sort",
+        format_func=plain_text,
         help="Any score or change column (a click on a header sorts too).",
     )
     ascending = st.toggle("Lowest first", value=True, key=f"{KEY}.ascending")
     ordered = frame.sort_values(sort, ascending=ascending, na_position="last", kind="stable")
     shown = ordered.head(ROWS).reset_index(drop=True)
     shown["input"] = shown["input"].str.slice(0, 120)
-    st.dataframe(coloured(shown), hide_index=True, height=420, key=f"{KEY}.grid")
+    st.dataframe(coloured(plain_frame(shown)), hide_index=True, height=420, key=f"{KEY}.grid")
     more = f"; the first {ROWS:,} by the sort" if len(frame) > ROWS else ""
     st.caption(
         f"{len(frame):,} items paired in all {len(comparisons) + 1} experiments{more}. "

@@ -25,7 +25,7 @@ from core.service.views import (
     slice_pivot,
 )
 from pages.ui.services import service
-from pages.ui.text import chart_text, md_text
+from pages.ui.text import chart_text, md_text, plain_frame, plain_text
 
 PARAM = "slice"
 """The URL parameter of the column sliced by (both pages)."""
@@ -53,7 +53,7 @@ def pick_column(columns: list[str], key: str, label: str = "Slice by") -> str | 
         label,
         options,
         index=options.index(wanted) if wanted in options else 0,
-        format_func=lambda c: "none" if c is None else c,
+        format_func=lambda c: "none" if c is None else plain_text(c),
         key=key,
         help="A metadata column of the dataset: the results grouped by its values.",
     )
@@ -99,18 +99,19 @@ def render_pivot(
     """The slices as one value × scorer pivot (n, mean, 95% interval clipped to the scorer's
     range), worst first, then one scorer's chart of its worst values (a scorer picked)."""
     ranges = {s: scorer_range(info, s) for s in info.scorer_ids}
-    pivot = slice_pivot(found, ranges)
+    pivot = plain_frame(slice_pivot(found, ranges), names=False)
     number = st.column_config.NumberColumn
     config: dict[str, Any] = {
-        "value": st.column_config.TextColumn(column),
+        "value": st.column_config.TextColumn(plain_text(column)),
         "items": number("items", format="%d"),
         "missing": number("missing", format="%d", help="Runs without a stored result"),
         "failed": number("failed", format="%d", help="Failed runs held in memory"),
     }
     for scorer_id in info.scorer_ids:
-        config[f"{scorer_id} · n"] = number(f"{scorer_id} · n", format="%d")
+        shown = plain_text(scorer_id)
+        config[f"{scorer_id} · n"] = number(f"{shown} · n", format="%d")
         for part in ("mean", "low", "high"):
-            config[f"{scorer_id} · {part}"] = number(f"{scorer_id} · {part}", format="%.3f")
+            config[f"{scorer_id} · {part}"] = number(f"{shown} · {part}", format="%.3f")
     st.dataframe(
         pivot,
         hide_index=True,
@@ -129,6 +130,7 @@ def render_pivot(
         "Chart of scorer",
         info.scorer_ids,
         key="experiment.slice_scorer",
+        format_func=plain_text,
         help=f"One scorer at a time: its {CHART_TOP} worst values.",
     )
     st.plotly_chart(
@@ -176,12 +178,12 @@ def render_slice_changes(comparison: Comparison) -> None:
         return
     number = st.column_config.NumberColumn
     st.dataframe(
-        paired_slice_frame(changes),
+        plain_frame(paired_slice_frame(changes), names=False),
         hide_index=True,
         key=f"compare.slice_changes.{candidate.id}",
         column_config={
             "scorer": "Scorer",
-            "value": st.column_config.TextColumn(column),
+            "value": st.column_config.TextColumn(plain_text(column)),
             "n": number("n paired", format="%d"),
             "baseline_mean": number("baseline mean", format="%.3f"),
             "candidate_mean": number("candidate mean", format="%.3f"),

@@ -8,9 +8,15 @@ turns `[x](http://…)` into a live link, `![i](…)` into an image, `:red[…]`
 `:material/bolt:` into an icon, `$x^2$` into KaTeX, `**x**` into bold, and a bare
 `http://…`, `www.…` or `a@b.c` into a link. Three ways out, in order of preference:
 
-- `show_text` (st.code) and st.text, st.dataframe, st.json, widget option lists (a selectbox's
-  options and `format_func` labels): Streamlit reads no Markdown in them, the value goes as is;
-- `md_text` where the value must sit inside a Markdown sentence: every markup character is
+- `show_text` (st.code) and st.text, st.json: Streamlit reads no Markdown in them, the value
+  goes as is (its bidi controls shown as escapes);
+- `plain_text` for the other places that read no Markdown: a selectbox's or multiselect's
+  option labels (`format_func`), a dataframe's column labels; `cell_text` for one table cell
+  and `plain_frame` for a whole table (every text cell and column name): each bidi control
+  shown as its escape, so it cannot reorder the row, and an icon or emoji shortcode
+  (`:material/home:`) kept from being read as one by an invisible word joiner after its colon;
+- `md_text` where the value must sit inside a Markdown sentence, and in the option labels of
+  st.radio, st.pills and st.segmented_control, which read Markdown: every markup character is
   backslash-escaped, and an invisible word joiner (U+2060) keeps GFM from finding a bare link;
 - `chart_text` for plotly labels (titles, axes, legends, hovers), which read a few HTML tags
   (`<a href>`, `<b>`, `<br>`): entity-escaped, plotly shows the characters.
@@ -23,6 +29,7 @@ import json
 import re
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
@@ -35,6 +42,9 @@ __all__ = [
     "chart_text",
     "md_short",
     "md_text",
+    "plain_dataframe",
+    "plain_frame",
+    "plain_text",
     "show_text",
     "without_bidi_controls",
 ]
@@ -67,10 +77,35 @@ def as_text(value: Any) -> str:
     return without_bidi_controls(json.dumps(value, indent=2, ensure_ascii=False, default=str))
 
 
+def plain_text(value: object) -> str:
+    """`value` for a place that reads no Markdown (an option label, a table's column label):
+    as written, but each bidi control (U+202E...) shown as its escape, so it cannot reorder
+    the text, and an icon or emoji shortcode's colon followed by an invisible word joiner, so
+    `:material/home:` stays those characters wherever Streamlit would read it."""
+    return _SHORTCODE.sub(":" + _WORD_JOINER, without_bidi_controls(str(value)))
+
+
 def cell_text(value: object) -> object:
-    """A table cell (st.dataframe reads no Markdown): a string with its bidi controls shown
-    as escapes, so it cannot reorder the row; any other value as it is."""
-    return without_bidi_controls(value) if isinstance(value, str) else value
+    """A table cell: a string through `plain_text`; any other value as it is."""
+    return plain_text(value) if isinstance(value, str) else value
+
+
+def plain_frame(frame: pd.DataFrame, *, names: bool = True) -> pd.DataFrame:
+    """A copy of a table for st.dataframe with every string shown through `plain_text`: the
+    cells of its text columns, a text index and (`names`) its column names. Call it where the
+    frame is built, before any styling; a page whose styles or column_config name the columns
+    keeps them (`names=False`) and gives the column labels through `plain_text` itself."""
+    shown = frame.copy()
+    for column in shown.columns:
+        if shown[column].dtype == object or pd.api.types.is_string_dtype(shown[column]):
+            shown[column] = shown[column].map(cell_text)
+    if names:
+        shown.columns = pd.Index(
+            [plain_text(name) if isinstance(name, str) else name for name in shown.columns]
+        )
+    if shown.index.dtype == object or pd.api.types.is_string_dtype(shown.index):
+        shown.index = shown.index.map(cell_text)
+    return shown
 
 
 def md_text(value: object) -> str:
@@ -91,6 +126,12 @@ def md_short(value: object, limit: int = 80) -> str:
     if len(line) > limit:
         line = line[: limit - 1] + "…"
     return md_text(line)
+
+
+def plain_dataframe(data: pd.DataFrame, **kwargs: Any) -> Any:
+    """st.dataframe of `plain_frame(data)`, with st.dataframe's own arguments: the one call a
+    page makes to show a table of user text (a styled table is made `plain_frame` first)."""
+    return st.dataframe(plain_frame(data), **kwargs)
 
 
 def chart_text(value: object) -> str:

@@ -16,7 +16,7 @@ from core.records import ExperimentInfo, ThemeKind, ThemeReport
 from core.service import InvalidInputError, NotFoundError
 from pages.ui import nav
 from pages.ui.services import service
-from pages.ui.text import md_short, md_text
+from pages.ui.text import md_short, md_text, plain_text
 
 KEY = "themes"
 KIND_LABELS: dict[ThemeKind, str] = {
@@ -72,7 +72,7 @@ def _pick_scorer(info: ExperimentInfo, kind: ThemeKind, key: str) -> str | None:
         options = [ALL_SCORERS, *options]
     if not options:
         return None
-    picked = st.selectbox("Scorer", options, key=f"{key}.scorer.{kind}")
+    picked = st.selectbox("Scorer", options, format_func=plain_text, key=f"{key}.scorer.{kind}")
     return None if picked == ALL_SCORERS else picked
 
 

@@ -10,13 +10,13 @@ import streamlit as st
 from core.records import ExperimentInfo
 from core.service import Service
 from pages.ui import fmt, nav
-from pages.ui.text import md_text
+from pages.ui.text import md_text, plain_text
 
 
 def experiment_label(info: ExperimentInfo) -> str:
     """How an experiment is named in pickers (option labels: plain text, never Markdown)."""
     when = info.created_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
-    return f"{info.name} · {info.status} · {when}"
+    return plain_text(f"{info.name} · {info.status} · {when}")
 
 
 def pick_experiment(service: Service, key: str) -> ExperimentInfo | None:

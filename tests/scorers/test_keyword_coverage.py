@@ -721,16 +721,66 @@ def test_ground_truth_of_the_wrong_shape_is_a_clear_error() -> None:
         GT_SCORER.run_sync(input="q", output="a", ground_truth={"answer": "x"})
 
 
-def test_scores_do_not_depend_on_the_word_caches() -> None:
-    """The caches are per word (never per text) and may be emptied at any time."""
+def test_scores_do_not_depend_on_the_caches() -> None:
+    """The caches (per word, per token, and the references analysed last) may be emptied at
+    any time, all of them or the word caches alone while the references keep their words."""
     from core.scorers import keyword_coverage as module
 
+    assert module._REFERENCES in module._CACHES
     reference = "Data preprocessing grew 50% at https://example.com/Docs for the children"
     response = "The child saw data preprocessing grow 50 percent: see https://EXAMPLE.com/Docs"
     first = keyword_coverage(reference, response)
     run = SCORER.run_sync(input=reference, output=response)
-    for cache in (module._WORDS, module._TOKENS, module._KEYWORDS):
+    for cache in module._CACHES:
         cache.clear()
     again = keyword_coverage(reference, response)
     assert (again.total, again.matched) == (first.total, first.matched) == (5, 5)
     assert run.analyze_step_result == {"totalKeywords": 5, "matchedKeywords": 5}
+    assert reference in module._REFERENCES
+    for cache in (module._WORDS, module._TOKENS, module._KEYWORDS):
+        cache.clear()  # the cached reference now holds words the caches no longer know
+    kept = keyword_coverage(reference, response)
+    assert (kept.total, kept.matched, kept.reference_keywords) == (
+        first.total,
+        first.matched,
+        first.reference_keywords,
+    )
+
+
+# One reference against responses that cover it in each way, then not at all: a reference
+# analysed once must score every later response as if seen for the first time.
+_REUSED_REFERENCE = "Hyperparameter tuning in realtime with open source state-of-the-art tools"
+_REUSED_RESPONSES = [
+    "we tune the hyperparameters in real time with opensource state of the art tools",
+    "nothing in common here",
+    "tuning of hyperparameters, realtime, open-source, state-of-the-art tool",
+    "",
+    "tools",
+]
+
+
+def test_a_reference_seen_before_scores_each_response_as_if_new() -> None:
+    from core.scorers import keyword_coverage as module
+
+    for cache in module._CACHES:
+        cache.clear()
+    cold = []
+    for response in _REUSED_RESPONSES:
+        module._REFERENCES.clear()  # analysed afresh for each response
+        cold.append(keyword_coverage(_REUSED_REFERENCE, response))
+    warm = [keyword_coverage(_REUSED_REFERENCE, response) for response in _REUSED_RESPONSES]
+    assert list(module._REFERENCES) == [_REUSED_REFERENCE]  # analysed once, then reused
+    assert warm == cold
+    assert [result.matched for result in cold] == [5, 0, 5, 0, 1]  # each variant counted once
+    assert cold[0].total == 5
+
+
+def test_the_reference_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.scorers import keyword_coverage as module
+
+    monkeypatch.setattr(module, "_REFERENCE_LIMIT", 8)
+    module._REFERENCES.clear()
+    for number in range(30):
+        result = keyword_coverage(f"item {number} about caching", f"caching {number}")
+        assert (result.total, result.matched) == (3, 2)
+        assert len(module._REFERENCES) <= 8
