@@ -1,5 +1,4 @@
-"""The store's scorer results: successful runs written in bulk (each pair once), read back
-whole or by item, and the aggregates, pages and slices the database computes (reads.py)."""
+"""The store's scorer results: written in bulk (each pair once), read back, aggregated by SQL."""
 
 from __future__ import annotations
 
