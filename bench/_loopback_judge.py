@@ -18,10 +18,11 @@ MODEL = "openai/fake-judge"
 INSTRUCTIONS = "You are a strict grader. Answer with JSON."
 
 
-def start_fake_judge() -> tuple[subprocess.Popen[str], str]:
-    """The fake judge in its own process (as a real provider would be); returns it and its URL."""
+def start_fake_judge(*options: str) -> tuple[subprocess.Popen[str], str]:
+    """The fake judge in its own process (as a real provider would be); returns it and its URL.
+    `options`: its command-line options (e.g. `--from-schema`)."""
     process = subprocess.Popen(
-        [sys.executable, "-c", "from core.testing.fake_judge import main; main()"],
+        [sys.executable, "-c", "from core.testing.fake_judge import main; main()", *options],
         stdout=subprocess.PIPE,
         text=True,
     )

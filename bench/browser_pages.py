@@ -7,16 +7,22 @@
   for has ended), twice: the first visit since the start, then a second one;
 - one interaction per page (a picker changed, a filter typed), until its run has ended;
 - on the experiment page (issue 21): a grid row clicked until its drill-down (beside the grid,
-  a fragment's run) is drawn, the next item by its button, and a switch to each view (tab).
+  a fragment's run) is drawn, the next item by its button, the next item past the grid's
+  page (its next page's first item), and a switch to each view (tab); `--repeat N` does each
+  N times and prints the median (and the fastest).
 
 "Idle" is what the browser tests wait for (tests/browser/_streamlit.py): the server said the
 run the click asked for has finished and no other run follows, then the browser drew a frame.
 
-    python bench/browser_pages.py [--sizes 817,10000] [--data DIR]
+    python bench/browser_pages.py [--sizes 817,10000] [--data DIR] [--layout-only]
+        [--repeat N] [--root CHECKOUT]
 
-Each figure comes with the CPU seconds the server process used meanwhile (from /proc): on a
-machine shared with other work the wall clock varies twofold from run to run, the CPU time
-much less.
+Each figure comes with the CPU seconds the server process and the browser (Chromium's
+processes) used meanwhile (from /proc): on a machine shared with other work the wall clock
+varies twofold from run to run, the CPU time much less. `--root` serves another checkout of the
+project (e.g. main's, exported with `git archive`) with this file's measurements, so two
+versions can be timed alternately in one session; `--layout-only` times only the experiment
+page (issue 21), not the tour of every page.
 
 Targets (issue 14): a page switch < 1.0 s and an interaction < 0.5 s at 817 × 5; < 2 s and
 < 1 s at 10,000 × 5; the home page after a restart < 3 s. Issue 21: a row click to the
@@ -38,6 +44,7 @@ import re
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -52,6 +59,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+SERVED = [ROOT]
+"""The checkout served and used to build the databases (`--root`; this one by default)."""
 
 from tests.browser._streamlit import (  # noqa: E402
     fragment_rerun,
@@ -103,6 +112,8 @@ WORDS = TEXT.split()
 TARGETS = {817: (1.0, 0.5), 10_000: (2.0, 1.0)}
 """Items → (page switch, interaction) targets in seconds."""
 HOME_TARGET = 3.0
+TIMEOUT = 60_000
+"""Milliseconds a row click may take to open its item before the run is an error."""
 DRILL_TARGETS = {817: 0.3, 10_000: 0.5}
 """Items → the target of a row click (or next item) to its drill-down drawn, in seconds."""
 TAB_TARGETS = {817: 0.5, 10_000: 1.0}
@@ -157,8 +168,9 @@ for name in ("baseline", "candidate"):
     print(f"  {{name}}: {{progress.counts.done:,}} runs in {{time.perf_counter() - started:.1f}} s")
 """
     Path(str(path) + ".csv").write_bytes(truthfulqa_like(items))
-    env = {**os.environ, "SCORELAB_DATABASE_URL": f"sqlite:///{path}", "PYTHONPATH": str(ROOT)}
-    subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=ROOT)
+    served = SERVED[-1]
+    env = {**os.environ, "SCORELAB_DATABASE_URL": f"sqlite:///{path}", "PYTHONPATH": str(served)}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=served)
 
 
 def _free_port() -> int:
@@ -174,7 +186,7 @@ def serve(database: Path, log: Path) -> Iterator[tuple[str, float, int]]:
     port = _free_port()
     env = {
         **os.environ,
-        "PYTHONPATH": str(ROOT),  # this checkout's core, whatever the venv's editable install
+        "PYTHONPATH": str(SERVED[-1]),  # this checkout's core, whatever the venv's install
         "SCORELAB_DATABASE_URL": f"sqlite:///{database}",
     }
     started = time.perf_counter()
@@ -235,14 +247,52 @@ CLOCK: list[ServerClock] = []
 """The clock of the server being measured."""
 
 
-def timed(page: Any, action: Callable[[], object]) -> tuple[float, float]:
+class BrowserClock:
+    """CPU seconds the browser has used: every process descending from this one (Playwright's
+    driver and Chromium's processes) but the server's."""
+
+    def __init__(self, serve_pid: int) -> None:
+        self.serve_pid = serve_pid
+        self.tick = os.sysconf("SC_CLK_TCK")
+
+    def _children(self, pid: int) -> list[int]:
+        found: list[int] = []
+        for task in Path(f"/proc/{pid}/task").glob("*"):
+            try:
+                found += [int(c) for c in (task / "children").read_text().split()]
+            except OSError:  # gone meanwhile
+                continue
+        return found
+
+    def __call__(self) -> float:
+        total, todo = 0, self._children(os.getpid())
+        while todo:
+            pid = todo.pop()
+            if pid == self.serve_pid:
+                continue
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += int(fields[11]) + int(fields[12])
+            todo += self._children(pid)
+        return total / self.tick
+
+
+BROWSER: list[BrowserClock] = []
+"""The clock of the browser (beside the server's)."""
+Timing = tuple[float, float, float]
+"""Wall seconds, server CPU seconds, browser CPU seconds."""
+
+
+def timed(page: Any, action: Callable[[], object]) -> Timing:
     """Seconds from `action` to the end of the run it asked for, and a frame drawn; and the
-    server's CPU seconds meanwhile."""
-    clock = CLOCK[-1]
-    started, cpu = time.perf_counter(), clock()
+    server's and the browser's CPU seconds meanwhile."""
+    clock, browser = CLOCK[-1], BROWSER[-1]
+    started, cpu, drawing = time.perf_counter(), clock(), browser()
     rerun(page, action, timeout=300_000)
     next_frame(page)
-    return time.perf_counter() - started, clock() - cpu
+    return time.perf_counter() - started, clock() - cpu, browser() - drawing
 
 
 def pick_other(page: Any, label: str | re.Pattern[str]) -> Callable[[], object]:
@@ -292,70 +342,128 @@ def sidebar_click(page: Any, title: str) -> Callable[[], object]:
     return lambda: link.first.click()
 
 
-Row = tuple[str, float, float]
-"""What was timed, wall seconds, server CPU seconds."""
+Row = tuple[str, float, float, float]
+"""What was timed, wall seconds, server CPU seconds, browser CPU seconds."""
 
 
 def timed_fragment(
-    page: Any, action: Callable[[], object], shown: str | None = None
-) -> tuple[float, float]:
+    page: Any, action: Callable[[], object], shown: str | None = None, timeout: float = 300_000
+) -> Timing:
     """Seconds from `action` (a click in a fragment) to the end of the fragment's run and
-    `shown` (if given) on screen, a frame drawn; and the server's CPU seconds meanwhile. A
-    full-page run on the way is an error: the drill-down must open without one."""
-    clock = CLOCK[-1]
-    started, cpu = time.perf_counter(), clock()
-    full_runs = fragment_rerun(page, action, timeout=300_000)
+    `shown` (if given) on screen, a frame drawn; and the server's and the browser's CPU
+    seconds meanwhile. A full-page run on the way is an error: the drill-down must open
+    without one."""
+    clock, browser = CLOCK[-1], BROWSER[-1]
+    started, cpu, drawing = time.perf_counter(), clock(), browser()
+    full_runs = fragment_rerun(page, action, timeout=timeout)
     if shown is not None:
         page.get_by_text(shown, exact=True).first.wait_for()
     next_frame(page)
     if full_runs:
         raise RuntimeError(f"{full_runs} full-page run(s) on the way to {shown!r}")
-    return time.perf_counter() - started, clock() - cpu
+    return time.perf_counter() - started, clock() - cpu, browser() - drawing
 
 
-def measure_layout(page: Any, url: str) -> list[Row]:
-    """The experiment page's drill-down and views (issue 21), on the first experiment."""
+def median_of(name: str, timings: list[Timing]) -> Row:
+    """One row for repeated timings: the median of each figure (the fastest wall in the
+    name when there were several)."""
+    if not timings:
+        return (name, float("nan"), float("nan"), float("nan"))
+    wall, server, browser = (statistics.median(column) for column in zip(*timings, strict=True))
+    fastest = min(t[0] for t in timings)
+    several = f" [{len(timings)}×, min {fastest:.2f}]" if len(timings) > 1 else ""
+    if len(timings) > 1 and os.environ.get("BENCH_EACH"):  # each timing, to see the spread
+        print(f"  {name.strip()}: " + ", ".join(f"{w:.2f}/{c:.2f}/{b:.2f}" for w, c, b in timings))
+    return (f"{name}{several}", wall, server, browser)
+
+
+def server_idle(timeout: float = 120.0) -> float:
+    """Wait until the server uses less than 2% of a core over half a second (its start-up
+    warm-up, a background thread after the first page, has ended: before, each click paid
+    for it and for the garbage collections it made slow); returns the seconds waited."""
+    clock, started = CLOCK[-1], time.perf_counter()
+    while time.perf_counter() - started < timeout:
+        before = clock()
+        time.sleep(0.5)
+        if clock() - before < 0.01:
+            break
+    return time.perf_counter() - started
+
+
+def measure_layout(page: Any, url: str, repeat: int = 1) -> list[Row]:
+    """The experiment page's drill-down and views (issue 21), on the first experiment, each
+    timed `repeat` times, once the server is idle."""
     rows: list[Row] = []
     open_page(page, f"{url}/experiment?tab=results", timeout=300_000)
+    print(f"  (server idle after {server_idle():.1f} s)")
     page.get_by_text("Click a row of the grid to open its item here.").wait_for()
     grid = page.locator('[data-testid="stDataFrame"]').last
-    grid.evaluate("element => element.scrollIntoView({block: 'start'})")
-    next_frame(page)
-    box = grid.bounding_box()
-    ids = [f"q{n:05d}" for n in range(4)]  # the first page of the grid, in dataset order
-    for row in (2, 3):
-        y = box["y"] + ROW_HEIGHT * (row + 1) + ROW_HEIGHT / 2
-        click = lambda y=y: page.mouse.click(box["x"] + box["width"] / 2, y)  # noqa: E731
-        rows.append(
-            (
-                f"  row click → drill-down ({ids[row]})",
-                *timed_fragment(page, click, f"Item {ids[row]}"),
-            )
-        )
+    clicks: list[Timing] = []
+    steps: list[Timing] = []
+    row = 2
+    for turn in range(repeat):  # row clicks one after another: rows 2, 5, 8...
+        row = 2 + 3 * (turn % 5)
+        grid.evaluate("element => element.scrollIntoView({block: 'start'})")
+        next_frame(page)
+        box = grid.bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + ROW_HEIGHT * (row + 1) + ROW_HEIGHT / 2
+        click = lambda x=x, y=y: page.mouse.click(x, y)  # noqa: E731
+        clicks.append(timed_fragment(page, click, f"Item q{row:05d}", timeout=TIMEOUT))
+    # Then "next item" as many times. (Not mixed: after a click on "next" the grid ignores its
+    # first click, main's page too; the row clicks come first.)
     next_button = page.get_by_role("button", name=re.compile("^Next item"))
-    rows.append(
-        ("  next item → drill-down", *timed_fragment(page, next_button.click, "Item q00004"))
-    )
+    for turn in range(repeat):
+        steps.append(timed_fragment(page, next_button.click, f"Item q{row + 1 + turn:05d}"))
+    rows.append(median_of("  row click → drill-down", clicks))
+    rows.append(median_of("  next item → drill-down", steps))
+    crossings: list[Timing] = []
+    for _ in range(repeat):  # the next item past the grid's first page (50 rows)
+        open_page(page, f"{url}/experiment?tab=results&item=q00049&page=1", timeout=300_000)
+        page.get_by_text("Item q00049", exact=True).first.wait_for()
+        next_button = page.get_by_role("button", name=re.compile("^Next item"))
+        if not next_button.is_enabled():  # a version where next stops at the page's end
+            print("  next item past the grid's page: disabled in this version")
+            break
+        crossings.append(timed_fragment(page, next_button.click, "Item q00050"))
+    rows.append(median_of("  next item → next page's drill-down", crossings))
     views = page.locator('[data-testid="stButtonGroup"]').first
-    for view in VIEWS:
-        rows.append((f"  tab → {view}", *timed(page, views.get_by_text(view, exact=True).click)))
+    tabs: dict[str, list[Timing]] = {view: [] for view in VIEWS}
+    for _ in range(repeat):
+        for view in VIEWS:
+            tabs[view].append(timed(page, views.get_by_text(view, exact=True).click))
+    rows += [median_of(f"  tab → {view}", tabs[view]) for view in VIEWS]
     return rows
 
 
-def measure(browser: Any, database: Path, folder: Path, items: int) -> list[Row]:
+def measure(
+    browser: Any,
+    database: Path,
+    folder: Path,
+    items: int,
+    layout_only: bool = False,
+    repeat: int = 1,
+) -> list[Row]:
     rows: list[Row] = []
     with serve(database, folder / f"serve-{items}.log") as (url, start, pid):
         CLOCK.append(ServerClock(pid))
-        rows.append(("server start (health answers)", start, CLOCK[-1]()))
+        BROWSER.append(BrowserClock(pid))
+        rows.append(("server start (health answers)", start, CLOCK[-1](), float("nan")))
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         page = context.new_page()
         page.set_default_timeout(60_000)
         watch_runs(page)
-        began, cpu = time.perf_counter(), CLOCK[-1]()
+        began, cpu, drawing = time.perf_counter(), CLOCK[-1](), BROWSER[-1]()
         open_page(page, url, timeout=300_000)
         next_frame(page)
-        rows.append(("home after restart", time.perf_counter() - began, CLOCK[-1]() - cpu))
-        for visit in ("1st", "2nd"):
+        rows.append(
+            (
+                "home after restart",
+                time.perf_counter() - began,
+                CLOCK[-1]() - cpu,
+                BROWSER[-1]() - drawing,
+            )
+        )
+        for visit in () if layout_only else ("1st", "2nd"):
             for title, what, interaction in PAGES:
                 rows.append(
                     (f"switch to {title} ({visit})", *timed(page, sidebar_click(page, title)))
@@ -364,13 +472,15 @@ def measure(browser: Any, database: Path, folder: Path, items: int) -> list[Row]
                     # The experiment page's filters are in the grid's fragment (issue 21).
                     clocked = timed_fragment if title in IN_FRAGMENT else timed
                     try:
-                        seconds, used = clocked(page, interaction(page))
+                        timing = clocked(page, interaction(page))
                     except Exception as error:  # a page without the widget: say so, go on
                         print(f"  {title}: {what} failed: {str(error).splitlines()[0]}")
-                        seconds = used = float("nan")
-                    rows.append((f"  {title}: {what}", seconds, used))
-        rows.append(("experiment page (issue 21)", float("nan"), float("nan")))
-        rows += measure_layout(page, url)
+                        seconds = used = drawn = float("nan")
+                    else:
+                        seconds, used, drawn = timing
+                    rows.append((f"  {title}: {what}", seconds, used, drawn))
+        rows.append(("experiment page (issue 21)", float("nan"), float("nan"), float("nan")))
+        rows += measure_layout(page, url, repeat)
         context.close()
     return rows
 
@@ -401,7 +511,15 @@ def main() -> None:
         "--sizes", default="817,10000", help="items per experiment, comma-separated"
     )
     parser.add_argument("--data", type=Path, help="keep the databases here and reuse them")
+    parser.add_argument(
+        "--layout-only", action="store_true", help="only the experiment page (issue 21)"
+    )
+    parser.add_argument("--repeat", type=int, default=1, help="times each layout step")
+    parser.add_argument("--root", type=Path, help="serve this checkout instead of this one")
     arguments = parser.parse_args()
+    if arguments.root is not None:
+        SERVED.append(arguments.root.resolve())
+    print(f"serving {SERVED[-1]}")
     sizes = [int(size) for size in arguments.sizes.split(",")]
     from playwright.sync_api import sync_playwright
 
@@ -418,7 +536,9 @@ def main() -> None:
                     print(f"building {items:,} items × {len(CODE_SCORERS)} scorers, twice…")
                     build_database(database, items)
                 load_before = os.getloadavg()
-                results[items] = measure(browser, database, folder, items)
+                results[items] = measure(
+                    browser, database, folder, items, arguments.layout_only, arguments.repeat
+                )
                 load_after = os.getloadavg()
                 print(
                     f"\n{items:,} items × {len(CODE_SCORERS)} code scorers "
@@ -426,13 +546,13 @@ def main() -> None:
                     f"{load_before[2]:.2f}, after {load_after[0]:.2f} / {load_after[1]:.2f} / "
                     f"{load_after[2]:.2f}; {os.cpu_count()} cores)"
                 )
-                print(f"  {'':<46} {'wall':>7}   {'server CPU':>10}")
-                for name, seconds, used in results[items]:
+                print(f"  {'':<58} {'wall':>7}   {'server CPU':>10}  {'browser CPU':>11}")
+                for name, seconds, used, drawn in results[items]:
                     if seconds != seconds and not name.startswith(" "):  # a heading
                         print(f"  {name}")
                         continue
                     print(
-                        f"  {name:<46} {seconds:6.2f} s  {used:8.2f} s  "
+                        f"  {name:<58} {seconds:6.2f} s  {used:8.2f} s  {drawn:9.2f} s  "
                         f"{verdict(name.strip(), seconds, items)}"
                     )
             browser.close()

@@ -265,7 +265,8 @@ class ScorerRunResult(Record):
         for step in (self.judge or {}).values():
             for execution in step.executions:
                 if execution.usage is not None:
-                    usage = usage + execution.usage
+                    # The first usage is the sum so far: no record built to add it to nothing.
+                    usage = execution.usage if usage is _NO_USAGE else usage + execution.usage
                 calls += execution.model_call_count
                 attempts += execution.attempt_count
         return usage, calls, attempts

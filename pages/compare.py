@@ -26,7 +26,7 @@ from core.service.views import (
     usage_side_by_side,
 )
 from pages.ui import fmt
-from pages.ui.data import experiment_view
+from pages.ui.data import bulk_load
 from pages.ui.services import service
 from pages.ui.side_by_side import render_side_by_side
 from pages.ui.slices import render_slice_changes
@@ -61,8 +61,11 @@ def _version(info: ExperimentInfo) -> tuple[str, str, int, int]:
 def _comparisons(
     _baseline: ExperimentInfo, _candidates: tuple[ExperimentInfo, ...], versions: tuple
 ) -> list[Comparison]:
-    base = experiment_view(_baseline).detail
-    return compare_experiments(base, [experiment_view(c).detail for c in _candidates])
+    # Read light for pairing (scores, reasons, judge records: `Service.compare_sides`), the
+    # dataset's items once for every side over it; never the experiments loaded whole.
+    with bulk_load():
+        base, *others = service().compare_sides([_baseline.id, *(c.id for c in _candidates)])
+    return compare_experiments(base, others)
 
 
 def _follow_url(key: str, wanted: str | None, valid: bool, fallback: object) -> None:

@@ -6,10 +6,13 @@ Distributions (score histograms), Slices (pages/ui/slices.py), Agreement (each s
 label column or the reviews), Themes (pages/ui/themes.py) and Reviews (every review of the
 experiment). Only the view picked is drawn.
 
-The grid and the drill-down are one `st.fragment`: a row click, a filter or the previous/next
-item buttons (keys J and K) rerun only that part, never the summary or the picker. The URL keeps
-the view (`tab`) and the item (`item`); a link without `tab` opens the view its other
-parameters ask for (`slice`: Slices; a `label` column: Agreement; else Results).
+The results view is an `st.fragment` (key `RESULTS_FRAGMENT`): a filter or a page turn reruns
+only it, never the summary or the picker. The drill-down beside the grid is a fragment nested
+in it (pages/ui/drilldown.py): a row click and the previous/next item buttons (keys J and K)
+rerun only the drill-down, not the grid (a 50-row styled table the browser would redraw);
+previous/next past the page's ends turn the grid's page (a results run). The URL keeps the view
+(`tab`), the item (`item`) and the grid's page (`page`); a link without `tab` opens the view its
+other parameters ask for (`slice`: Slices; a `label` column: Agreement; else Results).
 
 A module of functions: app.py's router runs the file as `__main__`, which calls `main()`;
 imported (`pages.experiment`), it draws nothing, so each part can be tested alone. Text from the
@@ -38,7 +41,8 @@ from pages.ui import fmt, nav, review
 from pages.ui.agreement import render_verdict
 from pages.ui.data import Aggregates, agreement, experiment_aggregates, sampled_label_columns
 from pages.ui.downloads import render_downloads
-from pages.ui.drilldown import render_drilldown
+from pages.ui.drilldown import FRAGMENT as DRILLDOWN_FRAGMENT
+from pages.ui.drilldown import GridPage, drilldown_view, opening_item
 from pages.ui.grid import render_filters, render_grid
 from pages.ui.judge_key import judge_key_input
 from pages.ui.manage import render_experiment_manage
@@ -286,15 +290,27 @@ def pick_tab() -> str:
 
 GRID_HEIGHT = 36 * 22
 """The grid's height in pixels: its header and 21 rows."""
+RESULTS_FRAGMENT = f"{KEY}.results"
+"""The results view's fragment key (the drill-down reruns it to turn the grid's page)."""
 
 
-@st.fragment
+def _open_in_drilldown() -> None:
+    """The grid's click callback: rerun only the drill-down (the URL's `item` is written)."""
+    st.rerun(DRILLDOWN_FRAGMENT)
+
+
+@st.fragment(key=RESULTS_FRAGMENT)
 def results_view(info: ExperimentInfo, metadata_columns: list[str], passing: PassFail) -> None:
     """Filters, then the grid and, beside it, the drill-down of the item clicked: a fragment,
-    so a click, a filter or the next item reruns only this."""
+    so a filter or a page turn reruns only this; a row click or the next item only the
+    drill-down (a fragment within)."""
     shared = service()
     query = render_filters(info.scorer_ids, metadata_columns, info)
     page = shared.result_page(info.id, query)
+    ids = tuple(row.item_id for row in page.rows)
+    turned_to = opening_item(ids)  # previous/next turned the page: its first or last item
+    if turned_to is not None:
+        st.query_params[ITEM_PARAM] = turned_to
     more = "+" if page.total_at_least else ""
     st.caption(
         f"{page.total:,}{more} of {info.total_items:,} items · page {page.page:,} of "
@@ -303,9 +319,18 @@ def results_view(info: ExperimentInfo, metadata_columns: list[str], passing: Pas
     grid_side, item_side = st.columns([3, 2], gap="medium")
     with grid_side:
         marks = {**review.grid_marks(info.id), **pass_column(passing)}
-        item_id = render_grid(page, info, metadata_columns, marks, height=GRID_HEIGHT)
+        render_grid(
+            page, info, metadata_columns, marks, height=GRID_HEIGHT, on_open=_open_in_drilldown
+        )  # writes a row clicked to the URL's `item`, which the drill-down reads
+    more_pages = page.page < page.pages or page.total_at_least
+    grid = GridPage(
+        ids=ids,
+        previous_page=page.page - 1 if page.page > 1 else None,
+        next_page=page.page + 1 if more_pages else None,
+        results_fragment=RESULTS_FRAGMENT,
+    )
     with item_side, st.container(height=GRID_HEIGHT + 120, border=False):
-        render_drilldown(info, item_id, [row.item_id for row in page.rows])
+        drilldown_view(info, grid)
     if info.counts.failed:
         st.page_link(
             nav.FAILURES,

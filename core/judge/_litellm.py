@@ -7,7 +7,7 @@ import os
 from functools import cache, lru_cache
 from types import ModuleType
 
-__all__ = ["litellm", "resolve_model", "supports_response_schema"]
+__all__ = ["litellm", "resolve_model", "routed_model", "supports_response_schema"]
 
 
 @cache
@@ -25,6 +25,14 @@ def resolve_model(model: str, api_base: str | None) -> tuple[str, str]:
     """(model id, provider) as litellm routes the model string; raises on an unknown provider."""
     model_id, provider, _key, _base = litellm().get_llm_provider(model, api_base=api_base)
     return model_id, provider
+
+
+@lru_cache(maxsize=256)
+def routed_model(model: str, api_base: str | None) -> tuple[str, str]:
+    """`resolve_model`, once per (model, API base) for the life of the process: the judge call
+    asks it for every prompt step, and litellm's routing reads only the model string, the base
+    and its own provider tables. An unknown provider raises and is asked again next time."""
+    return resolve_model(model, api_base)
 
 
 @lru_cache(maxsize=256)

@@ -4,13 +4,12 @@ the structured-output fallback, and the judge execution record (one attempt per 
 from __future__ import annotations
 
 import inspect
-import json
 import logging
 import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import SecretStr
 
@@ -73,6 +72,10 @@ class JudgeStepFailed(Exception):
         self.execution = execution
 
 
+_NO_USAGE = JudgeUsage()
+"""Usage before any call returned (records are frozen: one instance serves every step)."""
+
+
 @dataclass(slots=True)
 class _Attempts:
     """What the calls of one prompt step have observed so far."""
@@ -81,7 +84,7 @@ class _Attempts:
     provider: str | None
     attempt_count: int = 0
     model_call_count: int = 0
-    usage: JudgeUsage = field(default_factory=JudgeUsage)
+    usage: JudgeUsage = _NO_USAGE
     raw_output: str | None = None
     finish_reason: str | None = None
     failures: list[BaseException] = field(default_factory=list)
@@ -112,7 +115,9 @@ class _Attempts:
     def record_response(self, response: Any) -> str:
         """Count a call that returned, and give back its text."""
         self.model_call_count += 1
-        self.usage = self.usage + usage_from_litellm(getattr(response, "usage", None))
+        usage = usage_from_litellm(getattr(response, "usage", None))
+        # The first call's usage is the sum so far: no second record built to add it to nothing.
+        self.usage = usage if self.usage is _NO_USAGE else self.usage + usage
         self.model_id = getattr(response, "model", None) or self.model_id
         choice = response.choices[0] if getattr(response, "choices", None) else None
         text = (choice.message.content if choice is not None else None) or ""
@@ -164,7 +169,7 @@ async def run_prompt_step(
                 message="A prompt step requires a judge model and instructions "
                 "(set JudgeConfig(model=..., instructions=...) on the scorer or the step)",
             )
-        model_id, provider = _litellm.resolve_model(judge.model, judge.api_base)
+        model_id, provider = _litellm.routed_model(judge.model, judge.api_base)
     except Exception as error:
         raise JudgeStepFailed(error, None) from error
 
@@ -404,37 +409,63 @@ def schema_instruction(schema: OutputSchema) -> str:
     """The text appended to a prompt when the schema goes into the prompt."""
     return (
         "Answer with one JSON object and nothing else (no prose, no Markdown) that matches "
-        f"this JSON schema:\n{json.dumps(schema.json_schema, separators=(',', ':'))}"
+        f"this JSON schema:\n{schema.compact_json}"
     )
 
 
 def usage_from_litellm(usage: Any) -> JudgeUsage:
-    """Normalise a litellm/OpenAI usage object into a `JudgeUsage`."""
+    """Normalise a litellm/OpenAI usage object (or mapping) into a `JudgeUsage`: the same keys
+    and rules as `JudgeUsage.normalize` (docs/core.md, The judge record), read straight off the
+    object, since this runs once per judge call."""
     if usage is None:
-        return JudgeUsage()
-    completion_details = _field(usage, "completion_tokens_details")
-    prompt_details = _field(usage, "prompt_tokens_details")
-    input_tokens = _field(usage, "prompt_tokens")
-    output_tokens = _field(usage, "completion_tokens")
-    total = _field(usage, "total_tokens")
-    if total == 0 and ((input_tokens or 0) > 0 or (output_tokens or 0) > 0):
-        total = None  # litellm writes 0 when the provider left the total out: compute it
-    return JudgeUsage.normalize(
-        {
-            "inputTokens": input_tokens,
-            "outputTokens": output_tokens,
-            "totalTokens": total,
-            "reasoningTokens": _field(completion_details, "reasoning_tokens"),
-            "cachedInputTokens": _field(prompt_details, "cached_tokens"),
-            "cacheCreationInputTokens": _field(usage, "cache_creation_input_tokens"),
-        }
+        return _NO_USAGE
+    read = usage.get if isinstance(usage, dict) else _reader(usage)
+    completion_details = read("completion_tokens_details")
+    prompt_details = read("prompt_tokens_details")
+    input_tokens = _tokens(read("prompt_tokens"))
+    output_tokens = _tokens(read("completion_tokens"))
+    total = _tokens(read("total_tokens"))
+    if total is None or (total == 0 and ((input_tokens or 0) > 0 or (output_tokens or 0) > 0)):
+        # Absent, or litellm's 0 when the provider left the total out: computed.
+        if input_tokens is not None or output_tokens is not None:
+            total = (input_tokens or 0) + (output_tokens or 0)
+        else:
+            total = None
+    return JudgeUsage(
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        total_tokens=total,
+        reasoning_tokens=_tokens(_field(completion_details, "reasoning_tokens")),
+        cached_input_tokens=_tokens(_field(prompt_details, "cached_tokens")),
+        cache_creation_input_tokens=_tokens(read("cache_creation_input_tokens")),
     )
+
+
+def _reader(source: Any) -> Any:
+    if isinstance(source, Mapping):
+        return source.get
+    return lambda name: getattr(source, name, None)
+
+
+def _tokens(value: Any) -> int | None:
+    """A token count as `JudgeUsage.normalize` keeps it: ints as they are, integral or finite
+    floats rounded, anything else (booleans, text, NaN) dropped."""
+    kind = type(value)
+    if kind is int:
+        return cast("int", value)
+    if value is None or kind is bool or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        return int(value) if value.is_integer() else round(value)
+    return int(value)  # an int subclass (not bool)
 
 
 def _field(source: Any, name: str) -> Any:
     if source is None:
         return None
-    if isinstance(source, Mapping):
+    if isinstance(source, dict | Mapping):
         return source.get(name)
     return getattr(source, name, None)
 

@@ -169,35 +169,29 @@ async def with_retries(
     """`await request(*arguments)`, again after each retryable error, at most `retries` more
     times; the last error propagates. `request` must be a coroutine function.
 
-    tenacity runs the loop: its stop/retry/wait parts say exactly the rules above, and it takes
-    an async `sleep` hook (this module's `sleep`, looked up at each wait so tests can swap it).
+    A plain loop, not tenacity's `AsyncRetrying`: the rules above are four lines here, and
+    tenacity's per-call machinery (a retry state, coroutine checks of every hook) cost a
+    third of the judge step's own CPU on a call that needs no retry (docs/core.md, "The judge
+    call's own cost"). The wait goes through this module's `sleep`, looked up at each wait so that
+    tests can swap it.
     """
-    import tenacity  # imported here: `import core` must stay light
-
-    def wait(state: tenacity.RetryCallState) -> float:
-        error = state.outcome.exception() if state.outcome is not None else None
-        assert error is not None  # tenacity waits only after a retryable error
-        return backoff_seconds(state.attempt_number, error)
-
-    def log_retry(state: tenacity.RetryCallState) -> None:
-        error = state.outcome.exception() if state.outcome is not None else None
-        delay = state.upcoming_sleep
-        # The class and status only: a message could echo a prompt or a key.
-        logger.warning(
-            "Judge request failed (%s%s); retry %d of %d in %.1f s",
-            type(error).__name__,
-            f", HTTP {_status(error)}" if error is not None and _status(error) else "",
-            state.attempt_number,
-            retries,
-            delay,
-        )
-
-    retrying = tenacity.AsyncRetrying(
-        stop=tenacity.stop_after_attempt(retries + 1),
-        retry=tenacity.retry_if_exception(is_retryable),
-        wait=wait,
-        sleep=lambda seconds: sleep(seconds),
-        before_sleep=log_retry,
-        reraise=True,
-    )
-    return await retrying(request, *arguments)
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            return await request(*arguments)
+        except BaseException as error:
+            if attempt > retries or not is_retryable(error):
+                raise
+            delay = backoff_seconds(attempt, error)
+            status = _status(error)
+            # The class and status only: a message could echo a prompt or a key.
+            logger.warning(
+                "Judge request failed (%s%s); retry %d of %d in %.1f s",
+                type(error).__name__,
+                f", HTTP {status}" if status else "",
+                attempt,
+                retries,
+                delay,
+            )
+        await sleep(delay)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, cast
@@ -45,6 +45,12 @@ class OutputSchema:
     json_schema: dict[str, Any] = field(init=False)
     _validator: Validator | None = field(init=False, repr=False)
     """The JSON-schema validator; None for a model class."""
+    compact_json: str = field(init=False, repr=False, compare=False)
+    """`json_schema` as compact JSON text (what goes into a prompt), written once."""
+    _accepts: Callable[[Any], bool] | None = field(default=None, repr=False, compare=False)
+    """A quick test that passes only answers the validator would accept as they are (the
+    score schema's); whatever it does not pass goes through the validator, for its verdict and
+    its message."""
 
     def __post_init__(self) -> None:
         if isinstance(self.source, type) and issubclass(self.source, BaseModel):
@@ -68,6 +74,8 @@ class OutputSchema:
                 "output_schema must be a pydantic model class or a JSON-schema dict, "
                 f"not {type(self.source).__name__}"
             )
+        compact = json.dumps(self.json_schema, separators=(",", ":"))
+        object.__setattr__(self, "compact_json", compact)
 
     @property
     def name(self) -> str:
@@ -78,6 +86,9 @@ class OutputSchema:
 
     def validate(self, value: Any) -> Any:
         """The validated value as plain JSON-ready data, or a `JudgeOutputError`."""
+        accepts = self._accepts
+        if accepts is not None and accepts(value):
+            return value
         if value is None or value == {}:
             raise JudgeOutputError(
                 id="JUDGE_OUTPUT_EMPTY", message="The judge returned an empty object"
@@ -108,8 +119,15 @@ def score_schema() -> OutputSchema:
             "type": "object",
             "properties": {"score": {"type": "number"}},
             "required": ["score"],
-        }
+        },
+        _accepts=_is_score_answer,
     )
+
+
+def _is_score_answer(value: Any) -> bool:
+    """An object with a `score` number (JSON's number: int or float, never a boolean), which is
+    all the score schema asks: the validator need not walk it (one per judge call)."""
+    return type(value) is dict and type(value.get("score")) in (int, float)
 
 
 def parse_judge_json(text: str) -> Any:

@@ -32,6 +32,7 @@ from core.records.results import (
     ScoreHistogram,
     ScorerUsage,
     ScoreSummary,
+    StoredScores,
 )
 from core.records.reviews import (
     CONFIDENCE_STEPS,
@@ -83,6 +84,7 @@ __all__ = [
     "SliceChange",
     "SliceScorer",
     "SliceSummary",
+    "StoredScores",
     "Theme",
     "ThemeKind",
     "ThemeReport",

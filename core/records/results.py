@@ -18,6 +18,7 @@ __all__ = [
     "ScoreHistogram",
     "ScoreSummary",
     "ScorerUsage",
+    "StoredScores",
 ]
 
 
@@ -178,3 +179,18 @@ class FailureCounts(Record):
     """Failed runs held in memory, per scorer."""
     details_in_memory: bool
     """False when the details were lost (another process ran it, or it restarted)."""
+
+
+class StoredScores(Record):
+    """Every stored run of an experiment as columns, in the order written (Compare pairs
+    them): the i-th entry of each list is one run. No result JSON: what a pairing needs, read
+    in one light SELECT (`Store.stored_scores`)."""
+
+    item_ids: list[str] = Field(default_factory=list)
+    """The run's item."""
+    scorer_ids: list[str] = Field(default_factory=list)
+    """The run's scorer."""
+    scores: list[float | None] = Field(default_factory=list)
+    """The run's score (None: not scorable)."""
+    reasons: list[Any] = Field(default_factory=list)
+    """The run's reason (None when the scorer gives none)."""

@@ -18,12 +18,20 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from html import escape
+from itertools import repeat
+from statistics import NormalDist
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from core.records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
+from core.records import (
+    DatasetItem,
+    ExperimentDetail,
+    ExperimentInfo,
+    ScorerOutcome,
+    StoredScores,
+)
 from core.reporting.tables import experiment_cost, judge_usage_frame, usage_totals
 
 __all__ = [
@@ -35,6 +43,8 @@ __all__ = [
     "ItemPair",
     "ItemPairing",
     "ScorerComparison",
+    "StoredRun",
+    "StoredSide",
     "bootstrap_ci",
     "compare",
     "compare_experiments",
@@ -56,6 +66,14 @@ RESAMPLES = 2_000
 
 _MAX_DRAWS = 2_000_000
 """Bootstrap indices drawn at once (bounds memory: 16 MB of int64 per chunk)."""
+
+INDEX_DRAWS = 4_000_000
+"""Up to this many indices in all (pairs × resamples), the bootstrap draws each sample's
+indices; past it, the distinct values' counts or the normal limit (`bootstrap_ci`)."""
+
+DISTINCT_VALUES = 512
+"""Past `INDEX_DRAWS`, differences with at most this many distinct values are resampled
+through their counts (a multinomial per sample); more take the normal limit."""
 
 SCORER_COMPARISON_COLUMNS: tuple[str, ...] = (
     "scorer_id",
@@ -95,51 +113,135 @@ ChangeStatus = Literal[
 # ---- one side ----
 
 
+class StoredRun(NamedTuple):
+    """A stored run as Compare reads it (`StoredScores`): a success, with the attributes of a
+    `ScorerOutcome` that Compare shows; `outcome()` makes the record for one item's view."""
+
+    item_id: str
+    scorer_id: str
+    score: float | None
+    reason: Any
+    status: Literal["success"] = "success"
+    failed_step: None = None
+    error: None = None
+
+    def outcome(self) -> ScorerOutcome:
+        """The run as a `ScorerOutcome` (its result JSON left out)."""
+        return ScorerOutcome(
+            item_id=self.item_id,
+            scorer_id=self.scorer_id,
+            status="success",
+            score=self.score,
+            reason=self.reason,
+        )
+
+
+Run = ScorerOutcome | StoredRun
+"""One run of a side: a record, or a stored run read light."""
+
+
+@dataclass(frozen=True)
+class StoredSide:
+    """An experiment read light for Compare (`Service.compare_sides`): its items, its stored
+    runs as columns, the stored runs that called the judge with their judge records (what
+    the usage table sums), and the failures this process holds."""
+
+    info: ExperimentInfo
+    """The experiment."""
+    items: Sequence[DatasetItem]
+    """Its dataset's items, in file order."""
+    scores: StoredScores
+    """Every stored run: item, scorer, score, reason."""
+    judged: Sequence[ScorerOutcome] = ()
+    """The stored runs that called the judge, with their result JSON."""
+    failures: Sequence[ScorerOutcome] = ()
+    """The failed runs this process holds."""
+
+
 @dataclass(frozen=True)
 class _Side:
     """An experiment indexed for pairing: unique item ids, and per scorer the unambiguous
     outcome of each item (two outcomes for the same item and scorer make it ambiguous)."""
 
-    detail: ExperimentDetail
+    info: ExperimentInfo
     items: dict[str, DatasetItem]
+    all_ids: frozenset[str]
     duplicates: tuple[str, ...]
-    outcomes: dict[str, dict[str, ScorerOutcome]]
+    outcomes: dict[str, dict[str, Run]]
     ambiguous: dict[str, int]
+    usage_outcomes: Sequence[ScorerOutcome]
+    _scores: dict[str, dict[str, float]] = field(default_factory=dict, repr=False)
 
     def score(self, scorer_id: str, item_id: str) -> float | None:
         """The item's numeric score for the scorer (None when not scored, failed or
         ambiguous)."""
-        outcome = self.outcomes.get(scorer_id, {}).get(item_id)
-        if outcome is None or outcome.status != "success":
-            return None
-        return _number(outcome.score)
+        return self.scores(scorer_id).get(item_id)
 
     def scores(self, scorer_id: str) -> dict[str, float]:
-        """Every numeric score of the scorer, by item id."""
-        found = {}
-        for item_id, outcome in self.outcomes.get(scorer_id, {}).items():
-            value = _number(outcome.score) if outcome.status == "success" else None
-            if value is not None:
-                found[item_id] = value
+        """Every numeric score of the scorer, by item id (computed once per scorer)."""
+        found = self._scores.get(scorer_id)
+        if found is None:
+            found = {}
+            for item_id, outcome in self.outcomes.get(scorer_id, {}).items():
+                if outcome.status != "success":
+                    continue
+                value = outcome.score
+                if value.__class__ is float:  # the common case, without a call per run
+                    if math.isfinite(value):
+                        found[item_id] = value
+                elif (number := _number(value)) is not None:
+                    found[item_id] = number
+            self._scores[scorer_id] = found
         return found
 
+    def outcome(self, scorer_id: str, item_id: str) -> ScorerOutcome | None:
+        """The item's outcome for the scorer as a record (None when absent or ambiguous)."""
+        run = self.outcomes.get(scorer_id, {}).get(item_id)
+        return run.outcome() if isinstance(run, StoredRun) else run
 
-def _side(detail: ExperimentDetail) -> _Side:
+
+def _side(detail: ExperimentDetail | StoredSide) -> _Side:
+    if isinstance(detail, StoredSide):
+        stored = detail.scores
+        runs: list[Run] = list(
+            map(
+                StoredRun._make,  # tuple.__new__: no Python call per run
+                zip(
+                    stored.item_ids,
+                    stored.scorer_ids,
+                    stored.scores,
+                    stored.reasons,
+                    repeat("success"),
+                    repeat(None),
+                    repeat(None),
+                    strict=False,
+                ),
+            )
+        )
+        runs += detail.failures
+        usage = [*detail.judged, *detail.failures]
+    else:
+        usage = [*detail.results, *detail.failures]
+        runs = list(usage)
     counts = Counter(item.id for item in detail.items)
     duplicates = tuple(item_id for item_id, n in counts.items() if n > 1)
     items = {item.id: item for item in detail.items if counts[item.id] == 1}
-    grouped: dict[str, dict[str, list[ScorerOutcome]]] = {}
-    for outcome in [*detail.results, *detail.failures]:
-        grouped.setdefault(outcome.scorer_id, {}).setdefault(outcome.item_id, []).append(outcome)
-    outcomes = {
-        scorer_id: {item_id: found[0] for item_id, found in by_item.items() if len(found) == 1}
-        for scorer_id, by_item in grouped.items()
-    }
-    ambiguous = {
-        scorer_id: sum(1 for found in by_item.values() if len(found) > 1)
-        for scorer_id, by_item in grouped.items()
-    }
-    return _Side(detail, items, duplicates, outcomes, ambiguous)
+    outcomes: dict[str, dict[str, Run]] = {}
+    ambiguous: dict[str, int] = {}
+    dropped: set[tuple[str, str]] = set()  # pairs run more than once: paired with nothing
+    for run in runs:
+        by_item = outcomes.get(run.scorer_id)
+        if by_item is None:
+            by_item = outcomes[run.scorer_id] = {}
+        item_id = run.item_id
+        if item_id in by_item:  # a second run of the pair: ambiguous
+            del by_item[item_id]
+            dropped.add((run.scorer_id, item_id))
+            ambiguous[run.scorer_id] = ambiguous.get(run.scorer_id, 0) + 1
+        elif not dropped or (run.scorer_id, item_id) not in dropped:
+            by_item[item_id] = run
+    ambiguous = {scorer_id: ambiguous.get(scorer_id, 0) for scorer_id in outcomes}
+    return _Side(detail.info, items, frozenset(counts), duplicates, outcomes, ambiguous, usage)
 
 
 def _number(value: Any) -> float | None:
@@ -187,8 +289,7 @@ class ItemPairing:
 
 
 def _pairing(baseline: _Side, candidate: _Side) -> ItemPairing:
-    base_ids = {item.id for item in baseline.detail.items}
-    cand_ids = {item.id for item in candidate.detail.items}
+    base_ids, cand_ids = baseline.all_ids, candidate.all_ids
     paired = tuple(item_id for item_id in baseline.items if item_id in candidate.items)
     mismatches = tuple(
         item_id
@@ -203,7 +304,7 @@ def _pairing(baseline: _Side, candidate: _Side) -> ItemPairing:
         candidate_duplicates=candidate.duplicates,
         input_mismatches=mismatches,
         fingerprints_differ=(
-            baseline.detail.info.dataset_fingerprint != candidate.detail.info.dataset_fingerprint
+            baseline.info.dataset_fingerprint != candidate.info.dataset_fingerprint
         ),
     )
 
@@ -225,6 +326,20 @@ def bootstrap_ci(
     returns the (1 - confidence) / 2 and (1 + confidence) / 2 quantiles of those means. With
     fewer than two differences there is no spread to resample: (NaN, NaN).
 
+    How the resampled means are drawn depends on the size (docs/core.md, "Comparing
+    experiments"), each the same statistic:
+
+    - up to `INDEX_DRAWS` indices in all (2,000 pairs at 2,000 resamples), each sample's
+      indices are drawn as they always were: the same figures as every earlier version;
+    - more pairs over at most `DISTINCT_VALUES` distinct differences (scores on a grid, as a
+      keyword coverage or a judge's 0/0.5/1 gives): how often each distinct value is drawn,
+      one multinomial per sample, which is the same resampling distribution drawn in
+      `resamples × distinct` steps instead of `resamples × pairs`;
+    - more pairs of many distinct values: the normal interval `mean ± z · sd / sqrt(n)` (sd
+      with divisor n), the limit the bootstrap means reach at that size (their variance is
+      exactly sd² / n); at 2,000 pairs and more the two differ by less than the bootstrap's
+      own Monte Carlo noise at 2,000 resamples (tests/reporting/test_compare.py checks it).
+
     Raises ValueError for non-finite differences, `resamples` < 1 or `confidence` outside (0, 1).
     """
     values = np.asarray(differences, dtype=float)
@@ -238,16 +353,30 @@ def bootstrap_ci(
         raise ValueError(f"bootstrap_ci: confidence must be in (0, 1), got {confidence!r}")
     if values.size < 2:
         return (math.nan, math.nan)
-    means = _bootstrap_means(values, resamples, np.random.default_rng(seed))
     tail = (1 - confidence) / 2
+    if values.size * resamples > INDEX_DRAWS:
+        distinct, counts = np.unique(values, return_counts=True)
+        if distinct.size > DISTINCT_VALUES:
+            return _normal_interval(values, tail)
+        rng = np.random.default_rng(seed)
+        drawn = rng.multinomial(values.size, counts / values.size, size=resamples)
+        means = drawn @ distinct / values.size
+    else:
+        means = _bootstrap_means(values, resamples, np.random.default_rng(seed))
     low, high = np.quantile(means, [tail, 1 - tail])
     return (float(low), float(high))
+
+
+def _normal_interval(values: np.ndarray, tail: float) -> tuple[float, float]:
+    mean = float(values.mean())
+    spread = NormalDist().inv_cdf(1 - tail) * float(values.std()) / math.sqrt(values.size)
+    return (mean - spread, mean + spread)
 
 
 def _bootstrap_means(values: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
     size = values.size
     means = np.empty(resamples)
-    chunk = max(1, _MAX_DRAWS // size)  # 10,000 pairs × 2,000 resamples would be 160 MB at once
+    chunk = max(1, _MAX_DRAWS // size)
     for start in range(0, resamples, chunk):
         stop = min(start + chunk, resamples)
         picks = rng.integers(0, size, size=(stop - start, size))
@@ -342,16 +471,23 @@ class Comparison:
 
 
 def compare(
-    baseline: ExperimentDetail, candidate: ExperimentDetail, *, seed: int = 0
+    baseline: ExperimentDetail | StoredSide,
+    candidate: ExperimentDetail | StoredSide,
+    *,
+    seed: int = 0,
 ) -> Comparison:
     """Compare one candidate with the baseline (see `compare_experiments`)."""
     return _compare(_side(baseline), _side(candidate), seed)
 
 
 def compare_experiments(
-    baseline: ExperimentDetail, candidates: Sequence[ExperimentDetail], *, seed: int = 0
+    baseline: ExperimentDetail | StoredSide,
+    candidates: Sequence[ExperimentDetail | StoredSide],
+    *,
+    seed: int = 0,
 ) -> list[Comparison]:
     """Each candidate against the baseline, in the order given (the baseline is indexed once).
+    A side is an experiment loaded whole or read light (`StoredSide`): the same comparison.
 
     Raises ValueError when a candidate is the baseline itself or appears twice.
     """
@@ -370,8 +506,8 @@ def _compare(baseline: _Side, candidate: _Side, seed: int) -> Comparison:
     scorer_ids = list(
         dict.fromkeys(
             [
-                *baseline.detail.info.scorer_ids,
-                *candidate.detail.info.scorer_ids,
+                *baseline.info.scorer_ids,
+                *candidate.info.scorer_ids,
                 *baseline.outcomes,
                 *candidate.outcomes,
             ]
@@ -382,8 +518,8 @@ def _compare(baseline: _Side, candidate: _Side, seed: int) -> Comparison:
         for scorer_id in scorer_ids
     )
     return Comparison(
-        baseline=baseline.detail.info,
-        candidate=candidate.detail.info,
+        baseline=baseline.info,
+        candidate=candidate.info,
         pairing=pairing,
         scorers=scorers,
         _baseline=baseline,
@@ -480,7 +616,7 @@ def _status(before: float | None, after: float | None) -> ChangeStatus:
     return "improved" if change > 0 else "regressed"
 
 
-def _reason(outcome: ScorerOutcome | None) -> str:
+def _reason(outcome: Run | None) -> str:
     if outcome is None:
         return ""
     if outcome.status == "failed":
@@ -531,10 +667,7 @@ def item_pair(comparison: Comparison, item_id: str) -> ItemPair:
         baseline=before,
         candidate=after,
         outcomes={
-            scorer_id: (
-                base.outcomes.get(scorer_id, {}).get(item_id),
-                cand.outcomes.get(scorer_id, {}).get(item_id),
-            )
+            scorer_id: (base.outcome(scorer_id, item_id), cand.outcome(scorer_id, item_id))
             for scorer_id in comparison.scorer_ids
         },
         output_diff=word_diff(before.output, after.output),
@@ -633,11 +766,10 @@ def usage_side_by_side(comparisons: Sequence[Comparison]) -> pd.DataFrame:
     ]
     columns = {}
     for label, side in sides:
-        detail = side.detail
-        totals = usage_totals(judge_usage_frame([*detail.results, *detail.failures]))
-        cost = experiment_cost(detail.info)  # the one figure of every page
+        totals = usage_totals(judge_usage_frame(side.usage_outcomes))
+        cost = experiment_cost(side.info)  # the one figure of every page
         totals["est_cost_usd"] = math.nan if cost is None else cost
-        columns[f"{label} · {detail.info.name}"] = [totals[key] for key, _ in _USAGE_ROWS]
+        columns[f"{label} · {side.info.name}"] = [totals[key] for key, _ in _USAGE_ROWS]
     return pd.DataFrame(columns, index=[label for _, label in _USAGE_ROWS])
 
 

@@ -129,6 +129,7 @@ class Service:
     failure_counts = delegate("results", ResultsDesk.failure_counts)
     result_page = delegate("results", ResultsDesk.result_page)
     item_detail = delegate("results", ResultsDesk.item_detail)
+    compare_sides = delegate("results", ResultsDesk.compare_sides)
     metadata_columns = delegate("results", ResultsDesk.metadata_columns)
     slices = delegate("results", ResultsDesk.slices)
     compare_slices = delegate("results", ResultsDesk.compare_slices)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from core.judge.pricing import estimate_cost_usd
 from core.records import (
+    DatasetItem,
     ExperimentDetail,
     FailureCounts,
     ItemRow,
@@ -18,6 +19,7 @@ from core.records import (
     SliceChange,
     SliceSummary,
 )
+from core.reporting.compare import StoredSide
 from core.service import slices as slicing
 from core.service.context import DeskContext
 from core.service.experiments_desk import ExperimentsDesk
@@ -74,6 +76,38 @@ class ResultsDesk:
             item_ids = {f.item_id for f in failures if not chosen or f.scorer_id in chosen}
         page = self._ctx.store.result_page(experiment_id, query, item_ids)
         return page.model_copy(update={"rows": _with_failures(page.rows, failures)})
+
+    def compare_sides(self, experiment_ids: Sequence[str]) -> list[StoredSide]:
+        """Experiments as Compare pairs them, in the order given, never loaded whole: each
+        one's items (read once per dataset, shared by the experiments over it), its stored
+        runs as columns (`Store.stored_scores`: item, scorer, score, reason; no result JSON),
+        the stored runs that called the judge with their records (what the usage table sums;
+        none for code scorers) and the failures this process holds. Raises NotFoundError
+        naming an unknown experiment."""
+        store = self._ctx.store
+        infos = [
+            self._experiments.get_experiment(experiment_id) for experiment_id in experiment_ids
+        ]
+        items: dict[str, list[DatasetItem]] = {}
+        sides = []
+        for info in infos:
+            if info.dataset_id not in items:
+                items[info.dataset_id] = store.dataset_items(info.dataset_id)
+            judged = (
+                store.experiment_results(info.id, judged_only=True)
+                if any(usage.runs for usage in store.judge_usage(info.id))
+                else []
+            )
+            sides.append(
+                StoredSide(
+                    info=info,
+                    items=items[info.dataset_id],
+                    scores=store.stored_scores(info.id),
+                    judged=judged,
+                    failures=self._experiments.failures(info.id),
+                )
+            )
+        return sides
 
     def item_detail(self, experiment_id: str, item_id: str) -> ExperimentDetail:
         """One item of an experiment: the detail of its stored results and in-memory failures

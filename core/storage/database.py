@@ -15,7 +15,7 @@ from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import SQLAlchemyError
 
 from core.errors import ExperimentConfigError
-from core.storage import reads
+from core.storage import reads, totals
 from core.storage._engines import make_engine, normalise_url
 from core.storage._rows import _first_line, _settled_key
 from core.storage.schema import SchemaError, upgrade_schema
@@ -110,7 +110,10 @@ class Database:
             if key is not None and kept is not None and kept[0] == key:
                 found[row["id"]] = kept[1]
                 continue
-            found[row["id"]] = reads.scorer_totals(connection, row["id"])
+            stored = None if key is None else totals.kept_totals(connection, row["id"], key)
+            found[row["id"]] = (
+                reads.scorer_totals(connection, row["id"]) if stored is None else stored
+            )
             if key is not None:
                 self.settled[row["id"]] = (key, found[row["id"]])
         return found

@@ -20,7 +20,7 @@ from core.records import (
     DatasetInfo,
     DatasetItem,
 )
-from core.storage import result_rows, reviews, thresholds
+from core.storage import result_rows, reviews, thresholds, totals
 from core.storage._rows import (
     _ITEM_PAGE,
     _KEY_PAGE,
@@ -197,6 +197,7 @@ class DatasetStore:
             self._db.refuse_live_runs(connection, "dataset", dataset_id=dataset_id)
             reviews.delete_reviews_of(connection, experiments)
             thresholds.delete_thresholds_of(connection, experiments)
+            totals.forget(connection, experiments)
             connection.execute(delete(ScoreRow).where(col(ScoreRow.experiment_id).in_(experiments)))
             connection.execute(
                 delete(ExperimentRow).where(col(ExperimentRow.dataset_id) == dataset_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
@@ -24,19 +25,22 @@ from core.records import (
     RunCounts,
     ScorerSpec,
 )
-from core.storage import reviews, thresholds
+from core.storage import reads, reviews, thresholds, totals
 from core.storage._rows import (
     _LIVE_STATUSES,
     _USAGE_COLUMNS,
     _counts_values,
     _experiment_info,
     _now,
+    _settled_key,
     _stored_counts,
     _utc,
 )
-from core.storage.database import Database, NotFoundError
+from core.storage.database import Database, NotFoundError, StorageError
 from core.storage.datasets import DatasetStore
 from core.storage.tables import DatasetRow, ExperimentRow, ScoreRow
+
+_log = logging.getLogger("scorelab.storage")
 
 __all__ = ["ExperimentStore"]
 
@@ -116,6 +120,28 @@ class ExperimentStore:
         values: dict[str, Any] = _counts_values(counts, failed) if counts is not None else {}
         values.update(status=status, error=error, finished_at=_now())
         self._update_experiment(experiment_id, values, start=True)
+        self._keep_totals(experiment_id)
+
+    def _keep_totals(self, experiment_id: str) -> None:
+        """Sum a finished experiment's totals and histograms once and keep them
+        (`core/storage/totals.py`): every later first render of its pages, in any process,
+        reads them instead of a pass over its results. Best effort: a failure to keep them
+        leaves the pages summing as before, and never fails the finish."""
+        table = ExperimentRow.__table__
+        try:
+            with self._db.transaction("keep the experiment's totals") as connection:
+                row = connection.execute(select(table).where(table.c.id == experiment_id)).first()
+                key = None if row is None else _settled_key(row._mapping)
+                if key is None:
+                    return
+                found = reads.scorer_totals(connection, experiment_id)
+                summaries = [one.summary() for one in found]
+                bins = reads.HISTOGRAM_BINS
+                shown = reads.score_histograms(connection, experiment_id, summaries, bins)
+                totals.keep(connection, experiment_id, key, found, shown, bins)
+            self._db.settled[experiment_id] = (key, found)
+        except StorageError as error:
+            _log.warning("experiment %s: totals not kept (%s)", experiment_id, error)
 
     def reopen_experiment(self, experiment_id: str, statuses: Sequence[ExperimentStatus]) -> bool:
         """Mark a stopped experiment running again, to resume it: True when this call did, False
@@ -225,6 +251,7 @@ class ExperimentStore:
             self._db.settled.pop(experiment_id, None)
             reviews.delete_reviews_of(connection, [experiment_id])
             thresholds.delete_thresholds_of(connection, [experiment_id])
+            totals.forget(connection, [experiment_id])
             connection.execute(delete(ScoreRow).where(col(ScoreRow.experiment_id) == experiment_id))
             connection.execute(delete(ExperimentRow).where(col(ExperimentRow.id) == experiment_id))
 

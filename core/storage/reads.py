@@ -8,11 +8,23 @@ Each function takes a connection and returns the small records of `core.records`
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Text, and_, cast, exists, func, or_, select
+from sqlalchemy import (
+    Connection,
+    Text,
+    and_,
+    cast,
+    exists,
+    func,
+    literal_column,
+    or_,
+    select,
+    type_coerce,
+)
 
 from core.records import (
     ItemRow,
@@ -21,10 +33,12 @@ from core.records import (
     ScoreHistogram,
     ScorerUsage,
     ScoreSummary,
+    StoredScores,
 )
 from core.run_results import JudgeUsage
+from core.storage._rows import _loads
 from core.storage.slices import metadata_filter
-from core.storage.tables import DatasetItemRow, ExperimentRow, ScoreRow
+from core.storage.tables import SEARCHED_TEXT, DatasetItemRow, ExperimentRow, ScoreRow
 
 __all__ = [
     "COUNT_AT_LEAST",
@@ -36,6 +50,7 @@ __all__ = [
     "result_page",
     "score_histograms",
     "scorer_totals",
+    "stored_scores",
 ]
 
 HISTOGRAM_BINS = 10
@@ -216,6 +231,30 @@ def histogram_edges(low: float, high: float, bins: int) -> list[float]:
     score on an edge falls in NumPy's bin)."""
     step = (high - low) / bins
     return [k * step + low for k in range(bins)] + [high]
+
+
+# ---- Compare: every stored score of an experiment, light ----
+
+
+def stored_scores(connection: Connection, experiment_id: str) -> StoredScores:
+    """The experiment's stored runs as columns (item, scorer, score, reason) in the order
+    written: one plain SELECT of the results' table alone, the reasons decoded here (orjson on
+    SQLite's JSON text). What Compare pairs, without a record per run: validating 50,000
+    `ScorerOutcome`s took longer than the page's whole budget."""
+    as_text = connection.dialect.name == "sqlite"
+    reason = type_coerce(_results.c.reason, Text) if as_text else _results.c.reason
+    query = (
+        select(_results.c.item_id, _results.c.scorer_id, _results.c.score, reason)
+        .where(_results.c.experiment_id == experiment_id)
+        .order_by(_results.c.id)
+    )
+    rows = connection.execute(query).all()
+    if not rows:
+        return StoredScores()
+    item_ids, scorer_ids, scores, reasons = map(list, zip(*rows, strict=True))
+    if as_text:
+        reasons = [None if text is None else _loads(text) for text in reasons]
+    return StoredScores(item_ids=item_ids, scorer_ids=scorer_ids, scores=scores, reasons=reasons)
 
 
 # ---- the item table, a page at a time ----
@@ -440,9 +479,15 @@ def _matches(needle: str, dialect: str) -> Any:
     """A case-insensitive substring of the item's id, input, output or ground truth (their
     JSON text: a string is matched inside its quotes). LIKE's wildcards in the needle are
     escaped: the search is plain text. SQLite's LIKE ignores the case of ASCII letters by
-    itself; PostgreSQL has ILIKE (either way, no lower() over a million texts)."""
+    itself, over each text; PostgreSQL's ILIKE reads the one expression its trigram index
+    holds (`SEARCHED_TEXT`, revision 0013: the four texts joined by a separator no needle
+    holds), so a search under a score filter is answered from the index (either way, no
+    lower() over a million texts)."""
     escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     pattern = f"%{escaped}%"
+    if dialect == "postgresql":
+        searched = literal_column(f"({_qualified(SEARCHED_TEXT)})", Text)
+        return searched.ilike(pattern, escape="\\")
     texts = [
         _items.c.item_id,
         cast(_items.c.input, Text),
@@ -452,6 +497,14 @@ def _matches(needle: str, dialect: str) -> Any:
     if dialect == "sqlite":
         return or_(*(text.like(pattern, escape="\\") for text in texts))
     return or_(*(text.ilike(pattern, escape="\\") for text in texts))
+
+
+def _qualified(expression: str) -> str:
+    """`SEARCHED_TEXT` with its columns named by table (the search's statements join
+    others)."""
+    for column in ("item_id", "input", "output", "ground_truth"):
+        expression = re.sub(rf"\b(?<!\.){column}\b", f"dataset_items.{column}", expression)
+    return expression
 
 
 def _ordered(source: Any, query: ResultQuery) -> Any:

@@ -20,14 +20,16 @@ from core.records import (
     ScorerUsage,
     ScoreSummary,
     SliceSummary,
+    StoredScores,
 )
 from core.run_results import ResultRow
-from core.storage import reads, result_rows, slices
+from core.storage import reads, result_rows, slices, totals
 from core.storage._rows import (
     _KEY_PAGE,
     _outcome,
     _row_key,
     _score_row,
+    _settled_key,
 )
 from core.storage.database import Database
 from core.storage.experiments import ExperimentStore
@@ -74,6 +76,7 @@ class ResultStore:
             keyed.sort(key=_row_key)
         self._db.settled.pop(experiment_id, None)
         with self._db.transaction("store the scorer results") as connection:
+            totals.forget(connection, [experiment_id])  # summed before these rows
             return result_rows.insert_rows(connection, keyed)
 
     def stored_pairs(self, experiment_id: str, item_ids: Sequence[str]) -> set[tuple[str, str]]:
@@ -97,12 +100,14 @@ class ResultStore:
         with_result: bool = True,
         item_ids: Sequence[str] | None = None,
         limit: int | None = None,
+        judged_only: bool = False,
     ) -> list[ScorerOutcome]:
         """The stored (successful) outcomes of an experiment, in the order they were written.
 
         `with_result=False` leaves out the full result JSON (a light table for large runs);
         `item_ids` keeps those of these items only (a page of a large experiment); `limit`
-        the first that many.
+        the first that many; `judged_only` those of runs that called the judge (an attempt
+        made, or answered from the judge cache: what judge usage sums).
         """
         table = ScoreRow.__table__
         columns: list[Any] = [c for c in table.c if with_result or c.name != "result"]
@@ -137,6 +142,8 @@ class ResultStore:
             query = query.where(table.c.scorer_id == scorer_id)
         if item_ids is not None:
             query = query.where(table.c.item_id.in_(list(item_ids)))
+        if judged_only:
+            query = query.where((table.c.judge_attempts > 0) | (table.c.cached_calls > 0))
         query = query.order_by(table.c.id)
         if limit is not None:
             query = query.limit(limit)
@@ -152,9 +159,15 @@ class ResultStore:
 
     # ---- a large experiment read without loading it (core/storage/reads.py) ----
 
+    def stored_scores(self, experiment_id: str) -> StoredScores:
+        """Every stored run's item, scorer, score and reason, as columns (`reads.stored_scores`:
+        what Compare pairs, no result JSON)."""
+        with self._db.engine.connect() as connection:
+            return reads.stored_scores(connection, experiment_id)
+
     def score_summaries(self, experiment_id: str) -> list[ScoreSummary]:
         """Per scorer: stored runs, numeric scores, mean, min and max (SQL GROUP BY)."""
-        return [totals.summary() for totals in self._experiment_totals(experiment_id)[1]]
+        return [found.summary() for found in self._experiment_totals(experiment_id)[1]]
 
     def score_histograms(
         self, experiment_id: str, bins: int = reads.HISTOGRAM_BINS
@@ -163,8 +176,18 @@ class ResultStore:
         (widened to the lowest and highest score) by the database."""
         if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
             raise ValueError(f"score_histograms needs 1 bin or more, got {bins!r}")
-        summaries = [totals.summary() for totals in self._experiment_totals(experiment_id)[1]]
+        summaries = [found.summary() for found in self._experiment_totals(experiment_id)[1]]
+        table = ExperimentRow.__table__
         with self._db.engine.connect() as connection:
+            row = connection.execute(select(table).where(table.c.id == experiment_id)).first()
+            key = None if row is None else _settled_key(row._mapping)
+            kept = (
+                None
+                if key is None
+                else totals.kept_histograms(connection, experiment_id, key, bins)
+            )
+            if kept is not None:
+                return kept
             return reads.score_histograms(connection, experiment_id, summaries, bins)
 
     def judge_usage(self, experiment_id: str) -> list[ScorerUsage]:
@@ -172,7 +195,7 @@ class ResultStore:
         tokens and duration (SQL GROUP BY); the estimated cost is left for the service to
         fill."""
         model, found = self._experiment_totals(experiment_id)
-        return [totals.scorer_usage(model) for totals in found]
+        return [one.scorer_usage(model) for one in found]
 
     def _experiment_totals(self, experiment_id: str) -> tuple[str | None, list[reads.ScorerTotals]]:
         """(the judge model, the per-scorer totals) of an experiment (none for an unknown)."""

@@ -114,6 +114,7 @@ class Store:
     add_rows = delegate("results", ResultStore.add_rows)
     stored_pairs = delegate("results", ResultStore.stored_pairs)
     experiment_results = delegate("results", ResultStore.experiment_results)
+    stored_scores = delegate("results", ResultStore.stored_scores)
     result_count = delegate("results", ResultStore.result_count)
     score_summaries = delegate("results", ResultStore.score_summaries)
     score_histograms = delegate("results", ResultStore.score_histograms)

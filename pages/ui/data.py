@@ -2,7 +2,7 @@
 
 The experiment, Failures and Judge usage pages read the database's aggregates and a page of the
 item table (`experiment_aggregates`, the service's `result_page`): never the whole experiment.
-The Compare page still loads whole experiments (`experiment_view`). Everything is cached as a
+The Compare page reads light sides (`Service.compare_sides`). Everything is cached as a
 resource (no copy per rerun) and keyed by the experiment's progress, so a running experiment
 refreshes as it goes."""
 

@@ -1,12 +1,22 @@
 """The experiment page's drill-down (pages/experiment.py, beside the grid): one item's input,
-output and ground truth, previous/next buttons over the grid page's items (keys K and J), the
-verdict on the whole item, and a tab per scorer with its score, reason, steps, judge executions
-and the review of its score (pages/ui/review.py). Only that item's results are read. Text from
-the dataset, the scorers and the judge goes through pages/ui/text.py."""
+output and ground truth, previous/next buttons (keys K and J), the verdict on the whole item,
+and a tab per scorer with its score, reason, steps, judge executions and the review of its
+score (pages/ui/review.py), only the open tab drawn. Only that item's results and reviews are
+read (one read each).
+
+`drilldown_view` is a fragment of its own (key `FRAGMENT`), nested in the results view's: a row
+click reruns only it (from the grid's selection callback, `st.rerun(FRAGMENT)`), as do the
+previous/next buttons within the grid's page; the grid is not redrawn (docs/dashboard.md). At
+the last row of the grid's page "next" turns the grid to the next page and opens its first
+item, at the first row "previous" opens the previous page's last item: that reruns the results
+view's fragment (its key is given), which reads the new page. Text from the dataset, the
+scorers and the judge goes through pages/ui/text.py."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
 
 import streamlit as st
 
@@ -14,12 +24,44 @@ from core.records import ExperimentInfo, ScorerOutcome
 from core.service import NotFoundError
 from core.service.views import item_outcomes, scored_label, step_views
 from pages.ui import fmt, review
+from pages.ui.grid import turn_to
 from pages.ui.services import service
 from pages.ui.text import md_short, md_text, show_item_texts, show_text
 
 KEY = "experiment"
 ITEM_PARAM = "item"
 """The URL parameter of the item open (the grid's, pages/ui/grid.py)."""
+FRAGMENT = f"{KEY}.drilldown"
+"""The drill-down fragment's key (`st.rerun(FRAGMENT)` from a callback reruns only it)."""
+OPEN_KEY = f"{KEY}.open"
+"""Session key: which item of the grid's page to open when it is next read ("first" or
+"last"), set when previous/next turns the page."""
+Opening = Literal["first", "last"]
+
+
+@dataclass(frozen=True)
+class GridPage:
+    """What the drill-down knows of the grid beside it: the page's item ids, in grid order, and
+    the pages before and after it (None at an end), with the key of the fragment that reads
+    a page (the results view's)."""
+
+    ids: tuple[str, ...] = ()
+    """The page's item ids, as the grid shows them."""
+    previous_page: int | None = None
+    """The page before this one, None on the first."""
+    next_page: int | None = None
+    """The page after this one, None on the last."""
+    results_fragment: str | None = None
+    """The key of the fragment drawing the grid, rerun to turn its page."""
+
+
+def opening_item(ids: Sequence[str]) -> str | None:
+    """The item to open on a page just turned to by previous/next (its first or last), taken
+    from the session once; None when no turn is pending (or the page is empty)."""
+    opening: Opening | None = st.session_state.pop(OPEN_KEY, None)
+    if opening is None or not ids:
+        return None
+    return ids[0] if opening == "first" else ids[-1]
 
 
 def render_outcome(outcome: ScorerOutcome) -> None:
@@ -79,18 +121,35 @@ def _open_item(item_id: str) -> None:
     st.query_params[ITEM_PARAM] = item_id
 
 
-def render_item_steps(info: ExperimentInfo, item_id: str | None, ids: Sequence[str]) -> None:
+def _turn_page(page: int, opening: Opening, results_fragment: str | None) -> None:
+    """Previous/next past the grid's page: the grid turned to `page` (pages/ui/grid.py), its
+    first or last item to open once read, and the results view rerun."""
+    turn_to(page)
+    st.session_state[OPEN_KEY] = opening
+    if results_fragment is not None:
+        st.rerun(results_fragment)  # from a callback: only that fragment reruns
+
+
+def render_item_steps(
+    info: ExperimentInfo, item_id: str | None, grid: GridPage | Sequence[str]
+) -> None:
     """Previous / next item buttons (keys K / J) over the grid page's items: a click opens that
-    item (the URL's `item`) and reruns only the fragment they are in."""
-    before, after = neighbours(item_id, ids)
+    item (the URL's `item`) and reruns only the fragment they are in. At the page's last item
+    "next" opens the next page's first, at its first "previous" the previous page's last."""
+    page = grid if isinstance(grid, GridPage) else GridPage(ids=tuple(grid))
+    before, after = neighbours(item_id, page.ids)
+    on_page = item_id in page.ids
     left, right = st.columns(2)
+    turn_back = on_page and before is None and page.previous_page is not None
+    turn_on = on_page and after is None and page.next_page is not None
     left.button(
         "Previous item",
         key=f"{KEY}.previous",
         icon=":material/arrow_upward:",
-        disabled=before is None,
-        on_click=_open_item,
-        args=(before,),
+        disabled=before is None and not turn_back,
+        on_click=_turn_page if turn_back else _open_item,
+        args=(page.previous_page, "last", page.results_fragment) if turn_back else (before,),
+        help=f"The last item of page {page.previous_page:,}" if turn_back else None,
         shortcut="K",
         width="stretch",
     )
@@ -98,23 +157,34 @@ def render_item_steps(info: ExperimentInfo, item_id: str | None, ids: Sequence[s
         "Next item",
         key=f"{KEY}.next",
         icon=":material/arrow_downward:",
-        disabled=after is None,
-        on_click=_open_item,
-        args=(after,),
+        disabled=after is None and not turn_on,
+        on_click=_turn_page if turn_on else _open_item,
+        args=(page.next_page, "first", page.results_fragment) if turn_on else (after,),
+        help=f"The first item of page {page.next_page:,}" if turn_on else None,
         shortcut="J",
         width="stretch",
     )
 
 
-def render_drilldown(info: ExperimentInfo, item_id: str | None, ids: Sequence[str] = ()) -> None:
+@st.fragment(key=FRAGMENT)
+def drilldown_view(info: ExperimentInfo, grid: GridPage) -> None:
+    """The drill-down of the URL's `item` as a fragment of its own: a row click (the grid's
+    callback) or previous/next within the page reruns only this."""
+    render_drilldown(info, st.query_params.get(ITEM_PARAM) or None, grid)
+
+
+def render_drilldown(
+    info: ExperimentInfo, item_id: str | None, grid: GridPage | Sequence[str] = ()
+) -> None:
     """One item (the grid's row clicked, kept in the URL as `item`): previous/next buttons over
-    the grid page's `ids`, its input, output and ground truth, the verdict on the whole item,
-    and a tab per scorer; only that item's results are read."""
+    the grid's page (`grid`: a GridPage, or the page's item ids), its input, output and ground
+    truth, the verdict on the whole item, and a tab per scorer; only that item's results and
+    reviews are read."""
     st.subheader("Item drill-down")
     if item_id is None:
         st.info("Click a row of the grid to open its item here.")
         return
-    render_item_steps(info, item_id, ids)
+    render_item_steps(info, item_id, grid)
     try:
         detail = service().item_detail(info.id, item_id)
     except NotFoundError:
@@ -125,12 +195,19 @@ def render_drilldown(info: ExperimentInfo, item_id: str | None, ids: Sequence[st
     show_item_texts(item)
     outcomes = item_outcomes(detail, item_id)
     review.reviewer_field()
-    review.render_item_review(info, item_id)
+    reviews = service().reviews(info.id, item_id)  # one read for the item and every scorer
+    review.render_item_review(info, item_id, reviews)
     if not outcomes:
         st.info("No scorer result for this item yet.")
         return
     labels = [md_short(scored_label(info, scorer_id)) for scorer_id in outcomes]
-    for tab, outcome in zip(st.tabs(labels), outcomes.values(), strict=True):
+    # Tabs that track which one is open (kept for the experiment, so the next item opens on
+    # the same scorer): only the open tab is drawn, a switch reruns this fragment. Drawing
+    # every scorer's steps and review form made the browser's share of a row click.
+    tabs = st.tabs(labels, key=f"{KEY}.scorer_tab.{info.id}", on_change="rerun")
+    for tab, outcome in zip(tabs, outcomes.values(), strict=True):
+        if tab.open is False:
+            continue
         with tab:
             render_outcome(outcome)
-            review.render_review(info, item_id, outcome.scorer_id)
+            review.render_review(info, item_id, outcome.scorer_id, reviews)

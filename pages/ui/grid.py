@@ -10,14 +10,17 @@ matching item, not over the page. Clicking a row selects its item (URL `item`), 
 opens in its drill-down.
 
 `render_grid(..., extra_columns=...)` takes more columns per item id (e.g. a review mark),
-placed after the scores."""
+placed after the scores; `render_grid(..., on_open=...)` calls `on_open` from the click's
+callback, before any rerun (the experiment page reruns only its drill-down's fragment from it,
+so a click does not redraw the grid)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -51,6 +54,12 @@ META = "meta: "
 """Prefix of a metadata column's key in the grid's frame (a metadata column may share its
 name with a scorer or a fixed column); its header is the bare name."""
 FAILED = "failed"
+PAGE_KEY = f"{KEY}.page"
+"""Session key of the page number widget."""
+TURN_KEY = f"{KEY}.turn"
+"""Session key of a page to turn to (`turn_to`), applied as the filters are next drawn."""
+ITEM_PARAM = "item"
+"""The URL parameter of the item open."""
 _LOW, _HIGH = (248, 105, 107), (99, 190, 123)  # red at 0, green at 1 (light enough to read)
 
 
@@ -70,6 +79,12 @@ def _int(text: str) -> int:
         return min(max(1, int(text)), MAX_PAGE)
     except ValueError:  # not a number, or longer than Python reads
         return 1
+
+
+def turn_to(page: int) -> None:
+    """Show page `page` of the grid when its filters are next drawn (from a callback: the
+    drill-down's previous/next past the page's ends)."""
+    st.session_state[TURN_KEY] = page
 
 
 def _score_bound(text: str, default: float) -> float:
@@ -130,11 +145,16 @@ def render_filters(
     )
     filters = (tuple(chosen), low, high, failed_only, search, sort, json.dumps(metadata))
     if st.session_state.get(f"{KEY}.filters", filters) != filters:
-        st.session_state[f"{KEY}.page"] = 1  # another selection: its first page
+        st.session_state[PAGE_KEY] = 1  # another selection: its first page
     st.session_state[f"{KEY}.filters"] = filters
-    if f"{KEY}.page" not in st.session_state:
-        st.session_state[f"{KEY}.page"] = _int(_param("page", "1"))
-    page = page_box.number_input("Page", min_value=1, max_value=MAX_PAGE, step=1, key=f"{KEY}.page")
+    turned = st.session_state.pop(TURN_KEY, None)
+    if turned is not None:
+        # Set here, before the widget, not in the callback that asked: a value set in a
+        # callback followed by a fragment's rerun did not reach the browser's number box.
+        st.session_state[PAGE_KEY] = _int(str(turned))
+    if PAGE_KEY not in st.session_state:
+        st.session_state[PAGE_KEY] = _int(_param("page", "1"))
+    page = page_box.number_input("Page", min_value=1, max_value=MAX_PAGE, step=1, key=PAGE_KEY)
     st.query_params.update(
         {
             PARAMS["scorers"]: ",".join(chosen),
@@ -301,9 +321,13 @@ def render_grid(
     metadata_columns: Sequence[str],
     extra_columns: Mapping[str, Mapping[str, Any]] | None = None,
     height: int = 420,
+    on_open: Callable[[], None] | None = None,
 ) -> str | None:
     """The grid of the page's items, `height` pixels tall; returns the item id of the row
-    clicked (written to the URL's `item`), else the URL's `item` (None without one)."""
+    clicked (written to the URL's `item`), else the URL's `item` (None without one). With
+    `on_open`, a click in the browser writes the URL's `item` in the selection's callback and
+    calls `on_open` there (which may rerun one fragment: `st.rerun(key)`); this run is then
+    not the click's."""
     frame = grid_frame(page, info, metadata_columns, extra_columns)
     labels = {
         **{s: scored_label(info, s) for s in info.scorer_ids},
@@ -334,30 +358,44 @@ def render_grid(
         "judge_tokens": st.column_config.NumberColumn("judge tokens", format="%d"),
     }
     key = grid_key(info.id, page)
+    ids = frame["item_id"].tolist()
     event = st.dataframe(
         styled(frame, info.scorer_ids),
         hide_index=True,
         height=height,
         column_config=config,
         column_order=shown,
-        on_select="rerun",
         # A click on any cell selects it (a row needs a click on its checkbox): either opens
         # the row's item.
         selection_mode=["single-row", "single-cell"],
         key=key,
+        on_select="rerun"
+        if on_open is None
+        else functools.partial(_opened, key, [str(i) for i in ids], on_open),
     )
     row = _clicked_row(key, event)
-    ids = frame["item_id"].tolist()
     if row is not None and 0 <= row < len(ids):
-        st.query_params["item"] = ids[row]
+        st.query_params[ITEM_PARAM] = ids[row]
         return str(ids[row])
-    return st.query_params.get("item") or None
+    return st.query_params.get(ITEM_PARAM) or None
+
+
+def _opened(key: str, ids: Sequence[str], on_open: Callable[[], None]) -> None:
+    """The grid's selection callback (a click in the browser): the row clicked written to the
+    URL's `item`, then `on_open`."""
+    row = _clicked_row(key, st.session_state.get(key))
+    if row is not None and 0 <= row < len(ids):
+        st.query_params[ITEM_PARAM] = ids[row]
+        on_open()
 
 
 def _clicked_row(key: str, event: Any) -> int | None:
     """The row of the selection made since the last run (a row's checkbox or a cell), else
     None: an older selection leaves the URL's item as it is (a link may have changed it)."""
-    selection = getattr(event, "selection", None) or {}
+    selection = getattr(event, "selection", None)
+    if selection is None and isinstance(event, Mapping):
+        selection = event.get("selection")
+    selection = selection or {}
     rows = [int(r) for r in selection.get("rows", [])]
     cells = [int(cell[0]) for cell in selection.get("cells", [])]
     seen = st.session_state.get(f"{key}.seen", ([], []))

@@ -119,10 +119,13 @@ def reviewer_field() -> None:
     _keep_in_cookie(typed.strip())
 
 
-def render_item_review(info: ExperimentInfo, item_id: str) -> None:
+def render_item_review(
+    info: ExperimentInfo, item_id: str, reviews: Sequence[Review] | None = None
+) -> None:
     """The verdict on the whole item (is the answer right?), with a note, and the verdicts
-    it has; saved as a review of `WHOLE_ITEM`."""
-    found = [r for r in _reviews(info.id, item_id) if r.scorer_id == WHOLE_ITEM]
+    it has; saved as a review of `WHOLE_ITEM`. `reviews`: the item's reviews if already read."""
+    every = _reviews(info.id, item_id) if reviews is None else reviews
+    found = [r for r in every if r.scorer_id == WHOLE_ITEM]
     who = reviewer()
     mine = next((r for r in found if r.reviewer == who), None)
     key = f"review.{info.id}.{item_id}.item"
@@ -144,9 +147,13 @@ def render_item_review(info: ExperimentInfo, item_id: str) -> None:
         _listing(found, info, item_id, WHOLE_ITEM, who)
 
 
-def render_review(info: ExperimentInfo, item_id: str, scorer_id: str) -> None:
-    """The review form of one scorer's score of one item, and the reviews it has."""
-    found = [r for r in _reviews(info.id, item_id) if r.scorer_id == scorer_id]
+def render_review(
+    info: ExperimentInfo, item_id: str, scorer_id: str, reviews: Sequence[Review] | None = None
+) -> None:
+    """The review form of one scorer's score of one item, and the reviews it has. `reviews`:
+    the item's reviews if already read (one read for every scorer of the item)."""
+    every = _reviews(info.id, item_id) if reviews is None else reviews
+    found = [r for r in every if r.scorer_id == scorer_id]
     who = reviewer()
     mine = next((r for r in found if r.reviewer == who), None)
     low, high = scorer_range(info, scorer_id)

@@ -55,6 +55,8 @@ class Runs:
         """Ids of the fragment runs started, oldest first."""
         self.fragments_ended: dict[str, int] = {}
         """How each ended fragment run ended."""
+        self.fragment_ids: dict[str, tuple[str, ...]] = {}
+        """The fragments each fragment run reran (their ids, as the server names them)."""
         page.on("websocket", self._attach)
 
     def _attach(self, socket: Any) -> None:
@@ -73,6 +75,7 @@ class Runs:
         if run.fragment_ids:
             if kind == "new_session":
                 self.fragments.append(run.script_run_id)
+                self.fragment_ids[run.script_run_id] = tuple(run.fragment_ids)
             elif self.fragments:
                 self.fragments_ended[run.script_run_id or self.fragments[-1]] = (
                     message.script_finished
@@ -177,6 +180,24 @@ def fragment_rerun(page: Any, action: Callable[[], object], timeout: float = TIM
     action()
     runs.wait_fragment_since(fragment_mark, timeout)
     return runs.mark() - mark
+
+
+def fragments_rerun(page: Any, action: Callable[[], object], timeout: float = TIMEOUT) -> set[str]:
+    """Like `fragment_rerun`, but returns the ids of the fragments rerun since `action`
+    (which fragment a click reran: the same set for two clicks that rerun the same part); a
+    full-app run on the way is an AssertionError. Only runs carried out count: a run that
+    ended early for another (a callback's `st.rerun("<fragment key>")` replacing the click's
+    own run before its body) drew nothing."""
+    runs = runs_of(page)
+    fragment_mark = runs.fragment_mark()
+    full_runs = fragment_rerun(page, action, timeout)
+    assert full_runs == 0, f"{full_runs} full-app run(s) where a fragment's run was expected"
+    return {
+        fragment
+        for run in runs.fragments[fragment_mark:]
+        if runs.fragments_ended.get(run) in _FRAGMENT_ENDED
+        for fragment in runs.fragment_ids.get(run, ())
+    }
 
 
 def settle(page: Any, timeout: float = TIMEOUT) -> None:

@@ -1,6 +1,7 @@
 """Issue 21 items 1, 6 and 8 in a real browser: the experiment page's views (a tab switch), a
-row click opening the drill-down beside the grid without rerunning the page, the next item by
-button and by key, the reviewer's name kept across a reload, and the New experiment page's
+row click opening the drill-down beside the grid without rerunning the page (nor the grid: the
+drill-down's own fragment), the next item by button and by key, previous/next across the
+grid's pages, the reviewer's name kept across a reload, and the New experiment page's
 duplicate-start guard."""
 
 from __future__ import annotations
@@ -13,7 +14,15 @@ from core.records import ExperimentConfig, ScorerSpec
 from core.service import Service
 from core.service.views import WHOLE_ITEM
 
-from ._streamlit import TIMEOUT, choose, fragment_rerun, in_view, open_page, rerun
+from ._streamlit import (
+    TIMEOUT,
+    choose,
+    fragment_rerun,
+    fragments_rerun,
+    in_view,
+    open_page,
+    rerun,
+)
 
 ROW_HEIGHT = 35
 """Pixels per row (and for the header) of Streamlit's dataframe at its default size."""
@@ -28,9 +37,9 @@ def no_exception(page: Any) -> None:
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
-def stored_experiment(tmp_path: Path) -> str:
+def stored_experiment(tmp_path: Path, data: bytes = DATA) -> str:
     service = Service(f"sqlite:///{tmp_path / 'scorelab.db'}")
-    dataset = service.import_dataset("layout.csv", DATA)
+    dataset = service.import_dataset("layout.csv", data)
     experiment_id = service.start_experiment(
         ExperimentConfig(
             dataset_id=dataset.id,
@@ -42,13 +51,18 @@ def stored_experiment(tmp_path: Path) -> str:
     return experiment_id
 
 
-def click_row(page: Any, row: int) -> int:
-    """Click the grid's row `row` (from 0); returns the full-page runs it caused."""
+def row_clicker(page: Any, row: int) -> Any:
+    """A click on the grid's row `row` (from 0), the grid scrolled into view first."""
     grid = in_view(page, page.locator('[data-testid="stDataFrame"]').last)
     box = grid.bounding_box()
     x = box["x"] + box["width"] / 2
     y = box["y"] + ROW_HEIGHT * (row + 1) + ROW_HEIGHT / 2  # below the header
-    return fragment_rerun(page, lambda: page.mouse.click(x, y))
+    return lambda: page.mouse.click(x, y)
+
+
+def click_row(page: Any, row: int) -> int:
+    """Click the grid's row `row` (from 0); returns the full-page runs it caused."""
+    return fragment_rerun(page, row_clicker(page, row))
 
 
 def item_input(page: Any, text: str) -> None:
@@ -76,8 +90,9 @@ def test_tabs_drilldown_beside_the_grid_and_next_item(
         rerun(page, view("Results").click)
         page.get_by_text("Click a row of the grid to open its item here.").wait_for()
 
-        # A row click opens the item beside the grid, rerunning the fragment only.
-        assert click_row(page, 3) == 0
+        # A row click opens the item beside the grid, rerunning the drill-down's fragment
+        # only: not the one of the results view (the grid), which a filter reruns.
+        clicked = fragments_rerun(page, row_clicker(page, 3))
         page.get_by_text("Item i003").wait_for()
         item_input(page, "question 3")
         assert "item=i003" in page.url
@@ -89,7 +104,7 @@ def test_tabs_drilldown_beside_the_grid_and_next_item(
 
         # Next item by button, then by key (J), previous by K.
         next_button = page.get_by_role("button", name=re.compile("^Next item"))
-        assert fragment_rerun(page, next_button.click) == 0
+        assert fragments_rerun(page, next_button.click) == clicked  # the drill-down again
         page.get_by_text("Item i004").wait_for()
         item_input(page, "question 4")
         assert "item=i004" in page.url
@@ -100,9 +115,61 @@ def test_tabs_drilldown_beside_the_grid_and_next_item(
         page.get_by_text("Item i004").wait_for()
         assert "item=i004" in page.url and "tab=results" in page.url
 
+        # A filter reruns the results view: another fragment than a row click's.
+        failed_only = page.get_by_text("Failed only", exact=True)
+        assert fragments_rerun(page, failed_only.click) != clicked
+        assert fragments_rerun(page, failed_only.click) != clicked  # back to every item
+
         # The URL reproduces the view: the item open again after a reload.
         open_page(page, page.url)
         page.get_by_text("Item i004").wait_for()
+        no_exception(page)
+
+
+PAGED = b"id,question,answer,category\n" + b"".join(
+    b"i%03d,question %d,%s %d,Law\n" % (n, n, b"right" if n % 2 else b"wrong", n) for n in range(60)
+)
+"""60 items: two pages of the grid (50 a page)."""
+
+
+def test_previous_and_next_cross_the_grid_pages(
+    page: Any, tmp_path: Path, fresh_dashboard: Any
+) -> None:
+    with fresh_dashboard(tmp_path) as url:
+        experiment_id = stored_experiment(tmp_path, PAGED)
+        open_page(page, f"{url}/experiment?experiment={experiment_id}&tab=results&item=i049")
+        page.get_by_text("Item i049").wait_for()  # the first page's last row
+        page.get_by_text("60 of 60 items · page 1 of 2").wait_for()
+
+        # Next at the page's last row: the next page's first item, the grid on that page.
+        next_button = page.get_by_role("button", name=re.compile("^Next item"))
+        assert fragment_rerun(page, next_button.click) == 0  # the results view, not the page
+        page.get_by_text("Item i050").wait_for()
+        item_input(page, "question 50")
+        page.get_by_text("60 of 60 items · page 2 of 2").wait_for()
+        page_box = page.get_by_role("spinbutton", name="Page")
+        assert page_box.input_value() == "2"
+        assert all(part in page.url for part in ("item=i050", "page=2", "tab=results"))
+
+        # Previous at the page's first row: back to the first page's last item.
+        previous = page.get_by_role("button", name=re.compile("^Previous item"))
+        assert fragment_rerun(page, previous.click) == 0
+        page.get_by_text("Item i049").wait_for()
+        page.get_by_text("60 of 60 items · page 1 of 2").wait_for()
+        assert page_box.input_value() == "1"
+        assert all(part in page.url for part in ("item=i049", "page=1", "tab=results"))
+
+        # Within a page, previous/next step as before (the drill-down only).
+        assert fragment_rerun(page, previous.click) == 0
+        page.get_by_text("Item i048").wait_for()
+
+        # The URL reproduces it: page 2 and its item after a reload.
+        assert fragment_rerun(page, next_button.click) == 0
+        assert fragment_rerun(page, next_button.click) == 0
+        page.get_by_text("Item i050").wait_for()
+        open_page(page, page.url)
+        page.get_by_text("Item i050").wait_for()
+        page.get_by_text("60 of 60 items · page 2 of 2").wait_for()
         no_exception(page)
 
 

@@ -42,7 +42,7 @@ from core.run_results import (
     ScorerRunResult,
 )
 
-from ._streamlit import TIMEOUT, choose, in_view, open_page, rerun, settle
+from ._streamlit import TIMEOUT, choose, fragment_rerun, in_view, open_page, rerun, settle
 from .conftest import serve_dashboard
 
 LINK = "[x](http://example.com)"
@@ -406,11 +406,20 @@ def test_experiments(dashboard: str, page: Any, seen: dict) -> None:
     text_only(page, "Experiments, the picker open")  # option labels are plain text
 
 
+def open_tab(page: Any, name: str) -> None:
+    """Open the drill-down's scorer tab named with `name`, waiting for the run drawing it (a
+    click on the tab open already draws nothing new)."""
+    tab = page.get_by_role("tab", name=re.compile(re.escape(name)))
+    if tab.get_attribute("aria-selected") == "true":
+        return
+    fragment_rerun(page, tab.click)
+
+
 def test_experiment_detail_and_the_payload_items(dashboard: str, page: Any, seen: dict) -> None:
     run = STATE["run"]
     open_page(page, experiment_url(dashboard, run, FIRST))
     page.get_by_role("heading", name="Item drill-down").wait_for()
-    page.get_by_role("tab", name=re.compile(re.escape("[check]"))).click()
+    open_tab(page, "[check]")  # only the open tab is drawn: a fragment run
     text_only(page, "Experiment detail", f"Hi {LINK} {IMAGE} {COLOUR}")
     open_page(page, experiment_url(dashboard, run, tab="distributions"))  # one view at a time
     page.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for()
@@ -419,7 +428,7 @@ def test_experiment_detail_and_the_payload_items(dashboard: str, page: Any, seen
     page.get_by_text(f"Labels from column {LABEL_COLUMN}").wait_for()  # the label picker's
     text_only(page, "Experiment detail, the agreement")
     open_page(page, experiment_url(dashboard, run, FAILING))
-    page.get_by_role("tab", name=re.compile(re.escape("[check]"))).click()
+    open_tab(page, "[check]")  # only the open tab is drawn: a fragment run
     page.get_by_text("Failed at preprocess").filter(visible=True).first.wait_for()
     text_only(page, "Experiment detail, a failed item", "output must be a string")
     open_page(page, experiment_url(dashboard, run, LONG_ID))
@@ -431,12 +440,12 @@ def test_experiment_detail_of_the_imported_experiment(
 ) -> None:
     imported = STATE["imported"]
     open_page(page, experiment_url(dashboard, imported, FIRST))
-    page.get_by_role("tab", name=re.compile(re.escape("[judge]"))).click()
+    open_tab(page, "[judge]")
     page.get_by_text("analyze · prompt", exact=True).click()
     page.get_by_text("Judge execution").filter(visible=True).first.wait_for()
     text_only(page, "an imported item's judge steps", f"Judged {LINK}", f"Prompt {LINK}")
     open_page(page, experiment_url(dashboard, imported, ROWS[1]["id"]))
-    page.get_by_role("tab", name=re.compile(re.escape("[judge]"))).click()
+    open_tab(page, "[judge]")
     text_only(page, "an imported item's failure", "Failed at analyze [x](http")
 
 

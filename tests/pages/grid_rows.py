@@ -35,3 +35,12 @@ def url(app: AppTest, name: str) -> Any:
     """A URL parameter's value (AppTest gives a list or a string)."""
     value = app.query_params.get(name)
     return value[0] if isinstance(value, list) and len(value) == 1 else value
+
+
+def open_scorer_tab(app: AppTest, experiment_id: str, index: int) -> None:
+    """Open the drill-down's tab of its `index`th scorer (only the open tab is drawn), as a
+    click on it does: the tabs' state set, then a rerun."""
+    labels = [t.label for t in app.tabs]
+    app.session_state[f"experiment.scorer_tab.{experiment_id}"] = labels[index]
+    app.run()
+    assert not app.exception, app.exception

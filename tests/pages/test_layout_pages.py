@@ -134,6 +134,29 @@ def test_the_last_item_of_the_page_has_no_next(app: AppTest, experiment_id: str)
     assert grid_ids[-1] == "i029"
 
 
+def test_next_and_previous_cross_the_grid_pages(app: AppTest) -> None:
+    service = core.service.get_service()
+    rows = b"".join(b"p%03d,question %d,answer %d\n" % (n, n, n) for n in range(120))
+    dataset = service.import_dataset("paged.csv", b"id,question,answer\n" + rows)
+    started = service.start_experiment(
+        ExperimentConfig(dataset_id=dataset.id, scorers=[ScorerSpec(scorer_id=SCORERS[0])])
+    )
+    assert service.wait(started, timeout=60).status == "completed"
+    show(app, started, item="p049")  # page 1's last row (50 a page)
+    assert not button(app, "Next item").disabled
+    button(app, "Next item").click()
+    app.run()
+    assert not app.exception, app.exception
+    assert opened(app) == "p050" and url(app, "item") == "p050" and url(app, "page") == "2"
+    assert app.number_input(key="experiment.page").value == 2
+    assert grid(app).value["item_id"].iloc[0] == "p050"  # the grid shows that page
+    button(app, "Previous item").click()  # page 2's first row: page 1's last item
+    app.run()
+    assert opened(app) == "p049" and url(app, "page") == "1"
+    assert grid(app).value["item_id"].iloc[-1] == "p049"
+    assert app.number_input(key="experiment.page").value == 1
+
+
 def test_a_verdict_on_the_whole_item_is_stored_with_the_reviewer(
     app: AppTest, experiment_id: str
 ) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from grid_rows import click_row, grid
+from grid_rows import click_row, grid, open_scorer_tab
 from page_text import plain  # tests/pages is on sys.path (no package: `pages` is the app)
 from streamlit.testing.v1 import AppTest
 
@@ -94,6 +94,8 @@ def test_experiment_detail_summary_table_and_drilldown(app: AppTest, experiment_
     ]
     click_row(app, 1)
     assert app.query_params["item"] == ["q2"] or app.query_params["item"] == "q2"
+    assert not app.error  # only the open tab is drawn: the first scorer's, which succeeded
+    open_scorer_tab(app, experiment_id, 1)  # the failed one
     errors = plain(" ".join(e.value for e in app.error))
     assert "Failed at preprocess" in errors
     assert "JudgeOutputError" in errors

@@ -74,9 +74,13 @@ def test_an_unsigned_review_is_anonymous_and_saving_again_updates_it(
     app: AppTest, experiment_id: str
 ) -> None:
     show(app, "pages/experiment.py", experiment_id, item="a")
-    button(app, "✓ Score is right", 1).click()  # the second scorer's tab
+    assert len([b for b in app.button if b.label == "✓ Score is right"]) == 1  # the open tab's
+    from grid_rows import open_scorer_tab  # tests/pages is on sys.path (no package)
+
+    open_scorer_tab(app, experiment_id, 1)  # the second scorer's tab
+    button(app, "✓ Score is right").click()
     app.run()
-    button(app, "✗ Score is wrong", 1).click()
+    button(app, "✗ Score is wrong").click()
     app.run()
     assert not app.exception, app.exception
     (saved,) = core.service.get_service().reviews(experiment_id, "a")

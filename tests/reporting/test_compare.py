@@ -24,6 +24,7 @@ from core.reporting import (
     usage_side_by_side,
     word_diff,
 )
+from core.reporting.compare import DISTINCT_VALUES, INDEX_DRAWS, RESAMPLES, _bootstrap_means
 from core.run_results import JudgeUsage
 
 from ._records import build_detail
@@ -325,3 +326,49 @@ def test_usage_side_by_side_sums_each_experiment() -> None:
     assert frame.loc["total tokens"].tolist() == [749.0, 749.0]  # sums, failures included
     assert frame.loc["failed executions"].tolist() == [1.0, 1.0]
     assert usage_side_by_side([]).empty
+
+
+# ---- the bootstrap at scale: the same statistic, drawn cheaper ----
+
+
+def _index_bootstrap(values: np.ndarray, seed: int) -> tuple[float, float]:
+    """The interval as every earlier version drew it: each sample's indices (the reference)."""
+    means = _bootstrap_means(values, RESAMPLES, np.random.default_rng(seed))
+    tail = (1 - 0.95) / 2
+    low, high = np.quantile(means, [tail, 1 - tail])
+    return (float(low), float(high))
+
+
+def test_a_small_set_keeps_the_intervals_of_earlier_versions() -> None:
+    values = np.random.default_rng(6).normal(0.1, 0.3, size=INDEX_DRAWS // RESAMPLES)
+    assert bootstrap_ci(values, seed=3) == _index_bootstrap(values, 3)
+
+
+@pytest.mark.parametrize(
+    "kind, size",
+    [("grid", 3_000), ("grid", 10_000), ("continuous", 3_000), ("continuous", 10_000)],
+)
+def test_a_large_set_gives_the_index_bootstrap_within_its_own_noise(kind: str, size: int) -> None:
+    rng = np.random.default_rng(7)
+    if kind == "grid":  # few distinct differences: resampled through their counts
+        grid = np.linspace(0, 1, 9)
+        values = rng.choice(grid, size) - rng.choice(grid, size) + 0.05
+        assert np.unique(values).size <= DISTINCT_VALUES
+    else:  # many distinct differences: the normal limit
+        values = rng.gamma(2.0, 0.15, size) - 0.25  # skewed, the harder case for the limit
+    reference = np.array([_index_bootstrap(values, seed) for seed in range(8)])
+    found = np.array(bootstrap_ci(values))
+    noise = reference.std(axis=0, ddof=1)
+    assert np.all(np.abs(found - reference.mean(axis=0)) < 4 * noise + 1e-12)
+    assert bootstrap_ci(values) == bootstrap_ci(values)  # reproducible
+
+
+def test_a_large_grid_is_resampled_not_approximated() -> None:
+    # Two distinct values, far from normal at a tiny spread: the counts' resampling keeps the
+    # interval on the grid of possible means, which the normal limit would not.
+    values = np.zeros(5_000)
+    values[:3] = 1.0
+    low, high = bootstrap_ci(values)
+    assert low * 5_000 == pytest.approx(round(low * 5_000))
+    assert high * 5_000 == pytest.approx(round(high * 5_000))
+    assert 0 <= low < 3 / 5_000 < high

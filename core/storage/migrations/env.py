@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from alembic import context
 
-from core.storage.tables import TABLES
+from core.storage.tables import TABLES, include_object
 
 connection = context.config.attributes.get("connection")
 if connection is None:
@@ -19,6 +19,7 @@ context.configure(
     # SQLite alters most things by copying the table; autogenerate writes such batch steps.
     render_as_batch=connection.dialect.name == "sqlite",
     compare_type=True,
+    include_object=include_object,
 )
 with context.begin_transaction():  # inside the caller's transaction: adds none of its own
     context.run_migrations()

@@ -1,0 +1,138 @@
+"""PostgreSQL's text search under a score filter served by the trigram index of revision 0013
+(`pg_trgm`): the statements `result_page` sends for a search are planned on the index, and
+answer as before. SQLite has no such index and keeps its plan."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy
+from scorelab_db import BACKENDS, database
+from sqlalchemy import select
+
+from core.records import ColumnMapping, DatasetItem, ResultQuery, ScorerOutcome, ScorerSpec
+from core.storage import Store
+from core.storage.reads import _matches
+from core.storage.tables import SEARCHED_TEXT, TRIGRAM_INDEX, DatasetItemRow
+
+POSTGRES = [p for p in BACKENDS if p.id == "postgres"]
+
+
+@pytest.fixture(params=BACKENDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    with database(request.param, tmp_path) as url:
+        opened = Store(url)
+        yield opened
+        opened.close()
+
+
+def _experiment(store: Store, items: int) -> str:
+    rng = random.Random(5)
+    # Words of a large vocabulary, "paris river" in one item of 50: a rare needle, the case
+    # an index is for (a needle in every item is cheaper read by a scan).
+    texts = [
+        " ".join(f"w{rng.randrange(10**6):06d}" for _ in range(6))
+        + (" paris river" if n % 50 == 7 else "")
+        for n in range(items)
+    ]
+    dataset = store.save_dataset(
+        name="d",
+        file_name="d.csv",
+        format="csv",
+        fingerprint="t" * 64,
+        columns=["id", "question", "answer"],
+        mapping=ColumnMapping(id="id", input="question", output="answer"),
+        items=[
+            [
+                DatasetItem(id=f"q{n}", input=f"About {text}?", output=f"Answer {n}.")
+                for n, text in enumerate(texts)
+            ]
+        ],
+    )
+    info = store.create_experiment(
+        name="e",
+        dataset_id=dataset.id,
+        scorers=[ScorerSpec(scorer_id="keyword-coverage-scorer")],
+        scorer_ids=["s"],
+        judge_model=None,
+        api_base=None,
+        judge_settings={},
+        concurrency=1,
+    )
+    store.add_results(
+        info.id,
+        [
+            ScorerOutcome(item_id=f"q{n}", scorer_id="s", status="success", score=n / items)
+            for n in range(items)
+        ],
+    )
+    store.finish_experiment(info.id, "completed")
+    return info.id
+
+
+def _searches(store: Store, experiment_id: str, query: ResultQuery) -> list[tuple[str, Any]]:
+    """The statements (with their parameters) `result_page` sends that search the texts."""
+    sent: list[tuple[str, Any]] = []
+
+    def record(conn: Any, cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
+        if "LIKE" in statement.upper():
+            sent.append((statement, parameters))
+
+    sqlalchemy.event.listen(store.engine, "before_cursor_execute", record)
+    try:
+        page = store.result_page(experiment_id, query)
+    finally:
+        sqlalchemy.event.remove(store.engine, "before_cursor_execute", record)
+    assert page.rows, "the search found nothing: the plan below would prove nothing"
+    return sent
+
+
+@pytest.mark.parametrize("store", POSTGRES, indirect=True)
+def test_the_searched_expression_is_served_by_the_trigram_index(store: Store) -> None:
+    experiment_id = _experiment(store, 2_000)
+    sent = _searches(store, experiment_id, ResultQuery(score_range=(0.1, 0.9), search="paris"))
+    assert sent and all(SEARCHED_TEXT in s.replace("dataset_items.", "") for s, _ in sent)
+    items = DatasetItemRow.__table__
+    search = select(items.c.position).where(_matches("paris river", "postgresql"))
+    with store.engine.connect() as connection:
+        connection.exec_driver_sql("ANALYZE dataset_items")
+        assert connection.exec_driver_sql(
+            "SELECT count(*) FROM pg_indexes WHERE indexname = %s", (TRIGRAM_INDEX,)
+        ).scalar_one()
+        # 2,000 items are cheaper scanned: without sequential scans the plan shows whether the
+        # search's own expression (the one `result_page` sends) is answered from the index.
+        connection.exec_driver_sql("SET enable_seqscan = off")
+        compiled = search.compile(connection)
+        plan = connection.exec_driver_sql(f"EXPLAIN {compiled}", compiled.params).all()
+    text = "\n".join(row[0] for row in plan)
+    assert f"Bitmap Index Scan on {TRIGRAM_INDEX}" in text, text
+
+
+@pytest.mark.parametrize("store", POSTGRES, indirect=True)
+def test_the_indexed_search_finds_what_the_scan_finds(store: Store) -> None:
+    experiment_id = _experiment(store, 500)
+    query = ResultQuery(score_range=(0.2, 0.7), search="PARIS RIVER", page_size=1_000)
+    found = store.result_page(experiment_id, query)
+    with store.engine.connect() as connection:
+        connection.exec_driver_sql("SET enable_indexscan = off")
+        connection.exec_driver_sql("SET enable_bitmapscan = off")
+    expected = [
+        row
+        for row in store.result_page(
+            experiment_id, ResultQuery(score_range=(0.2, 0.7), page_size=1_000)
+        ).rows
+        if "paris river" in str(row.input).lower()
+    ]
+    assert [row.item_id for row in found.rows] == [row.item_id for row in expected]
+    assert found.total == len(expected) > 0
+
+
+@pytest.mark.parametrize("store", [p for p in BACKENDS if p.id == "sqlite"], indirect=True)
+def test_sqlite_has_no_trigram_index(store: Store) -> None:
+    with store.engine.connect() as connection:
+        names = {row[0] for row in connection.exec_driver_sql("PRAGMA index_list(dataset_items)")}
+    assert TRIGRAM_INDEX not in names
