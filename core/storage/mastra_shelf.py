@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy import func, insert, select, update
 
-from core.records import ColumnMapping, DatasetInfo, DatasetItem, ExperimentStatus
+from core.records import ColumnMapping, DatasetInfo, DatasetItem, ExperimentStatus, ItemValues
 from core.storage import result_rows
 from core.storage._rows import _item_rows
 from core.storage.store import Store
@@ -78,7 +78,7 @@ def merge_dataset(
         position = -1 if last is None else int(last)
         new = [item for item in items if item.id not in known]
         for start in range(0, len(new), _BATCH):
-            batch = new[start : start + _BATCH]
+            batch: list[DatasetItem | ItemValues] = list(new[start : start + _BATCH])
             result_rows.insert_items(connection, _item_rows(dataset_id, position + 1, batch))
             position += len(batch)
         merged_columns = list(dict.fromkeys([*stored_columns, *columns]))
