@@ -3,6 +3,7 @@ and the result pages read at that size (docs/storage.md, Reading a large experim
 
     python bench/million_results.py [--items 1000000] [--scorer keyword-coverage-scorer]
                                     [--skip-run] [--direct] [--database-url URL]
+                                    [--run-database-url URL] [--no-pages]
 
 1. **Bare runs/s**: the code scorer's `run_sync` over 20,000 distinct pairs in this process.
 2. **End to end** (in a subprocess of its own, for its peak RSS, `VmHWM`): the CSV of `--items`
@@ -19,8 +20,11 @@ and the result pages read at that size (docs/storage.md, Reading a large experim
 scorer's outcomes, scores spread over 0..1): faster than a run when only the pages are wanted.
 `--direct` does the same after the end-to-end run (not on its database). `--database-url` puts
 the page bench's results in another database (e.g. PostgreSQL from `.ci/postgres.sh`); the
-end-to-end run is always SQLite. `--database-url URL --experiment ID` times the pages of an
-experiment already there.
+end-to-end run is on SQLite unless `--run-database-url URL` (PostgreSQL) says otherwise;
+`--no-pages` stops after it. Besides wall-clock ratios (which a loaded machine skews), the run
+reports its CPU per run in the scoring interpreter against the bare scorer's, and the CPU of
+the writer's own process (core/storage/writer_process.py). `--database-url URL --experiment
+ID` times the pages of an experiment already there.
 """
 
 from __future__ import annotations
@@ -62,20 +66,24 @@ def peak_kb():
     with open("/proc/self/status") as status:
         return int(next(line.split()[1] for line in status if line.startswith("VmHWM")))
 
+def cpu(times):  # this interpreter's CPU seconds, and its children's (the writer's process)
+    return times.user + times.system, times.children_user + times.children_system
+
 database, csv_path, scorer = sys.argv[1:4]
 service = Service(database)
-started = time.perf_counter()
+started, before = time.perf_counter(), cpu(os.times())
 dataset = service.import_dataset("million.csv", open(csv_path, "rb").read())
-imported = time.perf_counter() - started
+imported, at_import = time.perf_counter() - started, cpu(os.times())
 started = time.perf_counter()
 experiment_id = service.start_experiment(
     ExperimentConfig(name="million", dataset_id=dataset.id,
                      scorers=[ScorerSpec(scorer_id=scorer)], concurrency=8)
 )
 final = service.wait(experiment_id)
-ran = time.perf_counter() - started
+ran, at_end = time.perf_counter() - started, cpu(os.times())
 stored = service.store.result_count(experiment_id)
-print(dataset.item_count, imported, ran, stored, final.status, peak_kb(), experiment_id)
+print(dataset.item_count, imported, ran, stored, final.status, peak_kb(), experiment_id,
+      at_import[0] - before[0], at_end[0] - at_import[0], at_end[1] - at_import[1])
 """
 
 
@@ -93,21 +101,30 @@ def write_csv(path: Path, items: int) -> None:
 
 
 def bare_runs_per_s(scorer_id: str) -> float:
+    return bare_runs(scorer_id)[0]
+
+
+def bare_runs(scorer_id: str) -> tuple[float, float]:
+    """The bare scorer's runs/s and its CPU microseconds per run."""
     service = Service("sqlite://")
     scorer = service.build_scorer(ScorerSpec(scorer_id=scorer_id), None)
     pairs = [row(n) for n in range(BARE_PAIRS)]
     for _, question, answer in pairs[:2000]:  # warm-up
         scorer.run_sync(input=question, output=answer)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     for _, question, answer in pairs:
         scorer.run_sync(input=question, output=answer)
-    return len(pairs) / (time.perf_counter() - started)
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+    return len(pairs) / elapsed, 1e6 * cpu / len(pairs)
 
 
-def end_to_end(folder: Path, items: int, scorer_id: str) -> tuple[str, str]:
+def end_to_end(
+    folder: Path, items: int, scorer_id: str, database: str | None = None
+) -> tuple[str, str]:
+    """The CSV imported and run in a subprocess, on SQLite in `folder` (or `database`)."""
     csv_path = folder / "million.csv"
     write_csv(csv_path, items)
-    database = f"sqlite:///{folder / 'million.db'}"
+    database = database or f"sqlite:///{folder / 'million.db'}"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     started = time.perf_counter()
     output: Any = subprocess.run(
@@ -120,14 +137,27 @@ def end_to_end(folder: Path, items: int, scorer_id: str) -> tuple[str, str]:
         raise SystemExit(f"the end-to-end run failed:\n{output.stderr[-3000:]}")
     output = output.stdout.split()
     total = time.perf_counter() - started
-    count, imported, ran, stored, status, peak_kb, experiment_id = output
-    bare = bare_runs_per_s(scorer_id)
+    count, imported, ran, stored, status, peak_kb, experiment_id = output[:7]
+    import_cpu, run_cpu, writer_cpu = (float(value) for value in output[7:])
+    bare, bare_cpu = bare_runs(scorer_id)
     runs = int(stored) / float(ran)
-    print(f"end to end on SQLite: {int(count):,} items x 1 code scorer ({scorer_id})")
+    backend = database.split(":", 1)[0]
+    print(f"end to end on {backend}: {int(count):,} items x 1 code scorer ({scorer_id})")
     print(f"  CSV {csv_path.stat().st_size / 2**20:,.1f} MiB; whole subprocess {total:,.1f} s")
-    print(f"  import        {float(imported):8.1f} s")
+    load = os.getloadavg()[0]
+    print(f"  load average  {load:8.1f} (wall-clock ratios below are only as good as it is low)")
+    rows_s = int(count) / float(imported)
+    print(
+        f"  import        {float(imported):8.1f} s   {rows_s:9,.0f} rows/s   CPU {import_cpu:.1f} s"
+    )
     print(f"  run (stored)  {float(ran):8.1f} s   {runs:9,.0f} runs/s   status {status}")
-    print(f"  bare run_sync                 {bare:9,.0f} runs/s")
+    per_run = 1e6 * run_cpu / max(int(stored), 1)
+    print(
+        f"  run CPU       {per_run:8.1f} us/run in the scoring interpreter, "
+        f"{1e6 * writer_cpu / max(int(stored), 1):.1f} us/run in the writer's process"
+    )
+    print(f"  bare run_sync                 {bare:9,.0f} runs/s   CPU {bare_cpu:.1f} us/run")
+    print(f"  bare CPU / run CPU {bare_cpu / per_run:5.0%}   (the scoring interpreter's share)")
     verdict = "ok" if runs >= 0.8 * bare else "MISSED"
     print(f"  run / bare    {runs / bare:8.0%}   (target >= 80%: {verdict})")
     whole = int(stored) / (float(imported) + float(ran))
@@ -265,6 +295,10 @@ def main() -> None:
     parser.add_argument("--direct", action="store_true")
     parser.add_argument("--database-url")
     parser.add_argument("--experiment", help="time the pages of this experiment of --database-url")
+    parser.add_argument(
+        "--run-database-url", help="the end-to-end run on this database (PostgreSQL) instead"
+    )
+    parser.add_argument("--no-pages", action="store_true", help="the end-to-end run only")
     arguments = parser.parse_args()
     if arguments.experiment:
         time_pages(arguments.database_url, arguments.experiment)
@@ -273,7 +307,11 @@ def main() -> None:
         folder = Path(name)
         database, experiment_id = "", ""
         if not arguments.skip_run:
-            database, experiment_id = end_to_end(folder, arguments.items, arguments.scorer)
+            database, experiment_id = end_to_end(
+                folder, arguments.items, arguments.scorer, arguments.run_database_url
+            )
+        if arguments.no_pages:
+            return
         if arguments.skip_run or arguments.direct or arguments.database_url:
             database = arguments.database_url or f"sqlite:///{folder / 'direct.db'}"
             experiment_id = write_directly(database, arguments.items)

@@ -1,8 +1,10 @@
 """Code scorers for the resume tests, and a process that runs an experiment until it is killed.
 
-`python tests/resume_worker.py DATABASE_URL DATASET_ID` starts an experiment of the `slow`
-scorer over the dataset through the service, prints its id, and waits for `kill -9`. The test
-process resumes it with the same catalog, counting each pair its `slow` scorer runs.
+`python tests/resume_worker.py DATABASE_URL DATASET_ID DELAY_S FAIL_ON [thread|process]` starts
+an experiment of the `slow` scorer over the dataset through the service (its results written
+by the writer thread, or by the writer's own process), prints its id (then, with `process`,
+the writer's process id once it writes), and waits for `kill -9`. The test process resumes it
+with the same catalog, counting each pair its `slow` scorer runs.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
+import time
 from collections import Counter
 from typing import Any
 
@@ -83,8 +86,15 @@ def slow_spec(delay_s: float = 0.0, fail_on: str = "") -> ScorerSpec:
     return ScorerSpec(scorer_id="slow", options={"delay_s": delay_s, "fail_on": fail_on})
 
 
-def main(database_url: str, dataset_id: str, delay_s: float, fail_on: str) -> None:
+def main(
+    database_url: str, dataset_id: str, delay_s: float, fail_on: str, writer: str = "thread"
+) -> None:
+    from core.experiments import jobs
     from core.service import Service
+
+    if writer == "process":  # the results written by a child process, whatever the size
+        jobs._OWN_PROCESS_FROM = 0
+        jobs._PROCESS_FIRST = True
 
     service = Service(database_url, catalog=CATALOG)
     experiment_id = service.start_experiment(
@@ -93,8 +103,15 @@ def main(database_url: str, dataset_id: str, delay_s: float, fail_on: str) -> No
         )
     )
     print(experiment_id, flush=True)
+    if writer == "process":  # the child's pid, once it writes
+        job = service.context.jobs.get(experiment_id)
+        while job is not None and job.running:
+            if job._writer is not None and job._writer.process_id is not None:
+                print(job._writer.process_id, flush=True)
+                break
+            time.sleep(0.01)
     service.wait(experiment_id)  # killed long before
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4])
+    main(sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4], *sys.argv[5:6])

@@ -12,7 +12,7 @@ import pandas as pd
 
 from core.datasets._cell_values import empty_mask, id_strings, is_text, plain_list
 from core.datasets._dataset_table import Table
-from core.records import ColumnMapping, DatasetItem
+from core.records import ColumnMapping, DatasetItem, ItemValues
 
 Column = list[Any] | pd.Series
 """Mapped values: a list, or a pyarrow-backed text Series (nulls allowed), turned into Python
@@ -74,6 +74,29 @@ class MappedColumns:
                     strict=True,
                 )
             ]
+
+    def value_chunks(self, size: int) -> Iterator[list[ItemValues]]:
+        """The items' values in row order as plain tuples (`ItemValues`), `size` at a time:
+        what `chunks` gives, without a `DatasetItem` per row (the store's import path)."""
+        names = list(self.metadata)
+        for start in range(0, len(self), size):
+            stop = min(start + size, len(self))
+            metadata = [values(c, start, stop) for c in self.metadata.values()]
+            if metadata:
+                rows = zip(*metadata, strict=True)
+                extra: Any = (dict(zip(names, row, strict=True)) for row in rows)
+            else:
+                extra = ({} for _ in range(stop - start))
+            yield list(
+                zip(
+                    values(self.ids, start, stop),
+                    values(self.inputs, start, stop),
+                    values(self.outputs, start, stop),
+                    values(self.truths, start, stop),
+                    extra,
+                    strict=True,
+                )
+            )
 
 
 def map_columns(table: Table, mapping: ColumnMapping) -> MappedColumns:

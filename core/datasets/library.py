@@ -12,7 +12,7 @@ from pathlib import Path, PurePath
 from typing import Protocol
 
 from core.datasets.upload import SUPPORTED_EXTENSIONS, ParsedUpload, read_upload
-from core.records import ColumnMapping, DatasetInfo, DatasetItem, ImportReport
+from core.records import ColumnMapping, DatasetInfo, DatasetItem, ImportReport, ItemValues
 
 __all__ = ["DatasetImportError", "DatasetShelf", "import_parsed", "import_samples"]
 
@@ -44,9 +44,10 @@ class DatasetShelf(Protocol):
         fingerprint: str,
         columns: Sequence[str],
         mapping: ColumnMapping,
-        items: Iterable[DatasetItem] | Iterable[Sequence[DatasetItem]],
+        items: Iterable[DatasetItem] | Iterable[Sequence[DatasetItem | ItemValues]],
     ) -> DatasetInfo:
-        """Store the items (given one by one or in chunks, consumed once), whole or nothing."""
+        """Store the items (given one by one, or in chunks of items or of their values as
+        `ItemValues` tuples; consumed once), whole or nothing."""
         ...
 
 
@@ -80,7 +81,7 @@ def import_parsed(
         fingerprint=report.fingerprint,
         columns=report.columns,
         mapping=report.mapping_used,
-        items=mapped.item_chunks(),  # built a chunk at a time, as they are inserted
+        items=mapped.value_chunks(),  # a chunk at a time, as they are inserted
     )
 
 

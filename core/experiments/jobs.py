@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from core._sync import run_coroutine_sync
 from core.experiments.engine import CancelToken, Run, Skip, run_experiment
@@ -46,6 +46,8 @@ from core.run_results import (
 from core.scoring import Scorer
 
 __all__ = [
+    "Detachable",
+    "DetachedSink",
     "ExperimentJob",
     "Jobs",
     "ResultSink",
@@ -62,6 +64,14 @@ _QUEUED_AT_MOST = 20 * _BATCH_SIZE
 """Outcomes waiting for the writer: when the database falls behind (a checkpoint, a slow
 disk), the runs wait for it rather than pile their results up in memory."""
 _FLUSH_EVERY_S = 0.5
+_OWN_PROCESS_FROM = 50_000
+"""Planned runs from which the writer writes from a process of its own (`Detachable`): its
+start costs about a second of CPU (on another core, the thread writing meanwhile), and it
+takes about 5 us per run off the scoring interpreter, which only a large experiment wins
+back on a busy machine."""
+_PROCESS_FIRST = False
+"""True: a writer with a process of its own waits for it before its first batch, so the
+process writes every result (the tests of that path, whatever the machine's load)."""
 _HEARTBEAT_EVERY_S = 5.0
 """How often a running experiment's row is touched even when no run finishes (a slow judge):
 well within `core.storage.STALE_AFTER_S`, after which it would be reported as interrupted."""
@@ -108,13 +118,37 @@ class ResultSink(Protocol):
         ...
 
 
+class DetachedSink(ResultSink, Protocol):
+    """A sink writing from a process of its own (`core.storage.writer_process`)."""
+
+    def close(self) -> None:
+        """Finish what was asked and end the process."""
+        ...
+
+
+@runtime_checkable
+class Detachable(Protocol):
+    """A sink that can hand the writing to a process of its own."""
+
+    def detached(self) -> DetachedSink | None:
+        """A sink writing to the same database from a child process, or None when the
+        database cannot be shared with one (SQLite in memory)."""
+        ...
+
+
 class ResultWriter:
     """Writes successful runs and the latest counts to a sink in batches, from its own thread.
     A sink that fails stops the writing: `error` holds why and `on_error` is called.
 
     What it is handed (`put`: a pre-encoded row, or an outcome record) waits in one list; the
     writer takes the whole list at once, when `_BATCH_SIZE` are waiting or every
-    `_FLUSH_EVERY_S`: one hand-off per batch, not per run."""
+    `_FLUSH_EVERY_S`: one hand-off per batch, not per run.
+
+    `own_process`: when the sink is `Detachable`, the batches are written by a child process
+    of its own (the inserts, commits and index upkeep off this interpreter), this thread only
+    handing them over and waiting for each to be committed; until the child is ready, and
+    when it cannot start, this thread writes them itself; a child that dies stops the writing
+    as a broken database does."""
 
     def __init__(
         self,
@@ -122,8 +156,13 @@ class ResultWriter:
         experiment_id: str,
         counts: Callable[[], tuple[RunCounts, RunCounts]],
         on_error: Callable[[], None],
+        own_process: bool = False,
     ) -> None:
         self._sink = sink
+        self._own_process = own_process
+        self._detached: DetachedSink | None = None
+        self._done = threading.Event()  # the writing is over: the process may end
+        self._started = threading.Event()  # the process is ready, or will not be
         self._experiment_id = experiment_id
         self._counts = counts
         self._on_error = on_error
@@ -160,7 +199,55 @@ class ResultWriter:
         self._due.set()
         self._thread.join()
 
+    @property
+    def process_id(self) -> int | None:
+        """The writing child's process id, while one writes."""
+        detached = self._detached
+        if detached is None or self._sink is not detached:
+            return None
+        return getattr(detached, "pid", None)
+
     def _run(self) -> None:
+        helper: threading.Thread | None = None
+        if self._own_process and isinstance(self._sink, Detachable):
+            # Started beside the writing: until the child has opened the database (a second
+            # or so of imports, on another core), this thread writes the batches itself.
+            helper = threading.Thread(
+                target=self._keep_process,
+                args=(self._sink,),
+                name=f"{threading.current_thread().name}-process",
+                daemon=True,
+            )
+            helper.start()
+            if _PROCESS_FIRST:
+                self._started.wait()
+        try:
+            self._loop()
+        finally:
+            self._done.set()
+            if helper is not None:
+                helper.join()
+
+    def _keep_process(self, sink: Detachable) -> None:
+        """Start the writer's process, hand it over, and end it once the writing is done. The
+        process is started and ended from this thread, which lives as long as it does (the
+        child ends with the thread that started it: core/storage/writer_process.py)."""
+        try:
+            detached = sink.detached()
+        except Exception as error:  # the thread writes instead: slower, never wrong
+            logger.warning("The result writer's process did not start (%s)", error)
+            detached = None
+        self._detached = detached  # taken by `_flush` between two batches
+        self._started.set()
+        if detached is None:
+            return
+        self._done.wait()
+        try:
+            detached.close()
+        except Exception as error:  # pragma: no cover (nothing left to write)
+            logger.warning("The result writer's process did not end cleanly: %s", error)
+
+    def _loop(self) -> None:
         while True:
             self._due.wait(_FLUSH_EVERY_S)
             self._due.clear()
@@ -175,6 +262,9 @@ class ResultWriter:
     def _flush(self, batch: list[ResultRow | ScorerOutcome]) -> None:
         if self.error is not None:
             return
+        detached = self._detached
+        if detached is not None and self._sink is not detached:
+            self._sink = detached  # every batch before was committed by this thread
         try:
             if batch:
                 outcomes = [entry for entry in batch if isinstance(entry, ScorerOutcome)]
@@ -444,11 +534,13 @@ class ExperimentJob:
         skip: Skip | None,
         retried_from: ExperimentStatus | None,
     ) -> None:
+        planned = (item_count or 0) * len(scorers)
         writer = ResultWriter(
             sink,
             self.experiment_id,
             self.tally,
             lambda: self.cancel.cancel(abort_in_flight=True),
+            own_process=planned >= _OWN_PROCESS_FROM,
         )
         self._writer = writer
         status: ExperimentStatus = "error"

@@ -9,6 +9,7 @@ from core.records.datasets import (
     DatasetItem,
     ImportProblem,
     ImportReport,
+    ItemValues,
 )
 from core.records.experiments import (
     CostEstimate,
@@ -68,6 +69,7 @@ __all__ = [
     "ImportReport",
     "ItemRow",
     "ItemSort",
+    "ItemValues",
     "RateLimit",
     "ResultPage",
     "ResultQuery",

@@ -39,6 +39,12 @@ class DatasetItem(Record):
     """The row's other columns, by column name."""
 
 
+ItemValues = tuple[str, Any, Any, Any, dict[str, Any]]
+"""A dataset item's values as a plain tuple: (id, input, output, ground truth, metadata), the
+row a large import hands the store without building a `DatasetItem` per row (the same fields,
+the same meaning)."""
+
+
 class ColumnMapping(Record):
     """Which column of the file plays which role."""
 

@@ -1,6 +1,4 @@
-"""The Service's results desk: a large experiment read without loading it, from summaries and
-histograms computed by the database to a page of its item table, one item's detail and its
-slices by a metadata column (docs/storage.md)."""
+"""The results desk: an experiment read in aggregates, pages, one item and slices."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The Service's run desk: an experiment started, resumed, its failed runs retried, followed
-(progress, wait) and cancelled, in background workers of this process (docs/core.md)."""
+"""The run desk: experiments started, resumed, retried, followed and cancelled in workers."""
 
 from __future__ import annotations
 

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any, TypeAlias, TypeVar, overload
 
 import orjson
+from pydantic import ValidationError
 from sqlalchemy import (
     Text,
     select,
@@ -20,6 +21,7 @@ from core.records import (
     DatasetInfo,
     DatasetItem,
     ExperimentInfo,
+    ItemValues,
     RunCounts,
     ScorerOutcome,
     ScorerSpec,
@@ -206,11 +208,6 @@ def _with_item_texts(result: dict[str, Any], row: _RowFields) -> dict[str, Any]:
     return rebuilt
 
 
-def _row_key(row: tuple[Any, ...]) -> tuple[str, str]:
-    """(item id, scorer id) of an `(experiment_id, *ResultRow)`."""
-    return row[1], row[2]
-
-
 def _outcome(row: _RowFields) -> ScorerOutcome:
     result = row.get("result")
     if row.get("item_texts") and isinstance(result, dict):
@@ -245,8 +242,10 @@ def _batches(rows: Iterable[_Row]) -> Iterator[list[_Row]]:
         yield batch
 
 
-def _flat(items: Iterable[DatasetItem] | Iterable[Sequence[DatasetItem]]) -> Iterator[DatasetItem]:
-    """Items given one by one or in chunks, one by one."""
+def _flat(
+    items: Iterable[DatasetItem] | Iterable[Sequence[DatasetItem | ItemValues]],
+) -> Iterator[DatasetItem | ItemValues]:
+    """Items given one by one or in chunks (of items or of `ItemValues`), one by one."""
     for entry in items:
         if isinstance(entry, DatasetItem):
             yield entry
@@ -254,21 +253,62 @@ def _flat(items: Iterable[DatasetItem] | Iterable[Sequence[DatasetItem]]) -> Ite
             yield from entry
 
 
-def _item_rows(dataset_id: str, first: int, items: list[DatasetItem]) -> list[tuple[Any, ...]]:
-    """Items as the rows `result_rows.insert_items` writes (JSON encoded once, by orjson)."""
+def _item_rows(
+    dataset_id: str, first: int, items: list[DatasetItem | ItemValues]
+) -> list[tuple[Any, ...]]:
+    """Items (or their `ItemValues`) as the rows `result_rows.insert_items` writes (JSON encoded
+    once, by orjson). Values are checked as a `DatasetItem` would check them: a text id and a
+    mapping of metadata, else a ValueError naming the row."""
     text = result_rows.json_text
-    return [
-        (
-            dataset_id,
-            position,
-            item.id,
-            text(item.input),
-            text(item.output),
-            text(item.ground_truth),
-            text(item.metadata),
+    rows: list[tuple[Any, ...]] = []
+    for position, item in enumerate(items, start=first):
+        if isinstance(item, DatasetItem):
+            values: tuple[Any, ...] = (
+                item.id,
+                item.input,
+                item.output,
+                item.ground_truth,
+                item.metadata,
+            )
+        else:
+            values = item
+            if len(values) != 5 or type(values[0]) is not str or type(values[4]) is not dict:
+                values = _checked_values(position, values)
+        item_id, item_input, output, truth, metadata = values
+        rows.append(
+            (
+                dataset_id,
+                position,
+                item_id,
+                text(item_input),
+                text(output),
+                text(truth),
+                text(metadata),
+            )
         )
-        for position, item in enumerate(items, start=first)
-    ]
+    return rows
+
+
+def _checked_values(position: int, values: Sequence[Any]) -> tuple[Any, ...]:
+    """`ItemValues` whose id is not a `str` or metadata not a `dict`: validated as a
+    `DatasetItem` (which takes a str subclass, a mapping...), else a ValueError naming the row
+    (its 1-based position in the dataset)."""
+    if len(values) != 5:
+        raise ValueError(
+            f"Item {position + 1}: expected (id, input, output, ground truth, metadata), got "
+            f"{len(values)} values"
+        )
+    try:
+        item = DatasetItem(
+            id=values[0],
+            input=values[1],
+            output=values[2],
+            ground_truth=values[3],
+            metadata=values[4],
+        )
+    except ValidationError as error:
+        raise ValueError(f"Item {position + 1} ({values[0]!r}): {error}") from error
+    return (item.id, item.input, item.output, item.ground_truth, item.metadata)
 
 
 def _items_query(dataset_id: str, first: int, limit: int | None, *, as_text: bool = False) -> Any:

@@ -1,6 +1,4 @@
-"""`Database`: what the store's parts share: the engine and its URL, a transaction whose
-errors name what failed, the staleness rule of a live run, the totals kept for settled
-experiments; with the store's errors and the default database URL."""
+"""`Database`: the engine, transactions, live-run rule, settled totals the Store's parts share."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The store's datasets: a dataset and its items written whole or not at all, read whole,
-by id or a page at a time, and deleted with its experiments."""
+"""The store's datasets: a dataset and its items written whole, read whole, by id or by page."""
 
 from __future__ import annotations
 
@@ -14,12 +13,14 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy.engine import Connection
 from sqlmodel import col
 
 from core.records import (
     ColumnMapping,
     DatasetInfo,
     DatasetItem,
+    ItemValues,
 )
 from core.storage import result_rows, reviews, thresholds, totals
 from core.storage._rows import (
@@ -54,12 +55,15 @@ class DatasetStore:
         fingerprint: str,
         columns: Sequence[str],
         mapping: ColumnMapping,
-        items: Iterable[DatasetItem] | Iterable[Sequence[DatasetItem]],
+        items: Iterable[DatasetItem] | Iterable[Sequence[DatasetItem | ItemValues]],
     ) -> DatasetInfo:
         """Store a dataset and its items in one transaction (whole or nothing).
 
-        `items`: the items, or chunks of them (lists, e.g. `MappedUpload.item_chunks()`),
-        consumed once and inserted a batch at a time: never all held at once.
+        `items`: the items, or chunks of them (lists, e.g. `MappedUpload.item_chunks()`) or
+        of their values (`ItemValues` tuples, `MappedUpload.value_chunks()`: no `DatasetItem`
+        per row), consumed once and inserted a batch at a time: never all held at once. Values
+        that are not an item's (an id that is not text) raise ValueError naming the row,
+        storing nothing.
         """
         dataset_id = uuid.uuid4().hex
         row = {
@@ -166,7 +170,9 @@ class DatasetStore:
             if where is not None:
                 query = query.where(where)
             with self._db.engine.connect() as connection:
-                rows = connection.execute(query).all()
+                # The driver's own rows (plain tuples): SQLAlchemy's result rows cost more
+                # than the items built from them.
+                rows = _driver_rows(connection, query)
             yield from _items(rows, decode=text)
             if len(rows) < page_size:
                 return
@@ -217,3 +223,13 @@ class DatasetStore:
         if not found:
             raise NotFoundError(f"No item {item_id!r} in dataset {dataset_id!r}")
         return found[0]
+
+
+def _driver_rows(connection: Connection, query: Any) -> list[Any]:
+    """The rows of `query` as the driver gives them (tuples), the statement compiled by
+    SQLAlchemy with its parameters bound for the driver's paramstyle."""
+    compiled = query.compile(dialect=connection.dialect)
+    parameters: Any = compiled.params
+    if compiled.positiontup is not None:  # qmark (SQLite), format: in their order
+        parameters = tuple(parameters[name] for name in compiled.positiontup)
+    return list(connection.exec_driver_sql(compiled.string, parameters).fetchall())

@@ -1,16 +1,16 @@
-"""The store's scorer results: successful runs written in bulk (each pair once), read back
-whole or by item, and the aggregates, pages and slices the database computes (reads.py)."""
+"""The store's scorer results: written in bulk (each pair once), read back, aggregated by SQL."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
     func,
     null,
     select,
 )
+from sqlalchemy.engine import make_url
 from sqlmodel import col
 
 from core.records import (
@@ -25,16 +25,19 @@ from core.records import (
 )
 from core.run_results import ResultRow
 from core.storage import reads, result_rows, slices, step_usage, totals
+from core.storage._engines import is_sqlite_file
 from core.storage._rows import (
     _KEY_PAGE,
     _outcome,
-    _row_key,
     _score_row,
     _settled_key,
 )
 from core.storage.database import Database
 from core.storage.experiments import ExperimentStore
 from core.storage.tables import DatasetItemRow, ExperimentRow, ScoreRow
+
+if TYPE_CHECKING:
+    from core.storage.writer_process import WriterProcess
 
 __all__ = ["ResultStore"]
 
@@ -70,15 +73,25 @@ class ResultStore:
         """Bulk-insert successful runs given as pre-encoded rows (`core.run_results.ResultRow`,
         what a running experiment's writer hands over); returns how many were written, as
         `add_results` does (a pair already stored is skipped)."""
+        # On PostgreSQL the rows go in key order (result_rows: two writers of one experiment
+        # wait for each other's keys in one order, and none deadlocks).
         keyed = [(experiment_id, *row) for row in rows]
-        if self._db.engine.dialect.name == "postgresql":
-            # Two writers of one experiment (a resume racing its old process) each wait for the
-            # other's uncommitted keys: in one order for both, one waits and none deadlocks.
-            keyed.sort(key=_row_key)
         self._db.settled.pop(experiment_id, None)
         with self._db.transaction("store the scorer results") as connection:
             totals.forget(connection, [experiment_id])  # summed before these rows
             return result_rows.insert_rows(connection, keyed)
+
+    def detached(self) -> WriterProcess | None:
+        """A sink writing to this database from a child process of its own (`add_rows`,
+        progress and heartbeats: core/storage/writer_process.py), or None for SQLite in memory,
+        which no other process can open."""
+        url = self._db.url
+        if make_url(url).get_backend_name() == "sqlite" and not is_sqlite_file(url):
+            return None
+        # Imported here: the child runs that module as its __main__.
+        from core.storage.writer_process import WriterProcess
+
+        return WriterProcess(url)
 
     def stored_pairs(self, experiment_id: str, item_ids: Sequence[str]) -> set[tuple[str, str]]:
         """The (item id, scorer id) pairs of these items that have a stored result."""

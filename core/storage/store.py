@@ -112,6 +112,7 @@ class Store:
     # ---- results (core/storage/results.py) ----
     add_results = delegate("results", ResultStore.add_results)
     add_rows = delegate("results", ResultStore.add_rows)
+    detached = delegate("results", ResultStore.detached)
     stored_pairs = delegate("results", ResultStore.stored_pairs)
     experiment_results = delegate("results", ResultStore.experiment_results)
     stored_scores = delegate("results", ResultStore.stored_scores)

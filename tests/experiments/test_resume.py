@@ -99,7 +99,18 @@ def run_clean(service: Service, dataset_id: str, *specs: ScorerSpec) -> str:
 # ---- resume after kill -9 ----
 
 
-def start_worker(database_url: str, dataset_id: str, delay_s: float, fail_on: str) -> Any:
+def process_alive(pid: int) -> bool:
+    """True while `pid` runs (a zombie, dead but not yet reaped, counts as ended)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def start_worker(
+    database_url: str, dataset_id: str, delay_s: float, fail_on: str, writer: str = "thread"
+) -> Any:
     environment = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'tests'}"}
     return subprocess.Popen(
         [
@@ -109,6 +120,7 @@ def start_worker(database_url: str, dataset_id: str, delay_s: float, fail_on: st
             dataset_id,
             str(delay_s),
             fail_on,
+            writer,
         ],
         stdout=subprocess.PIPE,
         text=True,
@@ -117,16 +129,18 @@ def start_worker(database_url: str, dataset_id: str, delay_s: float, fail_on: st
     )
 
 
+@pytest.mark.parametrize("writer", ["thread", "process"])
 def test_an_experiment_killed_mid_run_resumes_to_the_counts_of_a_clean_run(
-    service: Service, database_url: str
+    service: Service, database_url: str, writer: str
 ) -> None:
     items = 200
     dataset = service.import_dataset("set.csv", rows_of(items))
-    worker = start_worker(database_url, dataset.id, 0.03, fail_on="q150")
+    worker = start_worker(database_url, dataset.id, 0.03, fail_on="q150", writer=writer)
     try:
         assert worker.stdout is not None
         experiment_id = worker.stdout.readline().strip()
         assert experiment_id, "the worker did not start its experiment"
+        child = int(worker.stdout.readline()) if writer == "process" else None
         deadline = time.monotonic() + DEADLINE
         while service.store.result_count(experiment_id) < 40:
             assert worker.poll() is None, "the worker ended before it was killed"
@@ -134,6 +148,10 @@ def test_an_experiment_killed_mid_run_resumes_to_the_counts_of_a_clean_run(
             time.sleep(0.02)
         worker.send_signal(signal.SIGKILL)
         assert worker.wait(timeout=DEADLINE) == -signal.SIGKILL
+        if child is not None:  # the writer's process ends with it, writing nothing after
+            while process_alive(child):
+                assert time.monotonic() < deadline, "the writer's process outlived its parent"
+                time.sleep(0.01)
     finally:
         if worker.poll() is None:
             worker.kill()
@@ -415,3 +433,92 @@ def test_a_run_stopped_by_a_storage_error_is_resumable_once_the_cause_is_gone(
     assert len(stored_rows(service, experiment_id)) == 12
     assert sum(CALLS.values()) == 12 - len(kept)  # only the missing pairs ran again
     assert service.get_experiment(experiment_id).error is None
+
+
+# ---- the writer's own process (issue 22) ----
+
+
+@pytest.fixture
+def writer_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every experiment's results written by a child process, whatever its size."""
+    from core.experiments import jobs
+
+    monkeypatch.setattr(jobs, "_OWN_PROCESS_FROM", 0)
+    monkeypatch.setattr(jobs, "_PROCESS_FIRST", True)
+
+
+def test_a_run_whose_writer_process_dies_stops_interrupted_and_resumes_to_every_pair_once(
+    service: Service, writer_process: None
+) -> None:
+    """The child writing the results is killed (`kill -9`) mid-run: the run stops
+    `interrupted` saying the writer's process stopped, what it committed is kept once, nothing
+    failed was written, and a resume runs exactly the pairs without a stored result."""
+    items = 200
+    dataset = service.import_dataset("set.csv", rows_of(items))
+    experiment_id = service.start_experiment(
+        ExperimentConfig(
+            dataset_id=dataset.id, scorers=[slow_spec(delay_s=0.05, fail_on="q3")], concurrency=1
+        )
+    )
+    job = service.context.jobs.get(experiment_id)
+    assert job is not None
+    deadline = time.monotonic() + DEADLINE
+    while (writer := job._writer) is None or writer.process_id is None:  # the child writes
+        assert time.monotonic() < deadline, "the writer's process never took the writing"
+        time.sleep(0.01)
+    while service.store.result_count(experiment_id) < 10:
+        assert time.monotonic() < deadline, "nothing was stored"
+        time.sleep(0.02)
+    assert writer.process_id is not None
+    assert writer.process_id != os.getpid()
+    assert job.running, "finished before the writer's process was killed: make the runs slower"
+    os.kill(writer.process_id, signal.SIGKILL)
+    progress = service.wait(experiment_id, timeout=DEADLINE)
+
+    assert progress.status == "interrupted"
+    assert "result writer's process" in (progress.error or "")
+    assert "resume" in (progress.error or "")
+    kept = stored_rows(service, experiment_id)  # asserts no pair is stored twice
+    assert 10 <= len(kept) < items
+    assert ("4", "slow") not in kept  # q3 failed: never written
+    CALLS.clear()
+    service.resume_experiment(experiment_id)
+    assert service.wait(experiment_id, timeout=DEADLINE).status == "completed"
+    after = stored_rows(service, experiment_id)
+    assert {pair: after[pair] for pair in kept} == kept  # the same rows, untouched
+    assert set(after) == {(f"{n}", "slow") for n in range(1, items + 1)} - {("4", "slow")}
+    ran_again = {f"q{int(item) - 1}" for item, _ in set(after) - set(kept)} | {"q3"}
+    assert dict(CALLS) == dict.fromkeys(ran_again, 1)  # each missing pair once, no other
+
+
+def test_a_run_written_by_the_writer_process_stores_what_the_thread_stores(
+    service: Service, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The same experiment written by the thread and by the child process: the same stored
+    results (scores, reasons, result JSON, counts), the failure kept in memory only."""
+    from core.experiments import jobs
+
+    dataset = service.import_dataset("set.csv", rows_of(40))
+    spec = slow_spec(fail_on="q7")
+    by_thread = run_clean(service, dataset.id, spec)
+    monkeypatch.setattr(jobs, "_OWN_PROCESS_FROM", 0)
+    monkeypatch.setattr(jobs, "_PROCESS_FIRST", True)
+    by_process = run_clean(service, dataset.id, spec)
+    assert "did not start" not in caplog.text  # the process wrote them all
+
+    def without_run_id(result: Any) -> Any:
+        assert isinstance(result, dict) and result.pop("runId")  # each run has its own
+        return result
+
+    def stored(experiment_id: str) -> list[tuple[Any, ...]]:
+        return sorted(
+            (r.item_id, r.scorer_id, r.score, r.reason, without_run_id(r.result))
+            for r in service.store.experiment_results(experiment_id)
+        )
+
+    assert len(stored(by_process)) == 39
+    assert stored(by_process) == stored(by_thread)
+    thread_info, process_info = (service.get_experiment(e) for e in (by_thread, by_process))
+    assert comparable(process_info.counts) == comparable(thread_info.counts)
+    assert process_info.status == thread_info.status == "completed"
+    assert [f.item_id for f in service.failures(by_process)] == ["8"]

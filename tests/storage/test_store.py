@@ -343,3 +343,23 @@ def test_the_staleness_threshold_is_configurable(store: Store) -> None:
         impatient.close()
     with pytest.raises(NotFoundError):
         store.heartbeat("nope")
+
+
+def test_a_dataset_given_as_item_values_is_stored_as_its_items_would_be(store: Store) -> None:
+    """Issue 22: an import hands the store plain (id, input, output, truth, metadata) tuples,
+    in chunks, without a DatasetItem per row; what is stored and read back is the same."""
+    items = make_items(7)
+    values = [(i.id, i.input, i.output, i.ground_truth, i.metadata) for i in items]
+    as_items = save(store, items, name="items", fingerprint="a" * 64)
+    as_values = save(store, [values[:3], values[3:]], name="values", fingerprint="b" * 64)  # type: ignore[list-item]
+    assert as_values.item_count == as_items.item_count == 7
+    assert store.dataset_items(as_values.id) == store.dataset_items(as_items.id) == items
+
+
+def test_item_values_that_are_not_an_items_are_refused_naming_the_row(store: Store) -> None:
+    good = [("i0", "q", "a", None, {}), ("i1", "q", "a", None, {"tag": 1})]
+    with pytest.raises(ValueError, match=r"Item 3 \(7\):.*id"):
+        save(store, [[*good, (7, "q", "a", None, {})]])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match=r"Item 2: expected \(id, input, output"):
+        save(store, [[good[0], ("i1", "q")]])  # type: ignore[list-item]
+    assert store.list_datasets() == []  # whole or nothing
