@@ -1,5 +1,4 @@
-"""`delegate`: a method of one door (`Service`, `Store`) that hands the call to a part it is
-composed of, declared in one line and typed as the part's method (docs/architecture.md)."""
+"""`delegate`: a door's method (`Service`, `Store`) handing the call to one of its parts."""
 
 from __future__ import annotations
 

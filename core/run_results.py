@@ -15,6 +15,7 @@ from core.record_base import Record, StepName
 __all__ = [
     "ITEM_TEXT_KEYS",
     "RESULT_ROW_COLUMNS",
+    "STEP_USAGE_KEYS",
     "ErrorSummary",
     "JudgeCost",
     "JudgeExecution",
@@ -28,6 +29,8 @@ __all__ = [
     "database_json",
     "json_ready",
     "result_json",
+    "step_usage_json",
+    "step_usage_of_dict",
 ]
 
 _USAGE_KEYS = (
@@ -330,9 +333,11 @@ RESULT_ROW_COLUMNS = (
     "judge_attempts",
     "cached_calls",
     "item_texts",
+    "step_usage",
 )
 """The columns of a `ResultRow`, in its order (those of `scorer_results` but its id and its
-experiment's). `item_texts`: True when `result` was encoded `without_item_texts`."""
+experiment's). `item_texts`: True when `result` was encoded `without_item_texts`;
+`step_usage`: the run's judge usage per prompt step (`step_usage_json`), None without any."""
 
 ITEM_TEXT_KEYS = ("input", "output", "groundTruth", "requestContext")
 """The result's keys that echo the item (`result_json(..., without_item_texts=True)` leaves them
@@ -430,3 +435,107 @@ def _finite(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_finite(v) for v in value]
     return value
+
+
+# ---- per-step judge usage of a stored run (docs/storage.md, "Judge usage per step") ----
+
+STEP_USAGE_KEYS = (
+    "inputTokens",
+    "outputTokens",
+    "totalTokens",
+    "reasoningTokens",
+    "cachedInputTokens",
+    "calls",
+    "attempts",
+    "cached",
+    "durationMs",
+)
+"""The summed keys of one entry of a `step_usage` column, after its `step` and `model`: the
+tokens (a token count not reported is 0), the model calls that returned, the attempts, the
+executions answered from the judge cache and the milliseconds of the step."""
+
+
+def step_usage_json(judge: Mapping[StepName, JudgeStepResult] | None) -> str | None:
+    """A run's judge usage per prompt step as the compact JSON of `scorer_results.step_usage`:
+    `[{"step", "model", *STEP_USAGE_KEYS}]`, one entry per (step, model answering), in the
+    order the steps ran; None for a run without judge executions (a code scorer)."""
+    if not judge:
+        return None
+    sums: dict[tuple[str, str], list[int]] = {}
+    for step, record in judge.items():
+        for execution in record.executions:
+            usage = execution.usage
+            _add(
+                sums,
+                (step, execution.judge_model_id),
+                (
+                    (usage.input_tokens, usage.output_tokens, usage.total_tokens)
+                    if usage is not None
+                    else (None, None, None)
+                ),
+                (
+                    (usage.reasoning_tokens, usage.cached_input_tokens)
+                    if usage is not None
+                    else (None, None)
+                ),
+                (execution.model_call_count, execution.attempt_count, execution.cached is True),
+                execution.duration_ms,
+            )
+    return _step_usage_text(sums)
+
+
+def step_usage_of_dict(judge: Any) -> str | None:
+    """`step_usage_json` of a result read from a file or another store: its `judge` as JSON
+    (`{step: {executions: [{judgeModelId, usage: {inputTokens, ...}, modelCallCount,
+    attemptCount, cached, durationMs}]}}`); None when it holds no execution. A value of the
+    wrong type counts as absent (an imported file is not trusted to be well formed)."""
+    if not isinstance(judge, Mapping):
+        return None
+    sums: dict[tuple[str, str], list[int]] = {}
+    for step, record in judge.items():
+        executions = record.get("executions") if isinstance(record, Mapping) else None
+        for execution in executions if isinstance(executions, list | tuple) else ():
+            if not isinstance(execution, Mapping):
+                continue
+            usage = execution.get("usage")
+            usage = usage if isinstance(usage, Mapping) else {}
+            model = execution.get("judgeModelId")
+            _add(
+                sums,
+                (str(step), model if isinstance(model, str) else ""),
+                (usage.get("inputTokens"), usage.get("outputTokens"), usage.get("totalTokens")),
+                (usage.get("reasoningTokens"), usage.get("cachedInputTokens")),
+                (
+                    execution.get("modelCallCount"),
+                    execution.get("attemptCount"),
+                    execution.get("cached") is True,
+                ),
+                execution.get("durationMs"),
+            )
+    return _step_usage_text(sums)
+
+
+def _add(
+    sums: dict[tuple[str, str], list[int]],
+    key: tuple[str, str],
+    tokens: tuple[Any, Any, Any],
+    more_tokens: tuple[Any, Any],
+    counts: tuple[Any, Any, bool],
+    duration_ms: Any,
+) -> None:
+    values = (*tokens, *more_tokens, *counts, duration_ms)
+    found = sums.setdefault(key, [0] * len(STEP_USAGE_KEYS))
+    for n, value in enumerate(values):
+        if type(value) is int or type(value) is bool:  # a count; anything else is not one
+            found[n] += int(value)
+
+
+def _step_usage_text(sums: dict[tuple[str, str], list[int]]) -> str | None:
+    if not sums:
+        return None
+    return orjson.dumps(
+        [
+            {"step": step, "model": model, **dict(zip(STEP_USAGE_KEYS, values, strict=True))}
+            for (step, model), values in sums.items()
+        ]
+    ).decode()

@@ -80,8 +80,8 @@ def _escaped(usage: pd.DataFrame) -> pd.DataFrame:
 
 def render_charts(summary: pd.DataFrame, sample: pd.DataFrame) -> None:
     """Tokens by scorer and by model, calls and attempts, cost (summed by the database over
-    every stored run, step `all steps`; failed runs held in memory step by step), and the
-    durations of a sample of executions."""
+    every stored run, per prompt step, or `all steps` for runs stored without it; failed runs
+    held in memory step by step), and the durations of a sample of executions."""
     note = unpriced_note(summary) if summary["est_cost_usd"].isna().all() else None
     summary, sample = _escaped(summary), _escaped(sample)
     left, right = st.columns(2)
@@ -125,8 +125,9 @@ def main() -> None:
     sample = judge_usage_frame([*shared.sample_results(info.id, SAMPLE), *failures[:SAMPLE]])
     render_charts(summary, sample)
     st.caption(
-        f"Steps of the stored runs are summed as “{ALL_STEPS}”; the durations are those of "
-        f"the judge executions of the first {SAMPLE:,} stored runs and failed runs."
+        f"The stored runs are summed per prompt step (those stored before per-step usage was "
+        f"kept as “{ALL_STEPS}”); the durations are those of the judge executions of the "
+        f"first {SAMPLE:,} stored runs and failed runs."
     )
     with st.expander(f"Judge executions of the first {SAMPLE:,} stored runs and failed runs"):
         plain_dataframe(sample, hide_index=True)

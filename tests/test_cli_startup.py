@@ -105,3 +105,31 @@ def test_listing_starts_without_the_drawing_and_upload_libraries(judged: dict[st
     report = child(judged, "experiments", "--json")
     assert report["code"] == 0
     assert not {"plotly", "pandas", "alembic", "litellm"} & set(report["loaded"])
+
+
+def test_export_json_sums_the_judge_usage_per_prompt_step(judged: dict[str, str]) -> None:
+    report = child(judged, "export", judged["ID"], "--json", "-")
+    assert report["code"] == 0, report
+    summary = json.loads(report["stdout"])["summary"]
+    steps = summary["judgeUsageBySteps"]
+    assert {(entry["scorerId"], entry["step"]) for entry in steps} == {
+        (JUDGED, "analyze"),
+        (JUDGED, "generateReason"),
+    }
+    assert all(entry["runs"] == 3 and entry["judgeCalls"] == 3 for entry in steps)
+    assert sum(entry["judgeCalls"] for entry in steps) == summary["judgeCalls"]
+    assert (
+        sum(entry["usage"]["inputTokens"] for entry in steps)
+        == (summary["judgeUsage"]["inputTokens"])
+    )
+
+
+def test_listing_and_a_refused_resume_read_through_the_driver_alone(
+    judged: dict[str, str],
+) -> None:
+    """The quick path (core/storage/listing.py): no SQLAlchemy, no scorers, no engine."""
+    for arguments in (["experiments"], ["experiments", "--json"], ["resume", judged["ID"]]):
+        report = child(judged, *arguments)
+        assert judged["ID"] in report["stdout"] + report["stderr"], arguments
+        for heavy in ("sqlalchemy", "sqlmodel", "alembic", "rich", "rapidfuzz", "litellm"):
+            assert heavy not in report["loaded"], (arguments, heavy)

@@ -10,22 +10,10 @@ from __future__ import annotations
 
 import sys
 from types import TracebackType
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-    TransferSpeedColumn,
-)
-from rich.text import Text
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 __all__ = ["Bar", "bars_wanted"]
 
@@ -33,35 +21,6 @@ __all__ = ["Bar", "bars_wanted"]
 def bars_wanted(no_progress: bool) -> bool:
     """True when a bar may be drawn: not turned off, and stderr is a terminal."""
     return not no_progress and sys.stderr.isatty()
-
-
-class _Rate(ProgressColumn):
-    """Units done per second, e.g. `12.5 runs/s` (`? runs/s` until something is done)."""
-
-    def __init__(self, unit: str) -> None:
-        super().__init__()
-        self.unit = unit
-
-    def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        shown = "?" if speed is None else f"{speed:,.1f}"
-        return Text(f"{shown} {self.unit}/s", style="progress.data.speed")
-
-
-def _columns(unit: str | None) -> list[ProgressColumn]:
-    if unit is None:
-        return [TimeElapsedColumn()]
-    amount: list[ProgressColumn] = (
-        [DownloadColumn(), TransferSpeedColumn()]
-        if unit == "bytes"
-        else [MofNCompleteColumn(), _Rate(unit)]
-    )
-    return [
-        *amount,
-        TimeElapsedColumn(),
-        TextColumn("ETA", style="progress.remaining"),
-        TimeRemainingColumn(),
-    ]
 
 
 class Bar:
@@ -74,24 +33,18 @@ class Bar:
         self, description: str, *, total: float | None = None, unit: str | None, show: bool
     ) -> None:
         self._progress: Progress | None = None
-        self._task = TaskID(0)
+        self._task: TaskID | None = None
         if not show:
             return
-        self._progress = Progress(
-            TextColumn("{task.description}", markup=False),
-            BarColumn(),
-            *_columns(unit),
-            TextColumn("{task.fields[note]}", markup=False),
-            console=Console(file=sys.stderr),
-            redirect_stdout=False,
-            redirect_stderr=False,
-        )
+        from core.cli._rich_bar import progress  # rich only when a bar is drawn
+
+        self._progress = progress(unit)
         self._task = self._progress.add_task(description, total=total, note="")
         self._progress.start()
 
     def update(self, completed: float, *, total: float | None = None, note: str = "") -> None:
         """Show `completed` (of `total`, when it changed) and the note after the bar."""
-        if self._progress is not None:
+        if self._progress is not None and self._task is not None:
             self._progress.update(self._task, completed=completed, total=total, note=note)
 
     def close(self) -> None:

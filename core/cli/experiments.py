@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from core.cli._text import printable, when
-from core.records import ExperimentInfo
+from core.records import ExperimentListing
 
 if TYPE_CHECKING:
     from core.cli._options import Commands
@@ -39,13 +39,12 @@ def register(commands: Commands) -> None:
 
 
 def _experiments(arguments: argparse.Namespace) -> int:
-    from core.service import Service
-    from core.service.terminal import masked_export
+    from core.service.listing import experiment_listing, masked_listing
 
-    infos = Service(arguments.database_url).list_experiments()
+    infos = experiment_listing(arguments.database_url)  # read directly when it can be
     if arguments.json:
         text = json.dumps([row_json(info) for info in infos], ensure_ascii=False, indent=2)
-        print(masked_export(text))
+        print(masked_listing(text))
         return 0
     if not infos:
         print("No experiments yet (`scorelab run` makes one).")
@@ -54,7 +53,7 @@ def _experiments(arguments: argparse.Namespace) -> int:
     return 0
 
 
-def row_json(info: ExperimentInfo) -> dict[str, object]:
+def row_json(info: ExperimentListing) -> dict[str, object]:
     """One experiment as the JSON list shows it."""
     return {
         "id": info.id,
@@ -63,8 +62,8 @@ def row_json(info: ExperimentInfo) -> dict[str, object]:
         "datasetName": info.dataset_name,
         "status": info.status,
         "items": info.total_items,
-        "succeeded": info.counts.succeeded,
-        "failed": info.counts.failed,
+        "succeeded": info.succeeded,
+        "failed": info.failed,
         "createdAt": _iso(info.created_at),
         "startedAt": _iso(info.started_at),
         "finishedAt": _iso(info.finished_at),
@@ -75,15 +74,15 @@ def _iso(moment: datetime | None) -> str | None:
     return None if moment is None else moment.isoformat()
 
 
-def _row(info: ExperimentInfo) -> dict[str, str]:
+def _row(info: ExperimentListing) -> dict[str, str]:
     return {
         "id": info.id,
         "name": printable(info.name),
         "dataset": printable(info.dataset_name or info.dataset_id),
         "status": info.status,
         "items": f"{info.total_items:,}",
-        "succeeded": f"{info.counts.succeeded:,}",
-        "failed": f"{info.counts.failed:,}",
+        "succeeded": f"{info.succeeded:,}",
+        "failed": f"{info.failed:,}",
         "started": when(info.started_at),
         "finished": when(info.finished_at),
     }

@@ -76,8 +76,11 @@ def json_export(
         around: JsonObject | None = None
         items = 0
         reviews: list[JsonObject] = []  # each page holds its items' reviews; they follow `items`
+        usage = service.judge_usage(experiment_id, priced=False)  # unpriced: no litellm
         for page in service.experiment_pages(experiment_id):
-            document = experiment_json(page, thresholds=thresholds, agreement=agreement)
+            document = experiment_json(
+                page, thresholds=thresholds, agreement=agreement, usage=usage
+            )
             reviews += document.get("reviews", [])
             if around is None:
                 around = {**document, "items": json.loads(marker)}

@@ -24,6 +24,7 @@ from core.cli._options import (
 from core.cli._progress import bars_wanted
 from core.cli._summary import check_threshold_ids
 from core.cli.run import JUDGE_KEY_HELP
+from core.service.listing import RESUMABLE, listed_experiment
 
 if TYPE_CHECKING:
     from core.cli._options import Commands
@@ -69,13 +70,15 @@ def register(commands: Commands) -> None:
 
 
 def _resume(arguments: argparse.Namespace) -> int:
-    from core.service import RESUMABLE, ExperimentConfigError, NotFoundError, Service
-
     thresholds = [_values.threshold(text) for text in arguments.threshold]
     check_output_paths(arguments)
     show = bars_wanted(arguments.no_progress)
-    service = Service(arguments.database_url)
     experiment_id: str = arguments.experiment_id
+    _refuse_quickly(arguments, thresholds, experiment_id)
+
+    from core.service import ExperimentConfigError, NotFoundError, Service
+
+    service = Service(arguments.database_url)
     try:
         info = service.get_experiment(experiment_id)
     except NotFoundError:
@@ -94,10 +97,7 @@ def _resume(arguments: argparse.Namespace) -> int:
             no_model=no_model,
         )
     if info.status not in RESUMABLE:  # refused before any key is read or resolved
-        raise CliError(
-            f"Experiment {info.name!r} ({experiment_id}) is {info.status}: only an experiment "
-            f"stopped part-way ({', '.join(RESUMABLE)}) can be resumed"
-        )
+        raise CliError(_not_resumable(info.name, experiment_id, info.status))
     typed_key = _values.typed_key(
         key_env=arguments.api_key_env,
         key_stdin=arguments.api_key_stdin,
@@ -123,6 +123,31 @@ def _resume(arguments: argparse.Namespace) -> int:
         progress = follow_to_the_end(service, experiment_id, interrupts, show=show)
         cap = info.max_cost if arguments.max_cost is None else arguments.max_cost
         return finish(arguments, service, experiment_id, progress, thresholds, interrupts, cap=cap)
+
+
+def _refuse_quickly(
+    arguments: argparse.Namespace, thresholds: list[tuple[str, float]], experiment_id: str
+) -> None:
+    """Refuse an experiment that is not stopped part-way from its row alone, read directly
+    (`core.service.listing`: no Service, no scorers, no judge), when nothing checked before
+    the status needs more: no --threshold or --label-column to check against it, and no key
+    given for an experiment without a judge. Anything else goes on to the full checks."""
+    if thresholds or arguments.label_column is not None:
+        return
+    listed = listed_experiment(arguments.database_url, experiment_id)
+    if listed is None or listed.status in RESUMABLE:
+        return
+    key_given = arguments.api_key_env is not None or arguments.api_key_stdin
+    if key_given and not listed.judge_model:
+        return  # the full path says there is no judge to give the key to
+    raise CliError(_not_resumable(listed.name, experiment_id, listed.status))
+
+
+def _not_resumable(name: str, experiment_id: str, status: str) -> str:
+    return (
+        f"Experiment {name!r} ({experiment_id}) is {status}: only an experiment "
+        f"stopped part-way ({', '.join(RESUMABLE)}) can be resumed"
+    )
 
 
 def _check_labels(arguments: argparse.Namespace, service: Service, info: ExperimentInfo) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from core.judge.secrets import secret_masker
-from core.records import ExperimentDetail, Review, ScorerOutcome
+from core.records import ExperimentDetail, Review, ScorerOutcome, ScorerUsage, StepUsage
 from core.reporting.agreement import LabelAgreement
 from core.reporting.reviews import WHOLE_ITEM
 from core.run_results import json_ready
@@ -25,6 +25,7 @@ __all__ = [
     "experiment_json_text",
     "failure_entry",
     "finite_values",
+    "judge_usage_by_steps",
     "masked_export",
     "neutralise_cell",
     "result_rows",
@@ -72,10 +73,14 @@ def experiment_json(
     *,
     thresholds: Sequence[dict[str, Any]] | None = None,
     agreement: LabelAgreement | None = None,
+    usage: Sequence[ScorerUsage] | None = None,
 ) -> dict[str, Any]:
     """`{experimentId, name, scores, summary, items: [{id, input, output, groundTruth, metadata,
     results: {scorerId: result or failure entry}}], reviews: [Review]}` (`reviews`: the human
     reviews of its items' scores, docs/review.md; `read_experiment_json` reads them back).
+
+    With `usage` (the stored runs' judge usage per scorer, `Service.judge_usage`),
+    `summary.judgeUsageBySteps` lists it per prompt step: `judge_usage_by_steps`.
 
     With `agreement` (the scorers' agreement with a label column), a top-level
     `labelAgreement: {scorerId: ScorerAgreement.to_json()}` and `summary.labelAgreement` (the
@@ -107,6 +112,8 @@ def experiment_json(
     }
     if thresholds is not None:
         summary["thresholdResults"] = list(thresholds)
+    if usage is not None:
+        summary["judgeUsageBySteps"] = judge_usage_by_steps(usage)
     if agreement is not None:
         summary["labelAgreement"] = agreement.method_json()
     items = [
@@ -136,16 +143,42 @@ def experiment_json(
     return document
 
 
+def judge_usage_by_steps(usages: Sequence[ScorerUsage]) -> list[dict[str, Any]]:
+    """The stored runs' judge usage, one entry per (scorer, prompt step, model): `{scorerId,
+    step, model, runs, judgeCalls, judgeAttempts, cachedCalls, usage: {inputTokens, ...},
+    durationMs}` (no cost: the export has none, the Judge usage page estimates it); `step`
+    null for a scorer's runs stored without a per-step split (summed whole, `durationMs` then
+    the runs'). Scorers without judge calls are left out."""
+    entries: list[dict[str, Any]] = []
+    for usage in usages:
+        if not (usage.judge_calls or usage.judge_attempts or usage.cached_calls):
+            continue
+        whole = usage.unsplit if usage.steps else usage
+        parts: list[ScorerUsage | StepUsage] = [*usage.steps]
+        if whole is not None:
+            parts.append(whole)
+        for part in parts:
+            entry = part.model_dump(
+                mode="json", by_alias=True, exclude={"steps", "unsplit", "est_cost_usd"}
+            )
+            entry.pop("scorerId", None)
+            entry.pop("step", None)
+            step = part.step if isinstance(part, StepUsage) and part.step else None
+            entries.append({"scorerId": usage.scorer_id, "step": step, **entry})
+    return entries
+
+
 def experiment_json_text(
     detail: ExperimentDetail,
     *,
     thresholds: Sequence[dict[str, Any]] | None = None,
     agreement: LabelAgreement | None = None,
+    usage: Sequence[ScorerUsage] | None = None,
 ) -> str:
     """`experiment_json` as indented, strict JSON text (what the dashboard's download gives,
     and what `Service.import_experiment_json` reads back): NaN and infinities, which JSON does
     not have, become null; values JSON cannot hold (dates, ...) become their text."""
-    document = experiment_json(detail, thresholds=thresholds, agreement=agreement)
+    document = experiment_json(detail, thresholds=thresholds, agreement=agreement, usage=usage)
     options: dict[str, Any] = {"ensure_ascii": False, "indent": 2, "default": str}
     try:
         text = json.dumps(document, allow_nan=False, **options)

@@ -36,7 +36,13 @@ from core.records import (
     RunCounts,
     ScorerOutcome,
 )
-from core.run_results import JudgeUsage, ResultRow, database_json, result_json
+from core.run_results import (
+    JudgeUsage,
+    ResultRow,
+    database_json,
+    result_json,
+    step_usage_json,
+)
 from core.scoring import Scorer
 
 __all__ = [
@@ -744,6 +750,7 @@ def _row(run: Run) -> ResultRow:
         run.judge_attempts,
         run.cached_calls,
         echoes,
+        step_usage_json(result.judge),
     )
 
 

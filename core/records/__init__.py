@@ -17,6 +17,7 @@ from core.records.experiments import (
     ExperimentConfig,
     ExperimentDetail,
     ExperimentInfo,
+    ExperimentListing,
     ExperimentProgress,
     ExperimentStatus,
     ExperimentSummary,
@@ -33,6 +34,7 @@ from core.records.results import (
     ScoreHistogram,
     ScorerUsage,
     ScoreSummary,
+    StepUsage,
     StoredScores,
 )
 from core.records.reviews import (
@@ -58,6 +60,7 @@ __all__ = [
     "ExperimentConfig",
     "ExperimentDetail",
     "ExperimentInfo",
+    "ExperimentListing",
     "ExperimentProgress",
     "ExperimentStatus",
     "ExperimentSummary",
@@ -86,6 +89,7 @@ __all__ = [
     "SliceChange",
     "SliceScorer",
     "SliceSummary",
+    "StepUsage",
     "StoredScores",
     "Theme",
     "ThemeKind",

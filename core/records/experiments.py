@@ -20,6 +20,7 @@ __all__ = [
     "ExperimentConfig",
     "ExperimentDetail",
     "ExperimentInfo",
+    "ExperimentListing",
     "ExperimentProgress",
     "ExperimentStatus",
     "ExperimentSummary",
@@ -351,6 +352,55 @@ class ExperimentInfo(Record):
     """A note about it, written by a person (`Service.set_experiment_note`)."""
     tags: list[str] = Field(default_factory=list)
     """Short tags to find it by, in the order given."""
+
+
+class ExperimentListing(Record):
+    """What the experiments list (`scorelab experiments`) shows of an experiment: read straight
+    through the database driver by `core.storage.listing`, or taken from an `ExperimentInfo`
+    (`of`); the same figures either way."""
+
+    id: str
+    """The experiment's id."""
+    name: str
+    """Its name."""
+    dataset_id: str
+    """The dataset it ran on."""
+    dataset_name: str | None = None
+    """That dataset's name (None once the dataset is gone)."""
+    status: ExperimentStatus
+    """Its status, `interrupted` for a live one without a fresh heartbeat."""
+    total_items: int
+    """Items planned."""
+    succeeded: int
+    """Runs that succeeded (the stored results)."""
+    failed: int
+    """Runs that failed."""
+    judge_model: str | None = None
+    """Its judge model (None: code scorers only)."""
+    created_at: datetime
+    """When it was created."""
+    started_at: datetime | None = None
+    """When it started."""
+    finished_at: datetime | None = None
+    """When it ended (the last heartbeat for an `interrupted` one)."""
+
+    @classmethod
+    def of(cls, info: ExperimentInfo) -> ExperimentListing:
+        """The listing of an experiment read by the `Store`."""
+        return cls(
+            id=info.id,
+            name=info.name,
+            dataset_id=info.dataset_id,
+            dataset_name=info.dataset_name,
+            status=info.status,
+            total_items=info.total_items,
+            succeeded=info.counts.succeeded,
+            failed=info.counts.failed,
+            judge_model=info.judge_model,
+            created_at=info.created_at,
+            started_at=info.started_at,
+            finished_at=info.finished_at,
+        )
 
 
 class ExperimentDetail(Record):

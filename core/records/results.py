@@ -18,6 +18,7 @@ __all__ = [
     "ScoreHistogram",
     "ScoreSummary",
     "ScorerUsage",
+    "StepUsage",
     "StoredScores",
 ]
 
@@ -63,6 +64,32 @@ class ScoreHistogram(Record):
         return [k * step + self.low for k in range(len(self.counts))] + [self.high]
 
 
+class StepUsage(Record):
+    """Judge usage of one prompt step of a scorer's stored runs, for one model answering it,
+    summed by the database (from `scorer_results.step_usage`, revision 0011)."""
+
+    step: str
+    """The prompt step (`analyze`, `generateScore`, ...); empty for the runs stored without a
+    per-step split (`ScorerUsage.unsplit`)."""
+    model: str | None = None
+    """The model that answered, as the provider named it."""
+    runs: int = 0
+    """Stored runs whose step called this model."""
+    judge_calls: int = 0
+    """Judge model calls that returned."""
+    judge_attempts: int = 0
+    """Judge attempts started."""
+    cached_calls: int = 0
+    """Executions answered from the judge cache (no request sent, no cost)."""
+    usage: JudgeUsage = Field(default_factory=JudgeUsage)
+    """Judge tokens."""
+    duration_ms: int = 0
+    """Milliseconds of the step, summed (of the whole runs for `ScorerUsage.unsplit`)."""
+    est_cost_usd: float | None = None
+    """Estimated judge cost (litellm's price table; None without tokens or a known price).
+    Filled by the service, not the store."""
+
+
 class ScorerUsage(Record):
     """Judge usage of one scorer's stored runs of an experiment, summed by the database."""
 
@@ -86,6 +113,13 @@ class ScorerUsage(Record):
     est_cost_usd: float | None = None
     """Estimated judge cost (litellm's price table; None without tokens or a known price).
     Filled by the service, not the store."""
+    steps: tuple[StepUsage, ...] = ()
+    """The same usage per prompt step and model, over the stored runs that keep it (every run
+    stored since revision 0011); empty when none does."""
+    unsplit: StepUsage | None = None
+    """The runs stored without a per-step split (before revision 0011, or imported without
+    their judge executions), summed, when `steps` is not empty and some are; their usage is
+    shown as "all steps"."""
 
 
 ItemSort = Literal["position", "score_asc", "score_desc"]

@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from core.judge.pricing import canonical_model
-from core.records import ResultPage, ScoreHistogram, ScorerOutcome, ScorerUsage
+from core.records import ResultPage, ScoreHistogram, ScorerOutcome, ScorerUsage, StepUsage
 from core.reporting.figures import NO_SCORES, _note
 from core.reporting.tables import (
     ITEM_COLUMNS,
@@ -125,11 +125,17 @@ def _score(value: float | None) -> float:
 def usage_summary_frame(
     usages: Sequence[ScorerUsage], failures: Sequence[ScorerOutcome] = ()
 ) -> pd.DataFrame:
-    """A `judge_usage_frame` of a large experiment: one row per scorer summing its stored runs
-    (step `ALL_STEPS`, model the experiment's judge, `duration_ms` summed over the runs), then
-    one row per judge execution of the failed runs held in memory. Scorers without judge calls
-    are left out."""
-    rows = [_usage_row(usage) for usage in usages if usage.judge_calls or usage.judge_attempts]
+    """A `judge_usage_frame` of a large experiment: per scorer, one row per prompt step and model
+    summing its stored runs that keep their usage per step (`ScorerUsage.steps`), and one row
+    (step `ALL_STEPS`, model the experiment's judge, `duration_ms` summed over the runs) summing
+    those that do not (every run stored before per-step usage was kept); then one row per judge
+    execution of the failed runs held in memory. Scorers without judge calls are left out."""
+    rows = [
+        row
+        for usage in usages
+        if usage.judge_calls or usage.judge_attempts
+        for row in _usage_rows(usage)
+    ]
     stored = pd.DataFrame(rows, columns=list(USAGE_COLUMNS))
     failed = judge_usage_frame(failures)
     frame = pd.concat([stored, failed], ignore_index=True) if len(failed) else stored
@@ -139,12 +145,24 @@ def usage_summary_frame(
     return frame.astype(dtypes | {"est_cost_usd": "float64"})
 
 
-def _usage_row(usage: ScorerUsage) -> dict[str, Any]:
+def _usage_rows(usage: ScorerUsage) -> list[dict[str, Any]]:
+    """The scorer's rows: per step when its runs keep it (then "all steps" for the rest)."""
+    if not usage.steps:
+        return [_usage_row(usage.scorer_id, usage)]
+    rows = [_usage_row(usage.scorer_id, step) for step in usage.steps]
+    rest = usage.unsplit
+    if rest is not None and (rest.judge_calls or rest.judge_attempts):
+        rows.append(_usage_row(usage.scorer_id, rest))
+    return rows
+
+
+def _usage_row(scorer_id: str, usage: ScorerUsage | StepUsage) -> dict[str, Any]:
     tokens = usage.usage
+    step = usage.step if isinstance(usage, StepUsage) and usage.step else ALL_STEPS
     return {
         "item_id": "",
-        "scorer_id": usage.scorer_id,
-        "step": ALL_STEPS,
+        "scorer_id": scorer_id,
+        "step": step,
         "status": "success",
         "model": canonical_model(usage.model) if usage.model else usage.model,
         "provider": None,

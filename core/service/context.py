@@ -1,5 +1,4 @@
-"""`DeskContext`: what the Service's desks share (the store, the scorer catalog, the jobs this
-process runs, the samples folder), one object handed to each desk (docs/architecture.md)."""
+"""`DeskContext`: the state the Service's desks share (store, catalog, jobs, samples)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The Service's dataset desk: reading an upload, previewing and storing it, listing and deleting
-datasets, the samples (docs/datasets.md)."""
+"""The dataset desk: uploads read, previewed and stored; datasets listed, deleted; samples."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""The Service's exchange desk: an exported experiment file imported, and a Mastra project's own
-store (docs/mastra.md): what it holds, its import, and a scorelab experiment written back into
-it; the work is in core/exchange/ (experiment_import.py, mastra_import.py, mastra_export.py)."""
+"""The exchange desk: experiment files imported; Mastra stores summarised, imported, written."""
 
 from __future__ import annotations
 

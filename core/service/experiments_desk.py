@@ -1,5 +1,4 @@
-"""The Service's experiment desk: the stored experiments listed, read whole or a page of
-items at a time, with the failed runs this process holds in memory, and deleted."""
+"""The experiment desk: stored experiments listed, read whole or by page, and deleted."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""`Service`: the one door of the dashboard and the CLI, composed of desks that share one
-`DeskContext`; each public method is a one-line delegation to the desk of its subject."""
+"""`Service`: the one door of the dashboard and the CLI, composed of desks (one line each)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""How the Service sets up an experiment's judge: the model routed once with its base and
-settings checked, the judge cache opened, the spend cap (new or resumed), progress masked."""
+"""A run's judge set up: model routed once, base and settings checked, cache, spend cap."""
 
 from __future__ import annotations
 

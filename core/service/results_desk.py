@@ -1,10 +1,9 @@
-"""The Service's results desk: a large experiment read without loading it, from summaries and
-histograms computed by the database to a page of its item table, one item's detail and its
-slices by a metadata column (docs/storage.md)."""
+"""The results desk: an experiment read in aggregates, pages, one item and slices."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from core.judge.pricing import estimate_cost_usd
 from core.records import (
@@ -21,10 +20,13 @@ from core.records import (
     SliceChange,
     SliceSummary,
 )
-from core.reporting.compare import StoredSide
+from core.run_results import JudgeUsage
 from core.service import slices as slicing
 from core.service.context import DeskContext
 from core.service.experiments_desk import ExperimentsDesk
+
+if TYPE_CHECKING:  # pandas and numpy: imported by Compare's use only, not each start
+    from core.reporting.compare import StoredSide
 
 __all__ = ["ResultsDesk"]
 
@@ -46,10 +48,13 @@ class ResultsDesk:
         lowest and highest score) by the database."""
         return self._ctx.store.score_histograms(experiment_id, bins)
 
-    def judge_usage(self, experiment_id: str) -> list[ScorerUsage]:
-        """Per scorer: the judge calls, attempts, tokens and estimated cost of its stored runs,
-        summed by the database (failed runs: `get_experiment(...).counts` and `failures`)."""
-        return [_priced(usage) for usage in self._ctx.store.judge_usage(experiment_id)]
+    def judge_usage(self, experiment_id: str, *, priced: bool = True) -> list[ScorerUsage]:
+        """Per scorer, and per prompt step of the runs that keep it: the judge calls,
+        attempts, tokens and estimated cost of its stored runs, summed by the database (failed
+        runs: `get_experiment(...).counts` and `failures`). `priced=False`: without the
+        estimated costs, so litellm's price table is not loaded (the CLI's exports)."""
+        usages = self._ctx.store.judge_usage(experiment_id)
+        return [_priced(usage) for usage in usages] if priced else usages
 
     def failure_counts(self, experiment_id: str) -> FailureCounts:
         """How many runs failed (stored count) and, of those this process holds, how many per
@@ -86,6 +91,8 @@ class ResultsDesk:
         the stored runs that called the judge with their records (what the usage table sums;
         none for code scorers) and the failures this process holds. Raises NotFoundError
         naming an unknown experiment."""
+        from core.reporting.compare import StoredSide
+
         store = self._ctx.store
         infos = [
             self._experiments.get_experiment(experiment_id) for experiment_id in experiment_ids
@@ -144,13 +151,28 @@ class ResultsDesk:
 
 
 def _priced(usage: ScorerUsage) -> ScorerUsage:
-    """The usage with its estimated cost (litellm's price table is read only when there are
-    tokens to price)."""
-    tokens_in, tokens_out = usage.usage.input_tokens or 0, usage.usage.output_tokens or 0
-    if not usage.model or tokens_in + tokens_out <= 0:
-        return usage
-    cost = estimate_cost_usd(usage.model, tokens_in, tokens_out)
-    return usage.model_copy(update={"est_cost_usd": cost})
+    """The usage with its estimated cost, and each step's, priced like the whole on the
+    experiment's judge model (the provider's name for the model that answered can be one the
+    price table lacks; the steps' costs then add up to the scorer's). litellm's price table
+    is read only when there are tokens to price."""
+    update: dict[str, object] = {"est_cost_usd": _cost(usage.model, usage.usage)}
+    if usage.steps:
+        update["steps"] = tuple(
+            step.model_copy(update={"est_cost_usd": _cost(usage.model, step.usage)})
+            for step in usage.steps
+        )
+    if usage.unsplit is not None:
+        update["unsplit"] = usage.unsplit.model_copy(
+            update={"est_cost_usd": _cost(usage.model, usage.unsplit.usage)}
+        )
+    return usage.model_copy(update=update)
+
+
+def _cost(model: str | None, usage: JudgeUsage) -> float | None:
+    tokens_in, tokens_out = usage.input_tokens or 0, usage.output_tokens or 0
+    if not model or tokens_in + tokens_out <= 0:
+        return None
+    return estimate_cost_usd(model, tokens_in, tokens_out)
 
 
 def _with_failures(rows: list[ItemRow], failures: Sequence[ScorerOutcome]) -> list[ItemRow]:

@@ -1,5 +1,4 @@
-"""The Service's run desk: an experiment started, resumed, its failed runs retried, followed
-(progress, wait) and cancelled, in background workers of this process (docs/core.md)."""
+"""The run desk: experiments started, resumed, retried, followed and cancelled in workers."""
 
 from __future__ import annotations
 
@@ -19,18 +18,15 @@ from core.records import (
     ExperimentConfig,
     ExperimentInfo,
     ExperimentProgress,
-    ExperimentStatus,
     RateLimit,
     ScorerSpec,
 )
 from core.scoring import Scorer
 from core.service import judging
 from core.service.context import DeskContext
+from core.service.listing import RESUMABLE
 
 __all__ = ["RESUMABLE", "RunsDesk"]
-
-RESUMABLE: tuple[ExperimentStatus, ...] = ("interrupted", "cancelled", "budget_reached")
-"""The statuses of an experiment stopped part-way, which `Service.resume_experiment` takes."""
 
 
 class RunsDesk:

@@ -1,6 +1,4 @@
-"""The Service's scorer desk: the catalog, a scorer built or tried on one input (the
-playground), which judge key a model would get, and what an experiment would need and cost
-before it runs (docs/core.md, Cost estimate and spend cap)."""
+"""The scorer desk: the catalog, the playground, a judge's key, what a config needs and costs."""
 
 from __future__ import annotations
 

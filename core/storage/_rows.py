@@ -27,7 +27,13 @@ from core.records import (
     ScorerOutcome,
     ScorerSpec,
 )
-from core.run_results import ITEM_TEXT_KEYS, JudgeUsage, ResultRow, database_json
+from core.run_results import (
+    ITEM_TEXT_KEYS,
+    JudgeUsage,
+    ResultRow,
+    database_json,
+    step_usage_of_dict,
+)
 from core.storage import reads, result_rows
 from core.storage.tables import DatasetItemRow
 
@@ -190,6 +196,7 @@ def _score_row(outcome: ScorerOutcome) -> ResultRow:
         outcome.judge_attempts,
         outcome.cached_calls,
         False,  # an outcome's result is whole: it echoes its item
+        step_usage_of_dict((outcome.result or {}).get("judge")),
     )
 
 

@@ -1,14 +1,10 @@
-"""`Database`: what the store's parts share: the engine and its URL, a transaction whose
-errors name what failed, the staleness rule of a live run, the totals kept for settled
-experiments; with the store's errors and the default database URL."""
+"""`Database`: the engine, transactions, live-run rule, settled totals the Store's parts share."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
@@ -19,6 +15,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from core.errors import ExperimentConfigError
 from core.storage import reads, totals
 from core.storage._engines import make_engine, normalise_url
+from core.storage._light import DATABASE_URL_ENV, STALE_AFTER_S, default_database_url
 from core.storage._rows import _first_line, _settled_key
 from core.storage.schema import SchemaError, upgrade_schema
 from core.storage.tables import ExperimentRow
@@ -33,40 +30,12 @@ __all__ = [
 ]
 
 
-DATABASE_URL_ENV = "SCORELAB_DATABASE_URL"
-STALE_AFTER_S = 60.0
-"""A pending or running experiment without a heartbeat for this long is reported as
-`interrupted`: the process running it beats every few seconds, so it must have died."""
-
-
 class StorageError(RuntimeError):
     """The database refused or failed an operation."""
 
 
 class NotFoundError(LookupError):
     """No dataset or experiment with that id."""
-
-
-def default_database_url() -> str:
-    """`SCORELAB_DATABASE_URL`, else an SQLite file: `data/scorelab.db` in the project checkout
-    when it is writable, else `scorelab.db` in the user's data directory."""
-    configured = os.environ.get(DATABASE_URL_ENV, "").strip()
-    if configured:
-        return configured
-    return f"sqlite:///{_default_sqlite_path()}"
-
-
-def _default_sqlite_path() -> Path:
-    project = Path(__file__).resolve().parents[2]
-    if (project / "pyproject.toml").is_file() and os.access(project, os.W_OK):
-        data = project / "data"
-        data.mkdir(exist_ok=True)
-        if os.access(data, os.W_OK):
-            return data / "scorelab.db"
-    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    folder = base / "scorelab"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder / "scorelab.db"
 
 
 class Database:

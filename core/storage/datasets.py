@@ -1,5 +1,4 @@
-"""The store's datasets: a dataset and its items written whole or not at all, read whole,
-by id or a page at a time, and deleted with its experiments."""
+"""The store's datasets: a dataset and its items written whole, read whole, by id or by page."""
 
 from __future__ import annotations
 

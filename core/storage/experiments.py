@@ -1,5 +1,4 @@
-"""The store's experiments: recorded, their progress, heartbeat and end, reopened to resume,
-read with their counts, their pass/fail thresholds, and deleted."""
+"""The store's experiments: recorded, progressing, finished, reopened, read, thresholds, deleted."""
 
 from __future__ import annotations
 

@@ -15,10 +15,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import func, insert, select, update
-from sqlalchemy.exc import SQLAlchemyError
 
-from core.records import ColumnMapping, DatasetInfo, DatasetItem, ExperimentStatus
-from core.storage.store import StorageError, Store
+from core.records import ColumnMapping, DatasetInfo, DatasetItem, ExperimentStatus, ItemValues
+from core.storage import result_rows
+from core.storage._rows import _item_rows
+from core.storage.store import Store
 from core.storage.tables import DatasetItemRow, DatasetRow, ExperimentRow, ScoreRow
 
 __all__ = ["add_scored_rows", "merge_dataset", "merge_experiment", "set_run_counts"]
@@ -41,81 +42,62 @@ def merge_dataset(
     lacks appended (in the given order); returns it and how many items were added. Its columns
     become the union of the stored ones and `columns`."""
     datasets, rows = DatasetRow.__table__, DatasetItemRow.__table__
-    try:
-        with store.engine.begin() as connection:
-            found = connection.execute(
-                select(datasets.c.columns).where(datasets.c.id == dataset_id)
-            ).first()
-            if found is None:
-                connection.execute(
-                    insert(datasets),
-                    [
-                        {
-                            "id": dataset_id,
-                            "name": name,
-                            "file_name": file_name,
-                            "format": "mastra",
-                            "fingerprint": fingerprint,
-                            "item_count": 0,
-                            "columns": list(columns),
-                            "mapping": mapping.model_dump(mode="json", by_alias=True),
-                            "created_at": datetime.now(UTC),
-                        }
-                    ],
-                )
-                stored_columns: list[str] = []
-            else:
-                stored_columns = list(found[0] or [])
-            known = {
-                str(r[0])
-                for r in connection.execute(
-                    select(rows.c.item_id).where(rows.c.dataset_id == dataset_id)
-                )
-            }
-            last = connection.execute(
-                select(func.max(rows.c.position)).where(rows.c.dataset_id == dataset_id)
-            ).scalar_one()
-            position = -1 if last is None else int(last)
-            new = [item for item in items if item.id not in known]
-            for start in range(0, len(new), _BATCH):
-                batch = new[start : start + _BATCH]
-                connection.execute(
-                    insert(rows),
-                    [
-                        {
-                            "dataset_id": dataset_id,
-                            "position": position + offset,
-                            "item_id": item.id,
-                            "input": item.input,
-                            "output": item.output,
-                            "ground_truth": item.ground_truth,
-                            "item_metadata": item.metadata,
-                        }
-                        for offset, item in enumerate(batch, start=1)
-                    ],
-                )
-                position += len(batch)
-            merged_columns = list(dict.fromkeys([*stored_columns, *columns]))
-            merged_mapping = mapping.model_copy(
-                update={
-                    "metadata": [
-                        c
-                        for c in merged_columns
-                        if c not in {"id", "input", "output", "ground_truth"}
-                    ]
-                }
-            )
+    with store.database.transaction(f"store the Mastra dataset {name!r}") as connection:
+        found = connection.execute(
+            select(datasets.c.columns).where(datasets.c.id == dataset_id)
+        ).first()
+        if found is None:
             connection.execute(
-                update(datasets)
-                .where(datasets.c.id == dataset_id)
-                .values(
-                    item_count=len(known) + len(new),
-                    columns=merged_columns,
-                    mapping=merged_mapping.model_dump(mode="json", by_alias=True),
-                )
+                insert(datasets),
+                [
+                    {
+                        "id": dataset_id,
+                        "name": name,
+                        "file_name": file_name,
+                        "format": "mastra",
+                        "fingerprint": fingerprint,
+                        "item_count": 0,
+                        "columns": list(columns),
+                        "mapping": mapping.model_dump(mode="json", by_alias=True),
+                        "created_at": datetime.now(UTC),
+                    }
+                ],
             )
-    except SQLAlchemyError as error:
-        raise StorageError(f"Cannot store the Mastra dataset {name!r}: {error}") from error
+            stored_columns: list[str] = []
+        else:
+            stored_columns = list(found[0] or [])
+        known = {
+            str(r[0])
+            for r in connection.execute(
+                select(rows.c.item_id).where(rows.c.dataset_id == dataset_id)
+            )
+        }
+        last = connection.execute(
+            select(func.max(rows.c.position)).where(rows.c.dataset_id == dataset_id)
+        ).scalar_one()
+        position = -1 if last is None else int(last)
+        new = [item for item in items if item.id not in known]
+        for start in range(0, len(new), _BATCH):
+            batch: list[DatasetItem | ItemValues] = list(new[start : start + _BATCH])
+            result_rows.insert_items(connection, _item_rows(dataset_id, position + 1, batch))
+            position += len(batch)
+        merged_columns = list(dict.fromkeys([*stored_columns, *columns]))
+        merged_mapping = mapping.model_copy(
+            update={
+                "metadata": [
+                    c for c in merged_columns if c not in {"id", "input", "output", "ground_truth"}
+                ]
+            }
+        )
+        connection.execute(
+            update(datasets)
+            .where(datasets.c.id == dataset_id)
+            .values(
+                item_count=len(known) + len(new),
+                columns=merged_columns,
+                mapping=merged_mapping.model_dump(mode="json", by_alias=True),
+            )
+        )
     return store.get_dataset(dataset_id), len(new)
 
 
@@ -156,33 +138,30 @@ def merge_experiment(
         "finished_at": finished_at,
         "heartbeat_at": finished_at or started_at,
     }
-    try:
-        with store.engine.begin() as connection:
-            stored = connection.execute(
-                select(table.c.scorer_ids).where(table.c.id == experiment_id)
-            ).first()
-            if stored is None:
-                connection.execute(
-                    insert(table),
-                    [
-                        {
-                            **values,
-                            "id": experiment_id,
-                            "concurrency": 1,
-                            "note": note,
-                            "tags": list(tags) or None,
-                            "created_at": created_at or datetime.now(UTC),
-                        }
-                    ],
-                )
-            else:
-                merged = list(dict.fromkeys([*(stored[0] or []), *scorer_ids]))
-                values["scorer_ids"] = merged
-                values["scorers"] = [{"scorerId": s, "options": {}} for s in merged]
-                values["total_runs"] = dataset.item_count * len(merged)
-                connection.execute(update(table).where(table.c.id == experiment_id).values(values))
-    except SQLAlchemyError as error:
-        raise StorageError(f"Cannot store the Mastra experiment {name!r}: {error}") from error
+    with store.database.transaction(f"store the Mastra experiment {name!r}") as connection:
+        stored = connection.execute(
+            select(table.c.scorer_ids).where(table.c.id == experiment_id)
+        ).first()
+        if stored is None:
+            connection.execute(
+                insert(table),
+                [
+                    {
+                        **values,
+                        "id": experiment_id,
+                        "concurrency": 1,
+                        "note": note,
+                        "tags": list(tags) or None,
+                        "created_at": created_at or datetime.now(UTC),
+                    }
+                ],
+            )
+        else:
+            merged = list(dict.fromkeys([*(stored[0] or []), *scorer_ids]))
+            values["scorer_ids"] = merged
+            values["scorers"] = [{"scorerId": s, "options": {}} for s in merged]
+            values["total_runs"] = dataset.item_count * len(merged)
+            connection.execute(update(table).where(table.c.id == experiment_id).values(values))
     return stored is None
 
 
@@ -226,30 +205,27 @@ def add_scored_rows(store: Store, experiment_id: str, rows: Iterable[dict[str, A
     )
     defaults = tuple(_SCORE_DEFAULTS.values())
     before = store.result_count(experiment_id)
-    try:
-        with store.engine.begin() as connection:
-            if not postgres:  # the indexes of 100,000 rows stay in memory while they grow
-                connection.exec_driver_sql("PRAGMA cache_size = -131072")
-            batch: list[tuple[Any, ...]] = []
-            for row in rows:
-                batch.append(
-                    (
-                        experiment_id,
-                        row["item_id"],
-                        row["scorer_id"],
-                        row["score"],
-                        row["reason_json"],
-                        row["result_json"],
-                        *defaults,
-                    )
+    with store.database.transaction("store the imported scores") as connection:
+        if not postgres:  # the indexes of 100,000 rows stay in memory while they grow
+            connection.exec_driver_sql("PRAGMA cache_size = -131072")
+        batch: list[tuple[Any, ...]] = []
+        for row in rows:
+            batch.append(
+                (
+                    experiment_id,
+                    row["item_id"],
+                    row["scorer_id"],
+                    row["score"],
+                    row["reason_json"],
+                    row["result_json"],
+                    *defaults,
                 )
-                if len(batch) >= _BATCH:
-                    connection.exec_driver_sql(sql, batch)
-                    batch = []
-            if batch:
+            )
+            if len(batch) >= _BATCH:
                 connection.exec_driver_sql(sql, batch)
-    except SQLAlchemyError as error:
-        raise StorageError(f"Cannot store the imported scores: {error}") from error
+                batch = []
+        if batch:
+            connection.exec_driver_sql(sql, batch)
     return store.result_count(experiment_id) - before
 
 

@@ -1,5 +1,4 @@
-"""The store's scorer results: successful runs written in bulk (each pair once), read back
-whole or by item, and the aggregates, pages and slices the database computes (reads.py)."""
+"""The store's scorer results: written in bulk (each pair once), read back, aggregated by SQL."""
 
 from __future__ import annotations
 
@@ -25,7 +24,7 @@ from core.records import (
     StoredScores,
 )
 from core.run_results import ResultRow
-from core.storage import reads, result_rows, slices, totals
+from core.storage import reads, result_rows, slices, step_usage, totals
 from core.storage._engines import is_sqlite_file
 from core.storage._rows import (
     _KEY_PAGE,
@@ -207,10 +206,14 @@ class ResultStore:
 
     def judge_usage(self, experiment_id: str) -> list[ScorerUsage]:
         """Per scorer: its stored runs that called the judge, their judge calls, attempts,
-        tokens and duration (SQL GROUP BY); the estimated cost is left for the service to
-        fill."""
+        tokens and duration (SQL GROUP BY), and the same per prompt step (`ScorerUsage.steps`,
+        core/storage/step_usage.py); the estimated cost is left for the service to fill."""
         model, found = self._experiment_totals(experiment_id)
-        return [one.scorer_usage(model) for one in found]
+        usages = [one.scorer_usage(model) for one in found]
+        if not usages:
+            return usages
+        with self._db.engine.connect() as connection:  # each prompt step's, where runs keep it
+            return step_usage.with_steps(connection, experiment_id, usages)
 
     def _experiment_totals(self, experiment_id: str) -> tuple[str | None, list[reads.ScorerTotals]]:
         """(the judge model, the per-scorer totals) of an experiment (none for an unknown)."""

@@ -14,17 +14,16 @@ Any number of processes may open the same database at once, new or old:
 
 from __future__ import annotations
 
-import ast
 import functools
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, Engine, func, inspect, select, text
 
 from core.storage._engines import is_sqlite_file, sqlite_upgrade_engine
+from core.storage._light import MIGRATIONS_DIR, shipped_heads
 
 if TYPE_CHECKING:  # Alembic is imported only to upgrade (and by its own tools): opening a
     # database already at the head revision reads its `alembic_version` with a plain select
@@ -41,7 +40,6 @@ __all__ = [
     "upgrade_schema",
 ]
 
-MIGRATIONS_DIR = Path(__file__).resolve().with_name("migrations")
 
 UPGRADE_LOCK_KEY = 0x73636F72656C6162  # "scorelab" in ASCII: the advisory lock's id
 """PostgreSQL advisory lock taken around an upgrade. Advisory locks are per database, so
@@ -96,26 +94,6 @@ def _stored_revisions(engine: Engine) -> frozenset[str]:
         return frozenset(str(row[0]) for row in rows)
 
 
-@functools.cache
-def _shipped_heads() -> frozenset[str]:
-    """`head_revisions`, read from the migration files' `revision` and `down_revision`
-    assignments (no Alembic import): the revisions no other one revises."""
-    found: set[str] = set()
-    revised: set[str] = set()
-    for path in (MIGRATIONS_DIR / "versions").glob("*.py"):
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
-            if not isinstance(node, ast.Assign) or len(node.targets) != 1:
-                continue
-            target = node.targets[0]
-            if not isinstance(target, ast.Name) or target.id not in ("revision", "down_revision"):
-                continue
-            value = ast.literal_eval(node.value)
-            values = value if isinstance(value, tuple | list) else (value,)
-            names = {str(v) for v in values if v is not None}
-            (found if target.id == "revision" else revised).update(names)
-    return frozenset(found - revised)
-
-
 class SchemaError(RuntimeError):
     """The database's schema cannot be brought to this version's (one made by a newer version,
     or a migration that failed)."""
@@ -126,7 +104,7 @@ def upgrade_schema(engine: Engine) -> bool:
 
     Safe to call from many processes at once (see the module's docstring). Raises SchemaError
     for a database a newer version upgraded, and SQLAlchemy's errors for a database refusing."""
-    if _stored_revisions(engine) == _shipped_heads():
+    if _stored_revisions(engine) == shipped_heads():
         return False  # the common case, without importing Alembic
     from alembic import command
     from alembic.util import CommandError

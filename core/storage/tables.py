@@ -206,6 +206,9 @@ class ScoreRow(SQLModel, table=True):
     )
     """True when `result` leaves out the run's input, output, ground truth and request context:
     they were the item's own, and are rebuilt from `dataset_items` when read (revision 0010)."""
+    step_usage: Any = _json()
+    """The run's judge usage per prompt step (`core.run_results.step_usage_json`); NULL for a
+    run without judge executions and for rows from before revision 0011."""
 
 
 class ReviewRow(SQLModel, table=True):

@@ -21,7 +21,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from core.records import REVIEW_NOTE_MAX, ExperimentInfo, Review
+from core.records import REVIEW_NOTE_MAX, ExperimentInfo, Review, ReviewVerdict
 from core.service import NotFoundError, ReviewError
 from core.service.views import ANONYMOUS, REVIEWS_SOURCE, WHOLE_ITEM, scorer_range
 from pages.ui.services import service
@@ -141,19 +141,8 @@ def render_item_review(
                 key=f"{key}.note",
                 height=68,
             )
-            right, wrong = st.columns(2)
-            marked_right = right.form_submit_button(
-                "✓ Item is right",
-                width="stretch",
-                type="primary" if _is(mine, "right") else "secondary",
-            )
-            marked_wrong = wrong.form_submit_button(
-                "✗ Item is wrong",
-                width="stretch",
-                type="primary" if _is(mine, "wrong") else "secondary",
-            )
-        if marked_right or marked_wrong:
-            verdict = "right" if marked_right else "wrong"
+            verdict = _verdict_buttons(mine, "Item")
+        if verdict is not None:
             _save(info, item_id, WHOLE_ITEM, verdict, None, note, who)
         _listing(found, info, item_id, WHOLE_ITEM, who)
 
@@ -186,20 +175,29 @@ def render_review(
             key=f"{key}.note",
             height=80,
         )
-        right, wrong = st.columns(2)
-        marked_right = right.form_submit_button(
-            "✓ Score is right",
-            width="stretch",
-            type="primary" if _is(mine, "right") else "secondary",
-        )
-        marked_wrong = wrong.form_submit_button(
-            "✗ Score is wrong",
-            width="stretch",
-            type="primary" if _is(mine, "wrong") else "secondary",
-        )
-    if marked_right or marked_wrong:
-        _save(info, item_id, scorer_id, "right" if marked_right else "wrong", score, note, who)
+        verdict = _verdict_buttons(mine, "Score")
+    if verdict is not None:
+        _save(info, item_id, scorer_id, verdict, score, note, who)
     _listing(found, info, item_id, scorer_id, who)
+
+
+def _verdict_buttons(mine: Review | None, what: str) -> ReviewVerdict | None:
+    """The form's two submit buttons side by side, "✓ {what} is right" and "✗ {what} is
+    wrong" (the one of the reviewer's verdict highlighted); the verdict clicked, if any."""
+    right, wrong = st.columns(2)
+    marked_right = right.form_submit_button(
+        f"✓ {what} is right",
+        width="stretch",
+        type="primary" if _is(mine, "right") else "secondary",
+    )
+    marked_wrong = wrong.form_submit_button(
+        f"✗ {what} is wrong",
+        width="stretch",
+        type="primary" if _is(mine, "wrong") else "secondary",
+    )
+    if marked_right:
+        return "right"
+    return "wrong" if marked_wrong else None
 
 
 def _rerun_here() -> None:

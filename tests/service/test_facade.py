@@ -58,7 +58,7 @@ def test_every_desk_method_is_a_method_of_the_service_that_calls_it(tmp_path: Pa
         # What the pages and the CLI call (a sample of the old names) is still there.
         for name in ("start_experiment", "result_page", "save_review", "themes", "pass_fail"):
             assert name in seen
-        assert len(seen) == 65  # every public method the Service had before the desks
+        assert len(seen) >= 65  # the 65 public methods the Service had before the desks, and more
     finally:
         door.store.close()
 
