@@ -8,7 +8,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0014"
-down_revision = "0013"  # relinked after 0013 landed on main (was "0010")
+down_revision = "0011"  # relinked after 0013 and 0011 landed on main (was "0010")
 branch_labels = None
 depends_on = None
 
