@@ -80,7 +80,8 @@ def experiment_json(
     reviews of its items' scores, docs/review.md; `read_experiment_json` reads them back).
 
     With `usage` (the stored runs' judge usage per scorer, `Service.judge_usage`),
-    `summary.judgeUsageBySteps` lists it per prompt step: `judge_usage_by_steps`.
+    `summary.judgeUsageBySteps` lists it per prompt step (`judge_usage_by_steps`; left out
+    when no stored run called the judge).
 
     With `agreement` (the scorers' agreement with a label column), a top-level
     `labelAgreement: {scorerId: ScorerAgreement.to_json()}` and `summary.labelAgreement` (the
@@ -112,8 +113,9 @@ def experiment_json(
     }
     if thresholds is not None:
         summary["thresholdResults"] = list(thresholds)
-    if usage is not None:
-        summary["judgeUsageBySteps"] = judge_usage_by_steps(usage)
+    by_steps = judge_usage_by_steps(usage) if usage is not None else []
+    if by_steps:  # only an experiment that called the judge has a per-step usage to list
+        summary["judgeUsageBySteps"] = by_steps
     if agreement is not None:
         summary["labelAgreement"] = agreement.method_json()
     items = [

@@ -26,7 +26,7 @@ from core.records import (
     RunCounts,
     ScorerSpec,
 )
-from core.storage import reads, reviews, thresholds, totals
+from core.storage import reads, reviews, step_usage, thresholds, totals
 from core.storage._rows import (
     _LIVE_STATUSES,
     _USAGE_COLUMNS,
@@ -147,7 +147,8 @@ class ExperimentStore:
                 summaries = [one.summary() for one in found]
                 bins = reads.HISTOGRAM_BINS
                 shown = reads.score_histograms(connection, experiment_id, summaries, bins)
-                totals.keep(connection, experiment_id, key, found, shown, bins)
+                steps = step_usage.step_sums(connection, experiment_id)
+                totals.keep(connection, experiment_id, key, found, shown, bins, steps)
             self._db.settled[experiment_id] = (key, found)
         except StorageError as error:
             _log.warning("experiment %s: totals not kept (%s)", experiment_id, error)

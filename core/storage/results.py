@@ -210,9 +210,15 @@ class ResultStore:
         core/storage/step_usage.py); the estimated cost is left for the service to fill."""
         model, found = self._experiment_totals(experiment_id)
         usages = [one.scorer_usage(model) for one in found]
-        if not usages:
+        if not any(usage.runs for usage in usages):  # no run called the judge: no step to split
             return usages
+        table = ExperimentRow.__table__
         with self._db.engine.connect() as connection:  # each prompt step's, where runs keep it
+            row = connection.execute(select(table).where(table.c.id == experiment_id)).first()
+            key = None if row is None else _settled_key(row._mapping)
+            kept = None if key is None else totals.kept_steps(connection, experiment_id, key)
+            if kept is not None:  # summed when the experiment finished
+                return step_usage.apply_steps(usages, kept)
             return step_usage.with_steps(connection, experiment_id, usages)
 
     def _experiment_totals(self, experiment_id: str) -> tuple[str | None, list[reads.ScorerTotals]]:

@@ -16,7 +16,7 @@ from sqlalchemy import Connection, text
 from core.records import ScorerUsage, StepUsage
 from core.run_results import STEP_USAGE_KEYS, JudgeUsage
 
-__all__ = ["with_steps"]
+__all__ = ["apply_steps", "step_sums", "with_steps"]
 
 _TOKENS = {
     "inputTokens": "input_tokens",
@@ -69,37 +69,45 @@ _SPLIT_RUNS = (
 aggregates sum runs (`reads.scorer_totals`), so what is left of the totals is the rest's."""
 
 
-def with_steps(
-    connection: Connection, experiment_id: str, usages: Sequence[ScorerUsage]
-) -> list[ScorerUsage]:
-    """`usages` (an experiment's per-scorer totals) with their `steps` and, for a scorer whose
-    stored runs are not all split, the `unsplit` rest (the totals less the split runs)."""
-    steps: dict[str, list[StepUsage]] = {}
+def step_sums(connection: Connection, experiment_id: str) -> dict[str, Any]:
+    """The experiment's per-step sums as JSON-ready data (kept with a finished experiment's
+    totals, core/storage/totals.py): `{"steps": {scorer: [StepUsage]}, "split": {scorer:
+    {runs, judge_calls, ...}}}`, the split runs' sums that `_rest` takes off the totals."""
+    steps: dict[str, list[dict[str, Any]]] = {}
     parameters = {"experiment_id": experiment_id}
     for row in connection.execute(text(_steps_query(connection.dialect.name)), parameters):
         sums = dict(zip(STEP_USAGE_KEYS, (int(v or 0) for v in row[4:]), strict=True))
-        steps.setdefault(row.scorer_id, []).append(
-            StepUsage(
-                step=row.step or "",
-                model=row.model or None,
-                runs=int(row.runs),
-                judge_calls=sums["calls"],
-                judge_attempts=sums["attempts"],
-                cached_calls=sums["cached"],
-                usage=JudgeUsage(**{field: sums[key] for key, field in _TOKENS.items()}),
-                duration_ms=sums["durationMs"],
-            )
+        step = StepUsage(
+            step=row.step or "",
+            model=row.model or None,
+            runs=int(row.runs),
+            judge_calls=sums["calls"],
+            judge_attempts=sums["attempts"],
+            cached_calls=sums["cached"],
+            usage=JudgeUsage(**{field: sums[key] for key, field in _TOKENS.items()}),
+            duration_ms=sums["durationMs"],
         )
+        steps.setdefault(row.scorer_id, []).append(step.model_dump(mode="json"))
     if not steps:
-        return list(usages)
+        return {"steps": {}, "split": {}}
     split = {
-        row.scorer_id: dict(row._mapping)
+        row.scorer_id: {name: int(value or 0) for name, value in row._mapping.items()
+                        if name != "scorer_id"}
         for row in connection.execute(text(_SPLIT_RUNS), parameters)
-    }
+    }  # fmt: skip
+    return {"steps": steps, "split": split}
+
+
+def apply_steps(usages: Sequence[ScorerUsage], sums: Mapping[str, Any]) -> list[ScorerUsage]:
+    """`usages` (an experiment's per-scorer totals) with their `steps` and, for a scorer whose
+    stored runs are not all split, the `unsplit` rest (the totals less the split runs), from
+    `step_sums`' data."""
+    steps: Mapping[str, list[Any]] = sums.get("steps") or {}
+    split: Mapping[str, Any] = sums.get("split") or {}
     return [
         usage.model_copy(
             update={
-                "steps": tuple(steps.get(usage.scorer_id, ())),
+                "steps": tuple(StepUsage.model_validate(one) for one in steps[usage.scorer_id]),
                 "unsplit": _rest(usage, split.get(usage.scorer_id)),
             }
         )
@@ -107,6 +115,13 @@ def with_steps(
         else usage
         for usage in usages
     ]
+
+
+def with_steps(
+    connection: Connection, experiment_id: str, usages: Sequence[ScorerUsage]
+) -> list[ScorerUsage]:
+    """`usages` with their per-step split, summed now (`step_sums`, then `apply_steps`)."""
+    return apply_steps(usages, step_sums(connection, experiment_id))
 
 
 def _rest(usage: ScorerUsage, split: Mapping[str, Any] | None) -> StepUsage | None:

@@ -11,7 +11,7 @@ experiment deleted."""
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict
 from datetime import datetime
 from typing import Any
@@ -23,9 +23,11 @@ from core.run_results import JudgeUsage
 from core.storage.reads import ScorerTotals
 from core.storage.tables import ExperimentTotalsRow
 
-__all__ = ["forget", "keep", "kept_histograms", "kept_totals"]
+__all__ = ["forget", "keep", "kept_histograms", "kept_steps", "kept_totals"]
 
 _table = ExperimentTotalsRow.__table__
+_STEPS = "steps"
+"""The histograms' key under which the per-step judge usage is kept (never a bin count)."""
 
 
 def _key_text(key: tuple[Any, ...]) -> str:
@@ -41,13 +43,20 @@ def keep(
     totals: Sequence[ScorerTotals],
     histograms: Sequence[ScoreHistogram],
     bins: int,
+    steps: Mapping[str, Any] | None = None,
 ) -> None:
-    """Keep the experiment's totals and its `bins`-bin histograms for its state `key`."""
+    """Keep the experiment's totals, its `bins`-bin histograms and its judge usage per prompt
+    step (`step_usage.step_sums`, kept under the histograms' `"steps"` key) for its state
+    `key`."""
     kept = [
         {**asdict(found), "usage": found.usage.model_dump(mode="json", by_alias=False)}
         for found in totals
     ]
-    shown = {str(bins): [histogram.model_dump(mode="json") for histogram in histograms]}
+    shown: dict[str, Any] = {
+        str(bins): [histogram.model_dump(mode="json") for histogram in histograms]
+    }
+    if steps is not None:
+        shown[_STEPS] = dict(steps)
     forget(connection, [experiment_id])
     connection.execute(
         insert(_table).values(
@@ -81,6 +90,15 @@ def kept_histograms(
     row = _row(connection, experiment_id, key)
     found = None if row is None else (row.histograms or {}).get(str(bins))
     return None if found is None else [ScoreHistogram.model_validate(h) for h in found]
+
+
+def kept_steps(
+    connection: Connection, experiment_id: str, key: tuple[Any, ...]
+) -> dict[str, Any] | None:
+    """The per-step judge usage kept for the experiment in state `key` (None when none)."""
+    row = _row(connection, experiment_id, key)
+    found = None if row is None else (row.histograms or {}).get(_STEPS)
+    return found if isinstance(found, dict) else None
 
 
 def forget(connection: Connection, experiment_ids: Collection[str] | Any) -> None:

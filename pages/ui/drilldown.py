@@ -196,7 +196,7 @@ def render_drilldown(
     outcomes = item_outcomes(detail, item_id)
     review.reviewer_field()
     reviews = service().reviews(info.id, item_id)  # one read for the item and every scorer
-    review.render_item_review(info, item_id, reviews)
+    review.render_item_review(info, item_id, reviews, whole_page=True)
     if not outcomes:
         st.info("No scorer result for this item yet.")
         return
@@ -210,4 +210,4 @@ def render_drilldown(
             continue
         with tab:
             render_outcome(outcome)
-            review.render_review(info, item_id, outcome.scorer_id, reviews)
+            review.render_review(info, item_id, outcome.scorer_id, reviews, whole_page=True)

@@ -120,10 +120,15 @@ def reviewer_field() -> None:
 
 
 def render_item_review(
-    info: ExperimentInfo, item_id: str, reviews: Sequence[Review] | None = None
+    info: ExperimentInfo,
+    item_id: str,
+    reviews: Sequence[Review] | None = None,
+    *,
+    whole_page: bool = False,
 ) -> None:
     """The verdict on the whole item (is the answer right?), with a note, and the verdicts
-    it has; saved as a review of `WHOLE_ITEM`. `reviews`: the item's reviews if already read."""
+    it has; saved as a review of `WHOLE_ITEM`. `reviews`: the item's reviews if already read;
+    `whole_page`: a save reruns the page, not only the fragment (see `_rerun_after`)."""
     every = _reviews(info.id, item_id) if reviews is None else reviews
     found = [r for r in every if r.scorer_id == WHOLE_ITEM]
     who = reviewer()
@@ -143,15 +148,21 @@ def render_item_review(
             )
             verdict = _verdict_buttons(mine, "Item")
         if verdict is not None:
-            _save(info, item_id, WHOLE_ITEM, verdict, None, note, who)
-        _listing(found, info, item_id, WHOLE_ITEM, who)
+            _save(info, item_id, WHOLE_ITEM, verdict, None, note, who, whole_page)
+        _listing(found, info, item_id, WHOLE_ITEM, who, whole_page)
 
 
 def render_review(
-    info: ExperimentInfo, item_id: str, scorer_id: str, reviews: Sequence[Review] | None = None
+    info: ExperimentInfo,
+    item_id: str,
+    scorer_id: str,
+    reviews: Sequence[Review] | None = None,
+    *,
+    whole_page: bool = False,
 ) -> None:
     """The review form of one scorer's score of one item, and the reviews it has. `reviews`:
-    the item's reviews if already read (one read for every scorer of the item)."""
+    the item's reviews if already read (one read for every scorer of the item); `whole_page`:
+    a save reruns the page, not only the fragment (see `_rerun_after`)."""
     every = _reviews(info.id, item_id) if reviews is None else reviews
     found = [r for r in every if r.scorer_id == scorer_id]
     who = reviewer()
@@ -177,8 +188,8 @@ def render_review(
         )
         verdict = _verdict_buttons(mine, "Score")
     if verdict is not None:
-        _save(info, item_id, scorer_id, verdict, score, note, who)
-    _listing(found, info, item_id, scorer_id, who)
+        _save(info, item_id, scorer_id, verdict, score, note, who, whole_page)
+    _listing(found, info, item_id, scorer_id, who, whole_page)
 
 
 def _verdict_buttons(mine: Review | None, what: str) -> ReviewVerdict | None:
@@ -200,12 +211,14 @@ def _verdict_buttons(mine: Review | None, what: str) -> ReviewVerdict | None:
     return "wrong" if marked_wrong else None
 
 
-def _rerun_here() -> None:
-    """Rerun the fragment the review widget is in when this is a fragment's run (a click in the
-    experiment page's drill-down), else the page (the review queue, a full run)."""
+def _rerun_after(whole_page: bool) -> None:
+    """After a save or a deletion: rerun the fragment the review widget is in when this is a
+    fragment's run, else the page. `whole_page` forces the page: the experiment page's
+    drill-down is a fragment nested in the grid's, and the grid's `reviewed` column must show
+    the change (a fragment's body cannot name another fragment to rerun)."""
     context = get_script_run_ctx()
     in_fragment = context is not None and bool(context.fragment_ids_this_run)
-    st.rerun(scope="fragment" if in_fragment else "app")
+    st.rerun(scope="fragment" if in_fragment and not whole_page else "app")
 
 
 def _is(review: Review | None, verdict: str) -> bool:
@@ -220,6 +233,7 @@ def _save(
     score: float | None,
     note: str,
     who: str,
+    whole_page: bool,
 ) -> None:
     try:
         service().save_review(
@@ -231,11 +245,16 @@ def _save(
         return
     what = "the item" if scorer_id == WHOLE_ITEM else md_text(scorer_id)
     st.toast(f"Review saved: {what} on {md_text(item_id)} is {verdict}.")
-    _rerun_here()
+    _rerun_after(whole_page)
 
 
 def _listing(
-    found: list[Review], info: ExperimentInfo, item_id: str, scorer_id: str, who: str
+    found: list[Review],
+    info: ExperimentInfo,
+    item_id: str,
+    scorer_id: str,
+    who: str,
+    whole_page: bool,
 ) -> None:
     if not found:
         what = "item" if scorer_id == WHOLE_ITEM else "score"
@@ -254,7 +273,7 @@ def _listing(
         "Delete my review", key=f"review.{info.id}.{item_id}.{scorer_id}.delete"
     ):
         service().delete_review(info.id, item_id, scorer_id, who)
-        _rerun_here()
+        _rerun_after(whole_page)
 
 
 def _reviews(experiment_id: str, item_id: str) -> list[Review]:

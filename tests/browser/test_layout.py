@@ -22,6 +22,8 @@ from ._streamlit import (
     in_view,
     open_page,
     rerun,
+    runs_of,
+    settle,
 )
 
 ROW_HEIGHT = 35
@@ -191,8 +193,13 @@ def test_the_reviewer_name_is_kept_across_a_reload(
         field = page.get_by_role("textbox", name="Your name (for your reviews)")
         assert field.input_value() == "Ana Ng"
         verdict = in_view(page, page.get_by_role("button", name="✗ Item is wrong"))
+        page_runs = runs_of(page).mark()
         fragment_rerun(page, verdict.click)
         page.get_by_text("Verdict on the whole item · yours: wrong").wait_for()
+        settle(page)
+        # A save reruns the page, not only the drill-down (a fragment nested in the grid's):
+        # the grid's `reviewed` column must show the verdict just given.
+        assert runs_of(page).mark() > page_runs
         service = Service(f"sqlite:///{tmp_path / 'scorelab.db'}")
         (saved,) = service.reviews(experiment_id, "i002")
         assert (saved.scorer_id, saved.verdict, saved.reviewer) == (WHOLE_ITEM, "wrong", "Ana Ng")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Cluster, cluster_environment
+from conftest import Cluster, _free_port, cluster_environment
 
 from core.experiments.ray_backend import ray_target
 from core.judge.rate_limit import RateLimit
@@ -423,8 +423,6 @@ def test_a_run_through_the_ray_client_scores_as_the_local_backend(
 def test_a_ray_address_nothing_answers_at_ends_the_run_with_an_error_naming_it(
     service: Service, judge_server: FakeJudge, address: str
 ) -> None:
-    from conftest import _free_port
-
     where = address.format(port=_free_port())  # a free port: nothing listens there
     run_id = service.start_experiment(experiment(service, judge_server), ray_address=where)
     progress = service.wait(run_id, timeout=300)

@@ -106,6 +106,8 @@ def _forget_steps(service: Service, experiment_id: str, how_many: int | None) ->
         connection.execute(
             table.update().where(table.c.id.in_(chosen)).values(step_usage=sqlalchemy.null())
         )
+        # What was kept at the finish summed the steps as they were: gone with them.
+        connection.execute(sqlalchemy.text("DELETE FROM experiment_totals"))
 
 
 def test_rows_stored_before_the_column_are_all_steps(service: Service, judged: str) -> None:
