@@ -22,8 +22,6 @@ from ._streamlit import (
     in_view,
     open_page,
     rerun,
-    runs_of,
-    settle,
 )
 
 ROW_HEIGHT = 35
@@ -191,15 +189,17 @@ def test_the_reviewer_name_is_kept_across_a_reload(
         open_page(page, f"{url}/experiment?experiment={experiment_id}&item=i002")  # a reload
         page.get_by_text("Item i002").wait_for()
         field = page.get_by_role("textbox", name="Your name (for your reviews)")
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('input')].some(i => i.value === 'Ana Ng')",
+            timeout=TIMEOUT,
+        )
         assert field.input_value() == "Ana Ng"
         verdict = in_view(page, page.get_by_role("button", name="✗ Item is wrong"))
-        page_runs = runs_of(page).mark()
-        fragment_rerun(page, verdict.click)
-        page.get_by_text("Verdict on the whole item · yours: wrong").wait_for()
-        settle(page)
         # A save reruns the page, not only the drill-down (a fragment nested in the grid's):
-        # the grid's `reviewed` column must show the verdict just given.
-        assert runs_of(page).mark() > page_runs
+        # the grid's `reviewed` column must show the verdict just given. `rerun` waits for a
+        # full-page run after the click (none: a timeout).
+        rerun(page, verdict.click)
+        page.get_by_text("Verdict on the whole item · yours: wrong").wait_for()
         service = Service(f"sqlite:///{tmp_path / 'scorelab.db'}")
         (saved,) = service.reviews(experiment_id, "i002")
         assert (saved.scorer_id, saved.verdict, saved.reviewer) == (WHOLE_ITEM, "wrong", "Ana Ng")
