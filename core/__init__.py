@@ -9,8 +9,9 @@ is first called) nor Streamlit.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from core._lazy import lazy_import
 
 if TYPE_CHECKING:
     from core.errors import MastraError, ScorerConfigError, ScorerRunError
@@ -125,14 +126,4 @@ _HOMES: dict[str, str] = {
 
 def __getattr__(name: str) -> Any:
     """A public name, imported from its module on first use (then kept in this module)."""
-    home = _HOMES.get(name)
-    if home is None:  # a submodule, as `import core...` then `.name` found it when eager
-        try:
-            return importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as error:
-            if error.name != f"{__name__}.{name}":
-                raise
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+    return lazy_import(__name__, _HOMES, globals(), name)

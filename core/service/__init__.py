@@ -6,10 +6,11 @@ and records the pages handle. Pages import from here and from the record modules
 
 from __future__ import annotations
 
-import importlib
 import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
+
+from core._lazy import lazy_import
 
 if TYPE_CHECKING:
     from core.datasets.library import DatasetImportError
@@ -112,19 +113,5 @@ def get_service() -> Service:
 
 
 def __getattr__(name: str) -> Any:
-    """A public name, imported from its module on first use (then kept in this module);
-    `views` (the pages' report shaping: pandas, plotly) likewise, so that the CLI's commands,
-    which draw nothing, start without it."""
-    if name == "views":
-        return importlib.import_module("core.service.views")
-    home = _HOMES.get(name)
-    if home is None:  # a submodule, as `import core...` then `.name` found it when eager
-        try:
-            return importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as error:
-            if error.name != f"{__name__}.{name}":
-                raise
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+    """A public name, imported from its module on first use (then kept in this module)."""
+    return lazy_import(__name__, _HOMES, globals(), name)
