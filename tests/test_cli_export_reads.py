@@ -3,7 +3,8 @@ core/service/export_source.py): the same files, byte for byte, as through the `S
 fresh process, on SQLite and PostgreSQL, for an experiment with a judge scorer (per-step
 judge usage, one run stored before the per-step column: "all steps"), a code scorer, failed
 runs (absent from another process's files), reviews on several pages, and a secret in the
-experiment's error; and what falls back to the `Service` (thresholds kept, an unknown id)."""
+experiment's error; and what falls back to the `Service` (thresholds kept, an unknown id).
+The dashboard's JSON download (pages/ui/downloads.py) is the same text as the command's."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import pytest
 import sqlalchemy
 from scorelab_db import BACKENDS, database
 
+from core.cli import main
 from core.cli.outputs import ExportSource, csv_export, json_export
 from core.records import ExperimentConfig, ScorerSpec
 from core.service import Service
@@ -211,3 +213,39 @@ def test_a_database_the_driver_cannot_answer_gives_none(tmp_path: Path) -> None:
     assert not (tmp_path / "absent.db").exists()  # nothing created
     assert quick_export_source("sqlite:///:memory:", "x") is None
     assert quick_export_source("mysql://somewhere/db", "x") is None
+
+
+def _cli_json(database_url: str, experiment_id: str, target: Path) -> str:
+    code = main(["--database-url", database_url, "export", experiment_id, "--json", str(target),
+                 "--no-progress"])  # fmt: skip
+    assert code == 0
+    return target.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("thresholds", [False, True], ids=["plain", "thresholds"])
+def test_the_dashboards_json_download_is_the_exports_text(
+    database_url: str,
+    experiment: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    thresholds: bool,
+) -> None:
+    from pages.ui import downloads
+
+    fresh = Service(database_url)  # the dashboard of another process than the run's
+    monkeypatch.setattr(downloads, "service", lambda: fresh)
+    try:
+        if thresholds:  # kept with it: the export goes through the Service, with their results
+            fresh.set_thresholds(experiment, {CODED: 0.5, JUDGED: {"max": 0.2}})
+        exported = _cli_json(database_url, experiment, tmp_path / "export.json")
+        downloaded = downloads.json_download(fresh.load_experiment(experiment))
+    finally:
+        fresh.store.close()
+    assert downloaded == exported
+    summary = json.loads(downloaded)["summary"]
+    assert {entry["scorerId"] for entry in summary["judgeUsageBySteps"]} == {JUDGED}
+    if thresholds:
+        results = {entry["id"]: entry["passed"] for entry in summary["thresholdResults"]}
+        assert set(results) == {CODED, JUDGED}
+    else:
+        assert "thresholdResults" not in summary
