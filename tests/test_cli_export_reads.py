@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -249,3 +251,40 @@ def test_the_dashboards_json_download_is_the_exports_text(
         assert set(results) == {CODED, JUDGED}
     else:
         assert "thresholdResults" not in summary
+
+
+def test_the_html_report_read_a_page_at_a_time_is_the_whole_experiments(
+    database_url: str, experiment: str, tmp_path: Path
+) -> None:
+    """`scorelab export --html` (through the driver, a page of items at a time) writes the
+    report `experiment_html` makes of the whole experiment loaded by the `Service`."""
+    from core.exchange.html import experiment_html, write_experiment_html
+
+    at = datetime(2026, 1, 2, tzinfo=UTC)
+    fresh = Service(database_url)
+    quick = _quick(database_url, experiment)
+    try:
+        detail = fresh.load_experiment(experiment)
+        for over in (2_000_000, 1_000):  # plain, and gzip-compressed
+            whole = experiment_html(detail, generated_at=at, compress_over=over)
+            pieces: list[str] = []
+            write_experiment_html(
+                pieces.append,
+                quick.get_experiment(experiment),
+                _Paged(quick, 2).experiment_pages(experiment),
+                reviews=quick.reviews(experiment),
+                generated_at=at,
+                compress_over=over,
+            )
+            assert "".join(pieces) == whole
+    finally:
+        quick.close()
+        fresh.store.close()
+    target = tmp_path / "report.html"
+    code = main(["--database-url", database_url, "export", experiment, "--html", str(target),
+                 "--no-progress"])  # fmt: skip
+    assert code == 0
+    stamp = re.compile(r"generated [^<·]+ ·")
+    written = stamp.sub("generated · ", target.read_text(encoding="utf-8"))
+    assert written == stamp.sub("generated · ", experiment_html(detail))
+    assert SECRET not in written

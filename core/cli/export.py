@@ -16,9 +16,9 @@ from core.cli._progress import bars_wanted
 from core.cli.outputs import (
     STDOUT,
     Export,
-    ExportSource,
+    ReportSource,
     csv_export,
-    html_export,
+    html_pages_export,
     json_export,
     write_export,
 )
@@ -66,20 +66,19 @@ def _export(arguments: argparse.Namespace) -> int:
         raise CliError(f"{' and '.join(to_stdout)} -: only one file can go to stdout")
     experiment_id: str = arguments.experiment_id
     show = bars_wanted(arguments.no_progress)
-    if "html" not in chosen:  # JSON and CSV read through the driver when they can
-        from core.service.export_source import quick_export_source
+    from core.service.export_source import quick_export_source
 
-        quick = quick_export_source(arguments.database_url, experiment_id)
-        if quick is not None:
-            try:
-                info = quick.get_experiment(experiment_id)
-                _warn_unfinished(info)
-                exports = _exports(quick, info, None)
-                for kind, path in chosen.items():
-                    write_export(path, exports[kind](), show=show)
-            finally:
-                quick.close()
-            return 0
+    quick = quick_export_source(arguments.database_url, experiment_id)  # through the driver
+    if quick is not None:
+        try:
+            info = quick.get_experiment(experiment_id)
+            _warn_unfinished(info)
+            exports = _exports(quick, info, None)
+            for kind, path in chosen.items():
+                write_export(path, exports[kind](), show=show)
+        finally:
+            quick.close()
+        return 0
     from core.service import NotFoundError, Service
 
     service = Service(arguments.database_url)
@@ -91,10 +90,7 @@ def _export(arguments: argparse.Namespace) -> int:
         ) from None
     _warn_unfinished(info)
     thresholds = service.pass_fail(experiment_id).json() or None
-    exports = {
-        **_exports(service, info, thresholds),
-        "html": lambda: html_export(service.load_experiment(info.id), thresholds=thresholds),
-    }
+    exports = _exports(service, info, thresholds)
     for kind, path in chosen.items():
         write_export(path, exports[kind](), show=show)
     return 0
@@ -110,12 +106,14 @@ def _warn_unfinished(info: ExperimentInfo) -> None:
 
 
 def _exports(
-    source: ExportSource, info: ExperimentInfo, thresholds: list[dict[str, object]] | None
+    source: ReportSource, info: ExperimentInfo, thresholds: list[dict[str, object]] | None
 ) -> dict[str, Callable[[], Export]]:
-    """The JSON and CSV exports (thresholds: the results of those kept with it)."""
+    """The exports, each read a page of items at a time (thresholds: the results of those
+    kept with the experiment)."""
     return {
         "json": lambda: json_export(
             source, info.id, total_items=info.total_items, thresholds=thresholds
         ),
         "csv": lambda: csv_export(source, info.id, total_items=info.total_items),
+        "html": lambda: html_pages_export(source, info, thresholds=thresholds),
     }

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Protocol, TextIO
 from core.cli._errors import CliError
 from core.cli._progress import Bar
 from core.cli._text import printable
-from core.records import ExperimentDetail, ScorerUsage
+from core.records import ExperimentDetail, ExperimentInfo, Review, ScorerUsage
 
 if TYPE_CHECKING:
     from core.service.terminal import LabelAgreement
@@ -28,9 +28,11 @@ __all__ = [
     "STDOUT",
     "Export",
     "ExportSource",
+    "ReportSource",
     "TextOut",
     "csv_export",
     "html_export",
+    "html_pages_export",
     "json_export",
     "write_export",
 ]
@@ -55,6 +57,12 @@ class ExportSource(Protocol):
     def experiment_pages(self, experiment_id: str) -> Iterator[ExperimentDetail]: ...
 
     def judge_usage(self, experiment_id: str, *, priced: bool = ...) -> list[ScorerUsage]: ...
+
+
+class ReportSource(ExportSource, Protocol):
+    """What the HTML report reads besides the pages: every review of the experiment."""
+
+    def reviews(self, experiment_id: str) -> list[Review]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +155,32 @@ def html_export(
         out.write(experiment_html(detail, agreement=agreement, thresholds=thresholds))
 
     return Export("html", write, None)
+
+
+def html_pages_export(
+    source: ReportSource,
+    info: ExperimentInfo,
+    *,
+    thresholds: Sequence[JsonObject] | None = None,
+    agreement: LabelAgreement | None = None,
+) -> Export:
+    """The HTML report of the whole experiment, built a page of items at a time
+    (`write_experiment_html`: the same report as from the whole experiment, in memory bounded
+    by a page), with a bar of the items read."""
+    from core.service.terminal import write_experiment_html
+
+    def write(out: TextOut, advance: Callable[[int], None]) -> None:
+        write_experiment_html(
+            out.write,
+            info,
+            source.experiment_pages(info.id),
+            reviews=source.reviews(info.id),
+            agreement=agreement,
+            thresholds=thresholds,
+            advance=advance,
+        )
+
+    return Export("html", write, info.total_items)
 
 
 def write_export(path: Path, export: Export, *, show: bool) -> None:

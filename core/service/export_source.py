@@ -1,20 +1,20 @@
-"""What `scorelab export --json/--csv` reads of a stored experiment, without starting the
+"""What `scorelab export` reads of a stored experiment, without starting the
 `Service` when the database can be read directly (`core.storage.export_reads`: no
 SQLAlchemy, no sqlmodel, no Alembic); else the `Service` itself, the same records
 (docs/architecture.md, the CLI).
 
-`quick_export_source` gives an object with the three `Service` methods the exports call
-(`get_experiment`, `experiment_pages`, `judge_usage`), answering them as the `Service` of a
-fresh process does: no failure in memory, every secret in the record's error masked, each
-scorer's comparison from the catalog. An experiment with pass/fail thresholds kept is left
-to the `Service` (`Service.pass_fail` weighs them)."""
+`quick_export_source` gives an object with the `Service` methods the exports call
+(`get_experiment`, `experiment_pages`, `judge_usage`, `reviews`), answering them as the
+`Service` of a fresh process does: no failure in memory, every secret in the record's error
+masked, each scorer's comparison from the catalog. An experiment with pass/fail thresholds
+kept is left to the `Service` (`Service.pass_fail` weighs them)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import cached_property
 
-from core.records import ExperimentDetail, ExperimentInfo, ScorerUsage
+from core.records import ExperimentDetail, ExperimentInfo, Review, ScorerUsage
 from core.storage.export_reads import ExportReader, open_experiment
 
 __all__ = ["QuickExportSource", "quick_export_source"]
@@ -67,6 +67,11 @@ class QuickExportSource:
                 failures_in_memory=False,
                 reviews=page.reviews,
             )
+
+    def reviews(self, experiment_id: str) -> list[Review]:
+        """`Service.reviews`: every review of the experiment, oldest first."""
+        self._check(experiment_id)
+        return self._reader.reviews()
 
     def judge_usage(self, experiment_id: str, *, priced: bool = True) -> list[ScorerUsage]:
         """`Service.judge_usage(..., priced=False)` (the exports' own: no price table)."""

@@ -1,5 +1,5 @@
 """A stored experiment read straight through the database driver for its exports
-(`scorelab export --json/--csv`): its record, its items a page at a time with their stored
+(`scorelab export --json/--csv/--html`): its record, its items a page at a time with their stored
 results and reviews, and its judge usage per scorer and prompt step; no SQLAlchemy, no
 sqlmodel, no Alembic, which are most of the command's start-up (bench/cli_startup.py;
 docs/storage.md, "The quick listing").
@@ -505,6 +505,11 @@ class ExportReader:
             )
         return outcomes
 
+    def reviews(self) -> list[Review]:
+        """Every review of the experiment, oldest first (`reviews.read_reviews`)."""
+        query = f"SELECT {', '.join(_REVIEW_COLUMNS)} FROM reviews WHERE experiment_id = ?"
+        return self._review_records(self._driver.rows(query + " ORDER BY id", (self._id,)))
+
     def _reviews(self, item_ids: list[str]) -> list[Review]:
         """The reviews of these items, oldest first (`reviews.read_reviews`)."""
         columns = ", ".join(_REVIEW_COLUMNS)
@@ -518,6 +523,9 @@ class ExportReader:
                 (self._id, *chunk),
             )
         rows.sort(key=lambda found: found[0])
+        return self._review_records(rows)
+
+    def _review_records(self, rows: list[tuple[Any, ...]]) -> list[Review]:
         reviews = []
         for found in rows:
             values = dict(zip(_REVIEW_COLUMNS, found, strict=True))
