@@ -1,7 +1,7 @@
 """Start-up of the `scorelab` commands that call no judge (issue 21, item 9): wall time and
 whether litellm got imported.
 
-    python bench/cli_startup.py [--runs 5] [--items 12]
+    python bench/cli_startup.py [--runs 5] [--items 12] [--baseline CHECKOUT]
 
 Makes a database of its own (in a temporary folder) holding one completed experiment of a
 judge scorer, run against the fake OpenAI-compatible judge of `core/testing` on loopback, then
@@ -15,7 +15,11 @@ times each command in a fresh Python process, `--runs` times:
 and prints, per command, the best and median wall time, the exit code and whether litellm
 was in `sys.modules` when the command returned (a child process reports it, so the figure
 includes the interpreter's start). The target (issue 21): under 1 s on a quiet machine; the
-load average is printed before and after, so a figure taken under load says so.
+load average is printed before and after, so a figure taken under load says so. With
+`--baseline` (another checkout of scorelab, e.g. `git archive COMMIT | tar -x -C DIR`), each
+command is also timed on that code, in alternating runs on the same database: the two figures
+side by side under the same load. Each row also gives the child's best CPU time (user + system),
+which load disturbs less than the wall time.
 """
 
 from __future__ import annotations
@@ -41,12 +45,14 @@ JUDGED = "toxicity-scorer"
 
 # The child: runs one command, then reports its exit code and whether litellm was imported.
 CHILD = """
-import contextlib, io, json, sys
+import contextlib, io, json, resource, sys
 from core.cli import main
 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
     code = main(sys.argv[1:])
+usage = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({"code": code, "litellm": "litellm" in sys.modules,
-                  "modules": len(sys.modules)}))
+                  "sqlalchemy": "sqlalchemy" in sys.modules,
+                  "modules": len(sys.modules), "cpu": usage.ru_utime + usage.ru_stime}))
 """
 
 
@@ -96,13 +102,16 @@ def _completed_experiment(env: dict[str, str], folder: Path, items: int) -> str:
     raise SystemExit(f"no experiment id in: {done.stdout[:500]}")
 
 
-def _time(env: dict[str, str], arguments: list[str]) -> tuple[float, dict[str, object]]:
+def _time(
+    env: dict[str, str], arguments: list[str], code: Path = ROOT
+) -> tuple[float, dict[str, object]]:
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-c", CHILD, *arguments],
         capture_output=True,
         text=True,
-        env=env,
+        env={**env, "PYTHONPATH": str(code)},
+        cwd=code,
         check=False,
     )
     elapsed = time.perf_counter() - started
@@ -116,7 +125,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="timed runs per command")
     parser.add_argument("--items", type=int, default=12, help="items of the experiment")
+    parser.add_argument("--baseline", type=Path, help="another checkout, timed side by side")
     args = parser.parse_args()
+    codes = {"": ROOT, **({" (baseline)": args.baseline.resolve()} if args.baseline else {})}
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         env = _environment(folder)
@@ -126,27 +137,39 @@ def main() -> None:
             "experiments --json": ["experiments", "--json"],
             "export --json - --csv": ["export", experiment, "--json", "-", "--csv",
                                       str(folder / "out.csv")],
+            "export --html": ["export", experiment, "--html", str(folder / "out.html")],
             "resume (completed)": ["resume", experiment],
             "scorers --json": ["scorers", "--json"],
         }  # fmt: skip
         print(f"one completed experiment of {args.items} items ({JUDGED}); {args.runs} runs each")
         print(f"load before: {_loadavg()}")
-        print(f"{'command':<24}{'best s':>8}{'median s':>10}{'exit':>6}  litellm  modules  verdict")
+        print(f"{'command':<36}{'best s':>8}{'median s':>10}{'CPU s':>7}{'exit':>6}  litellm  "
+              "sqlalchemy  modules  verdict")  # fmt: skip
         for label, arguments in commands.items():
-            _time(env, arguments)  # one untimed run: the file system's caches warm
-            times, reports = [], []
+            for code in codes.values():
+                _time(env, arguments, code)  # one untimed run: the file system's caches warm
+            times: dict[str, list[float]] = {suffix: [] for suffix in codes}
+            reports: dict[str, list[dict[str, object]]] = {suffix: [] for suffix in codes}
             for _ in range(args.runs):
-                elapsed, report = _time(env, arguments)
-                times.append(elapsed)
-                reports.append(report)
-            imported = any(bool(r["litellm"]) for r in reports)
-            verdict = "ok" if min(times) < TARGET_SECONDS and not imported else "OVER TARGET"
-            print(
-                f"{label:<24}{min(times):>8.2f}{statistics.median(times):>10.2f}"
-                f"{reports[-1]['code']!s:>6}  {'yes' if imported else 'no':<7}  "
-                f"{reports[-1]['modules']!s:>7}  {verdict}"
-            )
+                for suffix, code in codes.items():  # alternating: the same load for both
+                    elapsed, report = _time(env, arguments, code)
+                    times[suffix].append(elapsed)
+                    reports[suffix].append(report)
+            for suffix in codes:
+                _row(label + suffix, times[suffix], reports[suffix])
         print(f"load after: {_loadavg()}")
+
+
+def _row(label: str, times: list[float], reports: list[dict[str, object]]) -> None:
+    imported = any(bool(r["litellm"]) for r in reports)
+    alchemy = any(bool(r.get("sqlalchemy")) for r in reports)
+    cpu = min(float(str(r.get("cpu", 0.0))) for r in reports)
+    verdict = "ok" if min(times) < TARGET_SECONDS and not imported else "OVER TARGET"
+    print(
+        f"{label:<36}{min(times):>8.2f}{statistics.median(times):>10.2f}{cpu:>7.2f}"
+        f"{reports[-1]['code']!s:>6}  {'yes' if imported else 'no':<7}  "
+        f"{'yes' if alchemy else 'no':<10}  {reports[-1]['modules']!s:>7}  {verdict}"
+    )
 
 
 if __name__ == "__main__":

@@ -4,6 +4,16 @@ exports next to it.
 
     python bench/html_report.py [--items 10000] [--scorers 5] [--repeat 3] [--out PATH]
                                 [--plain] [--varied]
+    python bench/html_report.py --stored 100000 [--scorers 2] [--repeat 3]
+                                [--baseline CHECKOUT]
+
+The first form builds the report in this process and prints its size, its build time and the
+process's peak RSS. `--stored N` instead stores an experiment of N results (N / scorers items ×
+`--scorers` code scorers, through `scorelab run`) in a temporary SQLite database, then times
+`scorelab export ID --html` in a fresh child process per round and prints its wall time, CPU
+time and peak RSS (the child's own `ru_maxrss`); `--baseline` names another checkout of
+scorelab (e.g. `git archive COMMIT | tar -x -C DIR`), run in alternating rounds on the same
+database so the two are measured side by side under the same load.
 
 The report stays usable at that size: its data is embedded once (gzip-compressed past 2 MB, so
 the file fits in an email), the browser parses it once and renders the item table 50 rows at a
@@ -20,7 +30,11 @@ import argparse
 import json
 import os
 import random
+import resource
+import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -33,6 +47,88 @@ from core.exchange.html import experiment_html
 from core.records import ExperimentDetail
 
 MB = 1024 * 1024
+ROOT = Path(__file__).resolve().parents[1]
+CODE_SCORERS = (
+    "keyword-coverage-scorer",
+    "completeness-scorer",
+    "content-similarity-scorer",
+    "textual-difference-scorer",
+    "token-f1-scorer",
+)
+
+# The child: `scorelab export ID --html PATH`, then its own peak RSS and CPU time.
+CHILD = """
+import json, resource, sys
+from core.cli import main
+code = main(sys.argv[1:])
+usage = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"code": code, "rss_kb": usage.ru_maxrss, "cpu": usage.ru_utime + usage.ru_stime}))
+"""
+
+
+def _loadavg() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "unknown"
+
+
+def _stored_experiment(folder: Path, results: int, scorers: int) -> tuple[dict[str, str], str]:
+    """A SQLite database with one completed experiment of `results` stored results."""
+    items = max(results // scorers, 1)
+    data = folder / "items.jsonl"
+    with data.open("w") as out:
+        for n in range(items):
+            row = {"id": f"i{n}", "input": f"question {n} about topic {n % 97}",
+                   "output": f"an answer {n} mentioning topic {n % 97} and more words",
+                   "ground_truth": f"the answer about topic {n % 97}"}  # fmt: skip
+            out.write(json.dumps(row) + "\n")
+    env = {**os.environ, "SCORELAB_DATABASE_URL": f"sqlite:///{folder / 'bench.db'}",
+           "LITELLM_LOCAL_MODEL_COST_MAP": "True"}  # fmt: skip
+    command = [sys.executable, "-m", "core.cli", "run", str(data), "--no-progress"]
+    for scorer in CODE_SCORERS[:scorers]:
+        command += ["--scorer", scorer]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT, check=False)
+    for line in done.stdout.splitlines():
+        if line.startswith("Experiment "):
+            return env, line.split()[1]
+    raise SystemExit(f"could not store the experiment: {done.stderr[-800:]}{done.stdout[:400]}")
+
+
+def _export_html(env: dict[str, str], code: Path, experiment: str, out: Path) -> dict[str, float]:
+    child_env = {**env, "PYTHONPATH": str(code)}
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, "export", experiment, "--html", str(out), "--no-progress"],
+        capture_output=True, text=True, env=child_env, cwd=code, check=False,
+    )  # fmt: skip
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{code}: export failed: {done.stderr[-800:]}")
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    return {"wall": wall, "cpu": report["cpu"], "rss_mb": report["rss_kb"] / 1024,
+            "size_mb": out.stat().st_size / MB}  # fmt: skip
+
+
+def stored(results: int, scorers: int, repeat: int, baseline: Path | None) -> None:
+    """Time `scorelab export --html` of a stored experiment (and the baseline's, alternating)."""
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        print(f"storing {results} results ({scorers} code scorers)…", flush=True)
+        env, experiment = _stored_experiment(folder, results, scorers)
+        codes = {"this checkout": ROOT, **({"baseline": baseline} if baseline else {})}
+        print(f"load before: {_loadavg()}")
+        rounds: dict[str, list[dict[str, float]]] = {label: [] for label in codes}
+        for _ in range(repeat):
+            for label, code in codes.items():
+                rounds[label].append(_export_html(env, code, experiment, folder / "r.html"))
+        print(f"{'scorelab export --html':<24}{'best wall s':>12}{'best CPU s':>12}"
+              f"{'peak RSS MB':>13}{'report MB':>11}")  # fmt: skip
+        for label, found in rounds.items():
+            print(f"{label:<24}{min(r['wall'] for r in found):>12.2f}"
+                  f"{min(r['cpu'] for r in found):>12.2f}{max(r['rss_mb'] for r in found):>13.0f}"
+                  f"{found[-1]['size_mb']:>11.2f}")  # fmt: skip
+        print(f"load after: {_loadavg()}")
 
 
 def varied(detail: ExperimentDetail, seed: int = 11) -> ExperimentDetail:
@@ -61,7 +157,17 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="also write the report there")
     parser.add_argument("--plain", action="store_true", help="also time it uncompressed")
     parser.add_argument("--varied", action="store_true", help="random-word texts")
+    parser.add_argument(
+        "--stored",
+        type=int,
+        metavar="RESULTS",
+        help="time `scorelab export --html` of a stored experiment of RESULTS",
+    )
+    parser.add_argument("--baseline", type=Path, help="another checkout, timed side by side")
     args = parser.parse_args()
+    if args.stored:
+        stored(args.stored, min(args.scorers, len(CODE_SCORERS)), args.repeat, args.baseline)
+        return
     detail = synthetic_detail(args.items, args.scorers)
     if args.varied:
         detail = varied(detail)
@@ -85,6 +191,8 @@ def main() -> None:
     print(f"JSON export:  {seconds:6.2f} s  {len(text.encode('utf-8')) / MB:6.1f} MB")
     seconds, text = best_of(args.repeat, lambda: results_csv(detail))
     print(f"CSV export:   {seconds:6.2f} s  {len(text.encode('utf-8')) / MB:6.1f} MB")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS of this process: {peak:.0f} MB")
     if args.out:
         args.out.write_text(html, encoding="utf-8")
         print(f"wrote {args.out}")

@@ -133,3 +133,17 @@ def test_listing_and_a_refused_resume_read_through_the_driver_alone(
         assert judged["ID"] in report["stdout"] + report["stderr"], arguments
         for heavy in ("sqlalchemy", "sqlmodel", "alembic", "rich", "rapidfuzz", "litellm"):
             assert heavy not in report["loaded"], (arguments, heavy)
+
+
+def test_export_json_and_csv_read_through_the_driver_alone(
+    judged: dict[str, str], tmp_path: Path
+) -> None:
+    """The quick export read (core/storage/export_reads.py): no SQLAlchemy, no sqlmodel, no
+    Alembic, no drawing library, no litellm, for the JSON and CSV files."""
+    target = tmp_path / "out.csv"
+    report = child(judged, "export", judged["ID"], "--json", "-", "--csv", str(target))
+    assert report["code"] == 0, report
+    assert json.loads(report["stdout"])["experimentId"] == judged["ID"]
+    assert len(target.read_text().splitlines()) >= 4
+    for heavy in ("sqlalchemy", "sqlmodel", "alembic", "plotly", "pandas", "litellm"):
+        assert heavy not in report["loaded"], heavy

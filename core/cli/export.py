@@ -13,12 +13,19 @@ from typing import TYPE_CHECKING
 from core.cli._errors import CliError
 from core.cli._options import add_progress_option
 from core.cli._progress import bars_wanted
-from core.cli.outputs import STDOUT, Export, csv_export, html_export, json_export, write_export
+from core.cli.outputs import (
+    STDOUT,
+    Export,
+    ReportSource,
+    csv_export,
+    html_pages_export,
+    json_export,
+    write_export,
+)
 
 if TYPE_CHECKING:
     from core.cli._options import Commands
     from core.records import ExperimentInfo
-    from core.service import Service
 
 __all__ = ["register"]
 
@@ -46,8 +53,6 @@ def register(commands: Commands) -> None:
 
 
 def _export(arguments: argparse.Namespace) -> int:
-    from core.service import NotFoundError, Service
-
     paths: dict[str, Path | None] = {
         "json": arguments.json,
         "csv": arguments.csv,
@@ -60,6 +65,22 @@ def _export(arguments: argparse.Namespace) -> int:
     if len(to_stdout) > 1:
         raise CliError(f"{' and '.join(to_stdout)} -: only one file can go to stdout")
     experiment_id: str = arguments.experiment_id
+    show = bars_wanted(arguments.no_progress)
+    from core.service.export_source import quick_export_source
+
+    quick = quick_export_source(arguments.database_url, experiment_id)  # through the driver
+    if quick is not None:
+        try:
+            info = quick.get_experiment(experiment_id)
+            _warn_unfinished(info)
+            exports = _exports(quick, info, None)
+            for kind, path in chosen.items():
+                write_export(path, exports[kind](), show=show)
+        finally:
+            quick.close()
+        return 0
+    from core.service import NotFoundError, Service
+
     service = Service(arguments.database_url)
     try:
         info = service.get_experiment(experiment_id)
@@ -67,22 +88,32 @@ def _export(arguments: argparse.Namespace) -> int:
         raise CliError(
             f"no experiment {experiment_id!r} in the database (ids: scorelab experiments)"
         ) from None
-    if info.status not in ("completed", "failed"):
-        print(
-            f"scorelab: warning: experiment {experiment_id} is {info.status}: the files hold "
-            "the results stored so far",
-            file=sys.stderr,
-        )
-    exports = _exports(service, info)
-    show = bars_wanted(arguments.no_progress)
+    _warn_unfinished(info)
+    thresholds = service.pass_fail(experiment_id).json() or None
+    exports = _exports(service, info, thresholds)
     for kind, path in chosen.items():
         write_export(path, exports[kind](), show=show)
     return 0
 
 
-def _exports(service: Service, info: ExperimentInfo) -> dict[str, Callable[[], Export]]:
+def _warn_unfinished(info: ExperimentInfo) -> None:
+    if info.status not in ("completed", "failed"):
+        print(
+            f"scorelab: warning: experiment {info.id} is {info.status}: the files hold "
+            "the results stored so far",
+            file=sys.stderr,
+        )
+
+
+def _exports(
+    source: ReportSource, info: ExperimentInfo, thresholds: list[dict[str, object]] | None
+) -> dict[str, Callable[[], Export]]:
+    """The exports, each read a page of items at a time (thresholds: the results of those
+    kept with the experiment)."""
     return {
-        "json": lambda: json_export(service, info.id, total_items=info.total_items),
-        "csv": lambda: csv_export(service, info.id, total_items=info.total_items),
-        "html": lambda: html_export(service.load_experiment(info.id)),
+        "json": lambda: json_export(
+            source, info.id, total_items=info.total_items, thresholds=thresholds
+        ),
+        "csv": lambda: csv_export(source, info.id, total_items=info.total_items),
+        "html": lambda: html_pages_export(source, info, thresholds=thresholds),
     }

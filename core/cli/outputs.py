@@ -11,7 +11,7 @@ import json
 import os
 import sys
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TextIO
@@ -19,18 +19,20 @@ from typing import TYPE_CHECKING, Protocol, TextIO
 from core.cli._errors import CliError
 from core.cli._progress import Bar
 from core.cli._text import printable
-from core.records import ExperimentDetail
+from core.records import ExperimentDetail, ExperimentInfo, Review, ScorerUsage
 
 if TYPE_CHECKING:
-    from core.service import Service
     from core.service.terminal import LabelAgreement
 
 __all__ = [
     "STDOUT",
     "Export",
+    "ExportSource",
+    "ReportSource",
     "TextOut",
     "csv_export",
     "html_export",
+    "html_pages_export",
     "json_export",
     "write_export",
 ]
@@ -48,6 +50,21 @@ class TextOut(Protocol):
     def write(self, text: str, /) -> int: ...
 
 
+class ExportSource(Protocol):
+    """What the JSON and CSV exports read: the `Service`, or the quick read of one experiment
+    through the database driver (`core.service.export_source`), which answers the same."""
+
+    def experiment_pages(self, experiment_id: str) -> Iterator[ExperimentDetail]: ...
+
+    def judge_usage(self, experiment_id: str, *, priced: bool = ...) -> list[ScorerUsage]: ...
+
+
+class ReportSource(ExportSource, Protocol):
+    """What the HTML report reads besides the pages: every review of the experiment."""
+
+    def reviews(self, experiment_id: str) -> list[Review]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Export:
     """One export file: how to write it, `advance(n)` called after each `n` items written, and
@@ -59,7 +76,7 @@ class Export:
 
 
 def json_export(
-    service: Service,
+    service: ExportSource,
     experiment_id: str,
     *,
     total_items: int,
@@ -102,7 +119,7 @@ def _json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2, default=str)
 
 
-def csv_export(service: Service, experiment_id: str, *, total_items: int) -> Export:
+def csv_export(service: ExportSource, experiment_id: str, *, total_items: int) -> Export:
     """`results_csv` of the whole experiment, written a page of items at a time (the header
     once: every row has the same columns)."""
     from core.service.terminal import results_csv
@@ -124,14 +141,46 @@ def csv_export(service: Service, experiment_id: str, *, total_items: int) -> Exp
     return Export("csv", write, total_items)
 
 
-def html_export(detail: ExperimentDetail, agreement: LabelAgreement | None = None) -> Export:
-    """The HTML report of the whole experiment (it needs every result at once)."""
+def html_export(
+    detail: ExperimentDetail,
+    agreement: LabelAgreement | None = None,
+    *,
+    thresholds: Sequence[JsonObject] | None = None,
+) -> Export:
+    """The HTML report of the whole experiment (it needs every result at once); with
+    `thresholds` (the results of the pass/fail thresholds), its Pass/fail section."""
     from core.service.terminal import experiment_html
 
     def write(out: TextOut, _advance: Callable[[int], None]) -> None:
-        out.write(experiment_html(detail, agreement=agreement))
+        out.write(experiment_html(detail, agreement=agreement, thresholds=thresholds))
 
     return Export("html", write, None)
+
+
+def html_pages_export(
+    source: ReportSource,
+    info: ExperimentInfo,
+    *,
+    thresholds: Sequence[JsonObject] | None = None,
+    agreement: LabelAgreement | None = None,
+) -> Export:
+    """The HTML report of the whole experiment, built a page of items at a time
+    (`write_experiment_html`: the same report as from the whole experiment, in memory bounded
+    by a page), with a bar of the items read."""
+    from core.service.terminal import write_experiment_html
+
+    def write(out: TextOut, advance: Callable[[int], None]) -> None:
+        write_experiment_html(
+            out.write,
+            info,
+            source.experiment_pages(info.id),
+            reviews=source.reviews(info.id),
+            agreement=agreement,
+            thresholds=thresholds,
+            advance=advance,
+        )
+
+    return Export("html", write, info.total_items)
 
 
 def write_export(path: Path, export: Export, *, show: bool) -> None:

@@ -19,22 +19,26 @@ inflates it (DecompressionStream, in every current browser): a 10,000-item repor
 from __future__ import annotations
 
 import base64
-import gzip
+import codecs
 import hashlib
+import io
 import json
 import math
-from collections.abc import Mapping, Sequence
+import tempfile
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from html import escape
-from typing import Any, cast
+from typing import IO, Any, cast
 
+import numpy as np
 import pandas as pd
 
 from core.exchange._report_assets import REPORT_SCRIPT, REPORT_STYLE
 from core.exchange._review_html import reviews_section
 from core.exchange.exports import finite_values, masked_export
-from core.exchange.svg_charts import histograms_svg, usage_svgs
-from core.records import ExperimentDetail, ScorerOutcome
+from core.exchange.svg_charts import histograms_of, usage_svgs
+from core.records import ExperimentDetail, ExperimentInfo, Review, ScorerOutcome
 from core.reporting.agreement import (
     REVIEWS_SOURCE,
     LabelAgreement,
@@ -44,16 +48,16 @@ from core.reporting.agreement import (
     scorer_verdict,
 )
 from core.reporting.tables import (
+    TOKEN_COLUMNS,
     experiment_cost,
     failure_groups,
     item_frame,
     judge_usage_frame,
     step_views,
-    usage_totals,
 )
 from core.visible_text import without_bidi_controls
 
-__all__ = ["COMPRESS_OVER", "experiment_html", "script_json"]
+__all__ = ["COMPRESS_OVER", "experiment_html", "script_json", "write_experiment_html"]
 
 _FAILURE_IDS_SHOWN = 20
 
@@ -82,45 +86,219 @@ def experiment_html(
 
     Raises ValueError when a scorer id is also the name of a fixed item-table column.
     """
-    frame = item_frame(detail)
-    usage = judge_usage_frame([*detail.results, *detail.failures])
-    charts = _charts(frame, detail.info.scorer_ids, usage)
-    # Masked before it may be compressed (the markup below is masked as written).
-    payload = masked_export(script_json(_payload(detail, frame)))
-    data_block = _data_block(payload, compress_over)
-    scripts = (REPORT_SCRIPT,)
-    markup = masked_export(
+    out = io.StringIO()
+    write_experiment_html(
+        out.write,
+        detail.info,
+        [detail],
+        reviews=detail.reviews,
+        generated_at=generated_at,
+        compress_over=compress_over,
+        agreement=agreement,
+        thresholds=thresholds,
+    )
+    return out.getvalue()
+
+
+def write_experiment_html(
+    write: Callable[[str], object],
+    info: ExperimentInfo,
+    pages: Iterable[ExperimentDetail],
+    *,
+    reviews: Sequence[Review] = (),
+    generated_at: datetime | None = None,
+    compress_over: int = COMPRESS_OVER,
+    agreement: LabelAgreement | None = None,
+    thresholds: Sequence[Mapping[str, Any]] | None = None,
+    advance: Callable[[int], None] | None = None,
+) -> None:
+    """`experiment_html` of an experiment given a page of items at a time (each page: some of
+    its items in order, with their results and failures), written through `write` in pieces:
+    the same report, byte for byte, as from the whole experiment at once, in memory bounded
+    by a page (docs/scale.md). One pass over the pages sums what the summary, the charts and
+    the judge usage show (a float per score, judge usage per scorer and step) while each
+    item's data goes to a temporary file; the markup is then written, then that data (gzip +
+    base64 past `compress_over` bytes, streamed), then the script. `reviews`: every review
+    of the experiment (the pages' own are not read); `advance(n)` is called after each page
+    of `n` items. The failures are the pages' (`failures_in_memory`: any page's)."""
+    gathered = _Gathered(list(info.scorer_ids))
+    with tempfile.TemporaryFile() as items, tempfile.TemporaryFile() as details:
+        for page in pages:
+            frame = item_frame(page)
+            gathered.add(page, frame)
+            payload = _payload(page, frame)
+            _spool(items, payload["items"])
+            _spool(details, payload["details"])
+            if advance is not None:
+                advance(len(page.items))
+        summary = ExperimentDetail(
+            info=info,
+            items=[],
+            results=[],
+            failures=gathered.failures,
+            failures_in_memory=gathered.in_memory,
+            reviews=list(reviews),
+        )
+        usage = gathered.usage()
+        charts = [histograms_of(gathered.scores(), info.scorer_ids), *usage_svgs(usage)]
+        scripts = (REPORT_SCRIPT,)
+        write(
+            "\n".join(
+                [
+                    "<!DOCTYPE html>",
+                    '<html lang="en"><head><meta charset="utf-8">',
+                    f'<meta http-equiv="Content-Security-Policy" content="{_policy(scripts)}">',
+                    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+                    _markup(summary, gathered, usage, charts, generated_at, agreement, thresholds),
+                    "",
+                ]
+            )
+        )
+        _write_data(write, info.scorer_ids, items, details, compress_over)
+        write(f'\n<script id="report-app">{scripts[0]}</script>\n</body></html>')
+
+
+def _markup(
+    summary: ExperimentDetail,
+    gathered: _Gathered,
+    usage: pd.DataFrame,
+    charts: list[str],
+    generated_at: datetime | None,
+    agreement: LabelAgreement | None,
+    thresholds: Sequence[Mapping[str, Any]] | None,
+) -> str:
+    info = summary.info
+    return masked_export(
         "\n".join(
             [
-                f"<title>{_e(detail.info.name)} · scorelab report</title>",
+                f"<title>{_e(info.name)} · scorelab report</title>",
                 f"<style>{REPORT_STYLE}</style></head><body><main>",
                 _header(
-                    detail, generated_at or datetime.now(UTC), with_labels=agreement is not None
+                    summary, generated_at or datetime.now(UTC), with_labels=agreement is not None
                 ),
-                _summary(detail, frame),
+                _summary(summary, gathered),
                 _thresholds_section(thresholds) if thresholds else "",
                 _agreement_section(agreement) if agreement is not None else "",
-                reviews_section(detail),
+                reviews_section(summary),
                 _charts_section(charts),
-                _items_section(detail.info.scorer_ids),
-                _failures_section(detail),
-                _usage_section(usage, experiment_cost(detail.info)),
+                _items_section(info.scorer_ids),
+                _failures_section(summary),
+                _usage_section(usage, experiment_cost(info)),
                 "</main>",
             ]
         )
     )
-    return "\n".join(
-        [
-            "<!DOCTYPE html>",
-            '<html lang="en"><head><meta charset="utf-8">',
-            f'<meta http-equiv="Content-Security-Policy" content="{_policy(scripts)}">',
-            '<meta name="viewport" content="width=device-width, initial-scale=1">',
-            markup,
-            data_block,
-            f'<script id="report-app">{scripts[0]}</script>',
-            "</body></html>",
-        ]
-    )
+
+
+class _Gathered:
+    """What the report's summary, charts and judge usage show, summed a page at a time: each
+    scorer's scores (one float each), its failed runs' item count, the failures this process
+    holds, and the judge executions summed per (scorer, step, status, cached), the successful
+    runs' apart from the failed ones' (the whole report lists the results' first)."""
+
+    def __init__(self, scorer_ids: list[str]) -> None:
+        self.scorer_ids = scorer_ids
+        self._scores: dict[str, list[np.ndarray]] = {s: [] for s in scorer_ids}
+        self.failed_items = dict.fromkeys(scorer_ids, 0)
+        self.failures: list[ScorerOutcome] = []
+        self.in_memory = False
+        self._results_usage: list[pd.DataFrame] = []
+        self._failures_usage: list[pd.DataFrame] = []
+
+    def add(self, page: ExperimentDetail, frame: pd.DataFrame) -> None:
+        for scorer_id in self.scorer_ids:
+            self._scores[scorer_id].append(frame[scorer_id].dropna().to_numpy(dtype=float))
+        if not frame.empty:
+            failed = frame["failed"].str.split(",")
+            for scorer_id in self.scorer_ids:
+                counted = failed.map(lambda ids, s=scorer_id: s in ids).sum()
+                self.failed_items[scorer_id] += int(counted)
+        self.failures += page.failures
+        self.in_memory = self.in_memory or page.failures_in_memory
+        self._results_usage.append(_compact(judge_usage_frame(page.results, priced=False)))
+        self._failures_usage.append(_compact(judge_usage_frame(page.failures, priced=False)))
+
+    def scores(self) -> dict[str, np.ndarray]:
+        """Each scorer's scores (NaN left out), in item order."""
+        return {
+            scorer_id: np.concatenate(parts) if parts else np.empty(0)
+            for scorer_id, parts in self._scores.items()
+        }
+
+    def usage(self) -> pd.DataFrame:
+        """The judge executions summed (`_compact`), in the order the whole report meets
+        them: every successful run's, then every failed run's."""
+        parts = [*self._results_usage, *self._failures_usage]
+        if not parts:  # no page at all: what an experiment without items sums
+            parts = [_compact(judge_usage_frame([], priced=False))]
+        return pd.concat(parts, ignore_index=True)
+
+
+_USAGE_KEYS = ["scorer_id", "step", "status", "cached"]
+_USAGE_SUMS = ["model_calls", "attempts", "duration_ms", *TOKEN_COLUMNS]
+
+
+def _compact(usage: pd.DataFrame) -> pd.DataFrame:
+    """A `judge_usage_frame` summed per (scorer, step, status, cached), groups in the order
+    first met, with `executions` (rows summed): what the report's usage tables and charts
+    sum, without a row per execution."""
+    grouped = usage.groupby(_USAGE_KEYS, sort=False)
+    compact = grouped[_USAGE_SUMS].sum()
+    compact["executions"] = grouped.size()
+    return compact.reset_index()
+
+
+def _spool(file: IO[bytes], values: list[Any]) -> None:
+    """Append each value as the report's JSON (masked), a comma before each."""
+    for value in values:
+        piece = masked_export(script_json(value))
+        file.write(b"," if file.tell() else b"")
+        file.write(piece.encode("utf-8"))
+
+
+_CHUNK = 3 * (1 << 18)
+"""Bytes read from a spooled file at once (a multiple of 3: base64 of each chunk joins up)."""
+
+
+def _write_data(
+    write: Callable[[str], object],
+    scorer_ids: Sequence[str],
+    items: IO[bytes],
+    details: IO[bytes],
+    compress_over: int,
+) -> None:
+    """The data block: `{"scorers": [...], "items": [...], "details": [...]}` from the
+    spooled pieces, as JSON, or gzip + base64 past `compress_over` bytes."""
+    head = ('{"scorers":' + masked_export(script_json(list(scorer_ids))) + ',"items":[').encode()
+    parts: list[bytes | IO[bytes]] = [head, items, b'],"details":[', details, b"]}"]
+    size = len(head) + items.tell() + details.tell() + len(b'],"details":[') + len(b"]}")
+
+    def chunks() -> Iterator[bytes]:
+        for part in parts:
+            if isinstance(part, bytes):
+                yield part
+                continue
+            part.seek(0)
+            while chunk := part.read(_CHUNK):
+                yield chunk
+
+    if size <= compress_over:
+        write('<script type="application/json" id="report-data">')
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        for chunk in chunks():
+            write(decoder.decode(chunk))
+        write(decoder.decode(b"", final=True) + "</script>")
+        return
+    write('<script type="application/octet-stream" id="report-data" data-encoding="gzip+base64">')
+    packer = zlib.compressobj(6, zlib.DEFLATED, 31)  # what gzip.compress(mtime=0) writes
+    pending = b""
+    for chunk in chunks():
+        pending += packer.compress(chunk)
+        whole = len(pending) - len(pending) % 3
+        if whole:
+            write(base64.b64encode(pending[:whole]).decode("ascii"))
+            pending = pending[whole:]
+    write(base64.b64encode(pending + packer.flush()).decode("ascii") + "</script>")
 
 
 # ---- safety ----
@@ -137,19 +315,6 @@ def script_json(value: Any) -> str:
     for char, code in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
         text = text.replace(char, code)
     return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-
-
-def _data_block(payload: str, compress_over: int) -> str:
-    """The data as a non-executed script element: JSON, or gzip + base64 when large (base64
-    holds no `<`, so it is as safe inside the element as the escaped JSON)."""
-    raw = payload.encode("utf-8")
-    if len(raw) <= compress_over:
-        return f'<script type="application/json" id="report-data">{payload}</script>'
-    packed = base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
-    return (
-        '<script type="application/octet-stream" id="report-data" '
-        f'data-encoding="gzip+base64">{packed}</script>'
-    )
 
 
 def _policy(scripts: Sequence[str]) -> str:
@@ -270,12 +435,6 @@ def _execution(execution: dict[str, Any], view: Any) -> dict[str, Any]:
 # ---- charts ----
 
 
-def _charts(frame: pd.DataFrame, scorer_ids: Sequence[str], usage: pd.DataFrame) -> list[str]:
-    """Score histograms, and judge usage charts when the judge was called, as inline SVG
-    (core/exchange/svg_charts.py: no plotly.js, no dashboard theme, every label escaped)."""
-    return [histograms_svg(frame, scorer_ids), *usage_svgs(usage)]
-
-
 # ---- sections ----
 
 
@@ -291,7 +450,7 @@ def _header(detail: ExperimentDetail, generated_at: datetime, *, with_labels: bo
     )
 
 
-def _summary(detail: ExperimentDetail, frame: pd.DataFrame) -> str:
+def _summary(detail: ExperimentDetail, gathered: _Gathered) -> str:
     info, counts = detail.info, detail.info.counts
     usage = counts.usage
     rows = [
@@ -313,19 +472,19 @@ def _summary(detail: ExperimentDetail, frame: pd.DataFrame) -> str:
     body = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows)
     return (
         f'<section id="summary"><h2>Summary</h2><table>{body}</table>'
-        f"{_means(info.scorer_ids, frame, info.comparisons)}</section>"
+        f"{_means(info.scorer_ids, gathered, info.comparisons)}</section>"
     )
 
 
-def _means(scorer_ids: Sequence[str], frame: pd.DataFrame, comparisons: Mapping[str, str]) -> str:
+def _means(scorer_ids: Sequence[str], gathered: _Gathered, comparisons: Mapping[str, str]) -> str:
     if not scorer_ids:
         return "<p>No scorer.</p>"
-    failed = frame["failed"].str.split(",") if not frame.empty else pd.Series(dtype=object)
+    scored = gathered.scores()
     rows = []
     for scorer_id in scorer_ids:
-        scores = frame[scorer_id].dropna()
+        scores = pd.Series(scored[scorer_id], dtype=float)
         mean = f"{scores.mean():.4f}" if len(scores) else "—"
-        failures = int(failed.map(lambda ids, s=scorer_id: s in ids).sum()) if len(failed) else 0
+        failures = gathered.failed_items[scorer_id]
         rows.append(
             f"<tr><td>{_e(scorer_id)}</td><td>{_e(comparisons.get(scorer_id, ''))}</td>"
             f'<td class="num">{mean}</td>'
@@ -525,7 +684,7 @@ def _usage_section(usage: pd.DataFrame, cost: float | None) -> str:
     title = '<section id="usage"><h2>Judge usage</h2>'
     if usage.empty:
         return f"{title}<p>No judge call.</p></section>"
-    totals = usage_totals(usage)
+    totals = _usage_totals(usage)
     rows = "".join(
         f'<tr><th>{label}</th><td class="num">{totals[key]:,.0f}</td></tr>'
         for key, label in _USAGE_LABELS
@@ -534,6 +693,16 @@ def _usage_section(usage: pd.DataFrame, cost: float | None) -> str:
     rows += f"<tr><th>Estimated cost (an estimate, not a bill)</th><td>{_e(cost_text)}</td></tr>"
     note = "<p class=note>Sums over every judge execution, failed ones included.</p>"
     return f"{title}{note}<table>{rows}</table>{_usage_by_step(usage)}</section>"
+
+
+def _usage_totals(usage: pd.DataFrame) -> dict[str, float]:
+    """`usage_totals` over the summed executions (`_compact`)."""
+    totals = {name: float(usage[name].sum()) for name in _USAGE_SUMS}
+    executions = usage["executions"]
+    totals["executions"] = float(executions.sum())
+    totals["failed"] = float(executions[usage["status"] == "failed"].sum())
+    totals["cached"] = float(executions[usage["cached"].astype(bool)].sum())
+    return totals
 
 
 def _usage_by_step(usage: pd.DataFrame) -> str:

@@ -11,13 +11,13 @@ becomes markup). Pure: no Streamlit, no plotly. See docs/architecture.md.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["PALETTE", "bars_svg", "histograms_svg", "usage_svgs"]
+__all__ = ["PALETTE", "bars_svg", "histograms_of", "histograms_svg", "usage_svgs"]
 
 PALETTE = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2")
 """The series colours, in order."""
@@ -70,15 +70,21 @@ def histograms_svg(items: pd.DataFrame, scorer_ids: Sequence[str]) -> str:
     """One small histogram per scorer (10 bins over 0..1, widened when a score falls outside),
     titled with the scorer id, the count scored and the mean; a note when nothing is scored."""
     present = [s for s in scorer_ids if s in items.columns]
+    return histograms_of({s: items[s].dropna().to_numpy(dtype=float) for s in present}, present)
+
+
+def histograms_of(scores: Mapping[str, np.ndarray], scorer_ids: Sequence[str]) -> str:
+    """`histograms_svg` of each scorer's scores given as an array (NaN left out), for the
+    scorers of `scorer_ids` that have an entry."""
     charts = []
-    for scorer_id in present:
-        scores = items[scorer_id].dropna().to_numpy(dtype=float)
-        if scores.size == 0:
+    for scorer_id in [s for s in scorer_ids if s in scores]:
+        scores_of = scores[scorer_id]
+        if scores_of.size == 0:
             charts.append(f'<p class="note">{_e(scorer_id)}: no scores.</p>')
             continue
-        low, high = min(0.0, float(scores.min())), max(1.0, float(scores.max()))
-        counts, edges = np.histogram(scores, bins=_BINS, range=(low, high))
-        title = f"{scorer_id} ({scores.size} scored, mean {scores.mean():.3f})"
+        low, high = min(0.0, float(scores_of.min())), max(1.0, float(scores_of.max()))
+        counts, edges = np.histogram(scores_of, bins=_BINS, range=(low, high))
+        title = f"{scorer_id} ({scores_of.size} scored, mean {scores_of.mean():.3f})"
         charts.append(_histogram(title, [int(c) for c in counts], [float(e) for e in edges]))
     if not any(chart.startswith("<svg") for chart in charts):
         return '<p class="note">No scores to chart.</p>'

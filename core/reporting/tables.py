@@ -503,18 +503,21 @@ def failure_groups(failures: Sequence[ScorerOutcome]) -> pd.DataFrame:
 # ---- judge usage ----
 
 
-def judge_usage_frame(outcomes: Sequence[ScorerOutcome]) -> pd.DataFrame:
+def judge_usage_frame(outcomes: Sequence[ScorerOutcome], *, priced: bool = True) -> pd.DataFrame:
     """One row per judge execution (`USAGE_COLUMNS`), over successful runs (`result["judge"]`)
     and failed ones (`snapshot["judge"]` plus `failed_execution` when the snapshot lacks it).
 
-    Missing token counts are 0; `est_cost_usd` is NaN without tokens or without a known price.
-    """
+    Missing token counts are 0; `est_cost_usd` is NaN without tokens or without a known price,
+    and everywhere with `priced=False` (no price lookup: the HTML report sums no cost per
+    execution)."""
     columns: dict[str, list[Any]] = {name: [] for name in USAGE_COLUMNS}
     for outcome in outcomes:
         for step, execution in _executions(outcome):
             for name, value in _usage_row(outcome, step, execution).items():
                 columns[name].append(value)
-    columns["est_cost_usd"] = _usage_costs(columns)
+    columns["est_cost_usd"] = (
+        _usage_costs(columns) if priced else [math.nan] * len(columns["item_id"])
+    )
     ints = ["attempts", "model_calls", "duration_ms", *TOKEN_COLUMNS]
     texts = ["item_id", "scorer_id", "step", "status"]  # model, provider: may be missing
     dtypes = dict.fromkeys(ints, "int64") | dict.fromkeys(texts, "str")

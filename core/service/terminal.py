@@ -40,7 +40,7 @@ from core.judge.pricing import estimate_cost_usd
 
 if TYPE_CHECKING:
     from core.exchange.exports import experiment_json, masked_export, results_csv
-    from core.exchange.html import experiment_html
+    from core.exchange.html import experiment_html, write_experiment_html
     from core.reporting import (
         LabelAgreement,
         LabelError,
@@ -57,6 +57,7 @@ _LAZY = {
     "masked_export": "core.exchange.exports",
     "results_csv": "core.exchange.exports",
     "experiment_html": "core.exchange.html",
+    "write_experiment_html": "core.exchange.html",
     "LabelAgreement": "core.reporting",
     "LabelError": "core.reporting",
     "agreement_line": "core.reporting",
@@ -94,6 +95,7 @@ __all__ = [
     "results_csv",
     "scorer_verdict",
     "unprotected_address_message",
+    "write_experiment_html",
 ]
 
 

@@ -23,6 +23,8 @@ from core.service.views import (
 )
 from pages.ui.services import service
 
+__all__ = ["KEY", "file_stem", "json_download", "render_downloads"]
+
 KEY = "downloads"
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -43,6 +45,19 @@ def _with_thresholds(
     except NotFoundError:  # an experiment deleted meanwhile: the file without them
         results = []
     return write(detail, agreement=agreement, thresholds=results or None)
+
+
+def json_download(detail: ExperimentDetail, agreement: LabelAgreement | None = None) -> str:
+    """The JSON download: the same text as `scorelab export ID --json` for the experiment
+    (its thresholds' results and its judge usage per prompt step included), plus the
+    scorers' agreement with a label column when `agreement` is given. The failed runs this
+    process holds are in it, as in the files of the process that ran the experiment."""
+    try:
+        thresholds = service().pass_fail(detail.info.id).json() or None
+        usage = service().judge_usage(detail.info.id, priced=False)
+    except NotFoundError:  # an experiment deleted meanwhile: the file without them
+        thresholds, usage = None, None
+    return experiment_json_text(detail, agreement=agreement, thresholds=thresholds, usage=usage)
 
 
 def render_downloads(
@@ -72,7 +87,7 @@ def render_downloads(
     )
     json_file.download_button(
         "JSON (Mastra format)",
-        data=lambda: _with_thresholds(load(), experiment_json_text, later()),
+        data=lambda: json_download(load(), later()),
         file_name=f"{stem}.json",
         mime="application/json",
         icon=":material/data_object:",
