@@ -359,6 +359,27 @@ def _items(rows: Iterable[Sequence[Any]], *, decode: bool = False) -> list[Datas
     ]
 
 
+def _item_stream(rows: Iterable[Sequence[Any]], *, decode: bool = False) -> Iterator[DatasetItem]:
+    """`_items`, one item at a time as it is taken: a page of a large experiment's items is
+    held as the driver's tuples (of text, which the collector stops tracking), never as a page
+    of models, which lived long enough to reach the oldest generation and made each of the
+    collector's full passes over the scorers' lexicons come sooner (docs/storage.md)."""
+    if decode:
+        for _, item_id, item_input, output, truth, metadata in rows:
+            yield DatasetItem(
+                id=item_id,
+                input=_loads(item_input),
+                output=_loads(output),
+                ground_truth=_loads(truth),
+                metadata=_loads(metadata) or {},
+            )
+        return
+    for _, item_id, item_input, output, truth, metadata in rows:
+        yield DatasetItem(
+            id=item_id, input=item_input, output=output, ground_truth=truth, metadata=metadata or {}
+        )
+
+
 def _loads(text: str | float | None) -> Any:
     """A JSON column's text as its value (SQL NULL as None): orjson, or the standard library
     for what orjson refuses (an integer over 64 bits). SQLite gives a JSON column numeric

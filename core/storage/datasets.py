@@ -30,6 +30,7 @@ from core.storage._rows import (
     _dataset_info,
     _flat,
     _item_rows,
+    _item_stream,
     _items,
     _items_query,
     _now,
@@ -173,7 +174,7 @@ class DatasetStore:
                 # The driver's own rows (plain tuples): SQLAlchemy's result rows cost more
                 # than the items built from them.
                 rows = _driver_rows(connection, query)
-            yield from _items(rows, decode=text)
+            yield from _item_stream(rows, decode=text)
             if len(rows) < page_size:
                 return
             position = rows[-1].position + 1
