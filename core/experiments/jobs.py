@@ -274,10 +274,11 @@ class ResultWriter:
             self._sink = detached  # every batch before was committed by this thread
         try:
             if batch:
-                outcomes = [entry for entry in batch if isinstance(entry, ScorerOutcome)]
-                if outcomes:
+                # Rows are tuples (the engine's runs), outcomes records (another runner's).
+                rows = [entry for entry in batch if type(entry) is tuple]
+                if len(rows) < len(batch):
+                    outcomes = [entry for entry in batch if isinstance(entry, ScorerOutcome)]
                     self.written += self._sink.add_results(self._experiment_id, outcomes)
-                rows = [entry for entry in batch if not isinstance(entry, ScorerOutcome)]
                 if rows:
                     self.written += self._sink.add_rows(self._experiment_id, rows)
             counts = self._counts()

@@ -320,9 +320,10 @@ def _checked_values(position: int, values: Sequence[Any]) -> tuple[Any, ...]:
     return (item.id, item.input, item.output, item.ground_truth, item.metadata)
 
 
-def _items_query(dataset_id: str, first: int, limit: int | None, *, as_text: bool = False) -> Any:
-    """Items from position `first` on, in order (`limit` of them, when given); `as_text`: the
-    JSON columns as their text (SQLite), for `_items(..., decode=True)`."""
+def _items_query(dataset_id: str, first: Any, limit: int | None, *, as_text: bool = False) -> Any:
+    """Items from position `first` on (a number, or a bound parameter), in order (`limit` of
+    them, when given); `as_text`: the JSON columns as their text (SQLite), for
+    `_items(..., decode=True)`."""
     table = DatasetItemRow.__table__
     data = [table.c.input, table.c.output, table.c.ground_truth, table.c.item_metadata]
     query = (
