@@ -76,9 +76,12 @@ process writes every result (the tests of that path, whatever the machine's load
 _FREEZE_FROM = 20_000
 """Planned runs from which the heap is frozen once the run is under way
 (core/experiments/_heap.py): a small run's collector passes cost little."""
-_FREEZE_AFTER_RUNS = 1_000
+_FREEZE_AFTER_RUNS = 200
 """Successful runs before the heap is frozen: by then the scorers have loaded what they load
 on their first runs (a lexicon), which is then frozen too."""
+_REFREEZE_EVERY = 5_000
+"""Successful runs between two freezes: what the run made since that lives on (a scorer's
+caches grown with the items' words) is frozen in turn."""
 _HEARTBEAT_EVERY_S = 5.0
 """How often a running experiment's row is touched even when no run finishes (a slow judge):
 well within `core.storage.STALE_AFTER_S`, after which it would be reported as interrupted."""
@@ -524,7 +527,7 @@ class ExperimentJob:
         with self._fast:
             self._fast_succeeded += 1
             if self._fast_succeeded == self._freeze_at:
-                self._freeze_at += _FREEZE_AFTER_RUNS * 10
+                self._freeze_at += _REFREEZE_EVERY
                 if self._frozen:
                     refreeze_heap()
                 else:
