@@ -17,11 +17,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence, Sized
 from datetime import UTC, datetime
 from typing import Any, Protocol, runtime_checkable
 
 from core._sync import run_coroutine_sync
+from core.experiments._heap import freeze_heap, refreeze_heap, thaw_heap
 from core.experiments.engine import CancelToken, Run, Skip, run_experiment
 from core.judge.budget import JudgeBudget
 from core.judge.rate_limit import rate_limited
@@ -72,6 +73,15 @@ back on a busy machine."""
 _PROCESS_FIRST = False
 """True: a writer with a process of its own waits for it before its first batch, so the
 process writes every result (the tests of that path, whatever the machine's load)."""
+_FREEZE_FROM = 20_000
+"""Planned runs from which the heap is frozen once the run is under way
+(core/experiments/_heap.py): a small run's collector passes cost little."""
+_FREEZE_AFTER_RUNS = 200
+"""Successful runs before the heap is frozen: by then the scorers have loaded what they load
+on their first runs (a lexicon), which is then frozen too."""
+_REFREEZE_EVERY = 5_000
+"""Successful runs between two freezes: what the run made since that lives on (a scorer's
+caches grown with the items' words) is frozen in turn."""
 _HEARTBEAT_EVERY_S = 5.0
 """How often a running experiment's row is touched even when no run finishes (a slow judge):
 well within `core.storage.STALE_AFTER_S`, after which it would be reported as interrupted."""
@@ -267,10 +277,11 @@ class ResultWriter:
             self._sink = detached  # every batch before was committed by this thread
         try:
             if batch:
-                outcomes = [entry for entry in batch if isinstance(entry, ScorerOutcome)]
-                if outcomes:
+                # Rows are tuples (the engine's runs), outcomes records (another runner's).
+                rows = [entry for entry in batch if type(entry) is tuple]
+                if len(rows) < len(batch):
+                    outcomes = [entry for entry in batch if isinstance(entry, ScorerOutcome)]
                     self.written += self._sink.add_results(self._experiment_id, outcomes)
-                rows = [entry for entry in batch if not isinstance(entry, ScorerOutcome)]
                 if rows:
                     self.written += self._sink.add_rows(self._experiment_id, rows)
             counts = self._counts()
@@ -317,6 +328,8 @@ class ExperimentJob:
         self._fast_attempts = 0
         self._fast_cached = 0
         self._fast_usage = JudgeUsage()
+        self._freeze_at = 0  # `_fast_succeeded` at which this run freezes the heap (0: never)
+        self._frozen = False
         self._status: ExperimentStatus = status
         self._error: str | None = None
         self._error_before_retry: str | None = None
@@ -513,6 +526,13 @@ class ExperimentJob:
         row = _row(run)
         with self._fast:
             self._fast_succeeded += 1
+            if self._fast_succeeded == self._freeze_at:
+                self._freeze_at += _REFREEZE_EVERY
+                if self._frozen:
+                    refreeze_heap()
+                else:
+                    freeze_heap()
+                    self._frozen = True
             if run.judge_calls or run.judge_attempts or run.cached_calls:
                 self._fast_usage = self._fast_usage + run.usage
                 self._fast_calls += run.judge_calls
@@ -543,6 +563,9 @@ class ExperimentJob:
             own_process=planned >= _OWN_PROCESS_FROM,
         )
         self._writer = writer
+        known = len(items) if item_count is None and isinstance(items, Sized) else item_count
+        if (known or 0) * len(scorers) >= _FREEZE_FROM:
+            self._freeze_at = self._fast_succeeded + _FREEZE_AFTER_RUNS
         status: ExperimentStatus = "error"
         error: BaseException | None = None
         try:
@@ -574,6 +597,10 @@ class ExperimentJob:
             error = failure
         finally:
             writer.close()
+            self._freeze_at = 0
+            if self._frozen:
+                self._frozen = False
+                thaw_heap()
         self._finish(sink, status, error, writer.error)
 
     def _end_status(

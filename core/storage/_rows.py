@@ -320,9 +320,10 @@ def _checked_values(position: int, values: Sequence[Any]) -> tuple[Any, ...]:
     return (item.id, item.input, item.output, item.ground_truth, item.metadata)
 
 
-def _items_query(dataset_id: str, first: int, limit: int | None, *, as_text: bool = False) -> Any:
-    """Items from position `first` on, in order (`limit` of them, when given); `as_text`: the
-    JSON columns as their text (SQLite), for `_items(..., decode=True)`."""
+def _items_query(dataset_id: str, first: Any, limit: int | None, *, as_text: bool = False) -> Any:
+    """Items from position `first` on (a number, or a bound parameter), in order (`limit` of
+    them, when given); `as_text`: the JSON columns as their text (SQLite), for
+    `_items(..., decode=True)`."""
     table = DatasetItemRow.__table__
     data = [table.c.input, table.c.output, table.c.ground_truth, table.c.item_metadata]
     query = (
@@ -357,6 +358,27 @@ def _items(rows: Iterable[Sequence[Any]], *, decode: bool = False) -> list[Datas
         )
         for _, item_id, item_input, output, truth, metadata in rows
     ]
+
+
+def _item_stream(rows: Iterable[Sequence[Any]], *, decode: bool = False) -> Iterator[DatasetItem]:
+    """`_items`, one item at a time as it is taken: a page of a large experiment's items is
+    held as the driver's tuples (of text, which the collector stops tracking), never as a page
+    of models, which lived long enough to reach the oldest generation and made each of the
+    collector's full passes over the scorers' lexicons come sooner (docs/storage.md)."""
+    if decode:
+        for _, item_id, item_input, output, truth, metadata in rows:
+            yield DatasetItem(
+                id=item_id,
+                input=_loads(item_input),
+                output=_loads(output),
+                ground_truth=_loads(truth),
+                metadata=_loads(metadata) or {},
+            )
+        return
+    for _, item_id, item_input, output, truth, metadata in rows:
+        yield DatasetItem(
+            id=item_id, input=item_input, output=output, ground_truth=truth, metadata=metadata or {}
+        )
 
 
 def _loads(text: str | float | None) -> Any:

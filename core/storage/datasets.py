@@ -7,6 +7,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from sqlalchemy import (
+    Integer,
+    bindparam,
     delete,
     func,
     insert,
@@ -30,6 +32,7 @@ from core.storage._rows import (
     _dataset_info,
     _flat,
     _item_rows,
+    _item_stream,
     _items,
     _items_query,
     _now,
@@ -165,15 +168,18 @@ class DatasetStore:
         # SQLite gives the JSON columns' text as it is, decoded here by orjson (SQLAlchemy's
         # json.loads per column cost a tenth of a stored run); PostgreSQL's driver decodes.
         text = self._db.engine.dialect.name == "sqlite"
+        first = bindparam("first_position", type_=Integer)
+        query = _items_query(dataset_id, first, page_size, as_text=text)
+        if where is not None:
+            query = query.where(where)
+        # Compiled once, each page binding only where it starts.
+        statement = query.compile(dialect=self._db.engine.dialect)
         while True:
-            query = _items_query(dataset_id, position, page_size, as_text=text)
-            if where is not None:
-                query = query.where(where)
             with self._db.engine.connect() as connection:
                 # The driver's own rows (plain tuples): SQLAlchemy's result rows cost more
                 # than the items built from them.
-                rows = _driver_rows(connection, query)
-            yield from _items(rows, decode=text)
+                rows = _compiled_rows(connection, statement, {"first_position": position})
+            yield from _item_stream(rows, decode=text)
             if len(rows) < page_size:
                 return
             position = rows[-1].position + 1
@@ -228,8 +234,15 @@ class DatasetStore:
 def _driver_rows(connection: Connection, query: Any) -> list[Any]:
     """The rows of `query` as the driver gives them (tuples), the statement compiled by
     SQLAlchemy with its parameters bound for the driver's paramstyle."""
-    compiled = query.compile(dialect=connection.dialect)
-    parameters: Any = compiled.params
+    return _compiled_rows(connection, query.compile(dialect=connection.dialect))
+
+
+def _compiled_rows(
+    connection: Connection, compiled: Any, values: dict[str, Any] | None = None
+) -> list[Any]:
+    """The rows of a compiled statement as the driver gives them, `values` replacing the
+    parameters of those names."""
+    parameters: Any = compiled.params if values is None else {**compiled.params, **values}
     if compiled.positiontup is not None:  # qmark (SQLite), format: in their order
         parameters = tuple(parameters[name] for name in compiled.positiontup)
     return list(connection.exec_driver_sql(compiled.string, parameters).fetchall())
