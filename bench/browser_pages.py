@@ -9,7 +9,9 @@
 - on the experiment page (issue 21): a grid row clicked until its drill-down (beside the grid,
   a fragment's run) is drawn, the next item by its button, the next item past the grid's
   page (its next page's first item), and a switch to each view (tab); `--repeat N` does each
-  N times and prints the median (and the fastest).
+  N times and prints the median (and the fastest);
+- page switches between the experiment page and Compare, Judge usage and the home page
+  (Experiments), there and back, `--repeat` times each (with `--layout-only` too).
 
 "Idle" is what the browser tests wait for (tests/browser/_streamlit.py): the server said the
 run the click asked for has finished and no other run follows, then the browser drew a frame.
@@ -435,6 +437,27 @@ def measure_layout(page: Any, url: str, repeat: int = 1) -> list[Row]:
     return rows
 
 
+SWITCHES = ("Compare", "Judge usage", "Experiments")
+"""The pages timed back and forth from the experiment page (`measure_switches`)."""
+
+
+def measure_switches(page: Any, repeat: int = 1) -> list[Row]:
+    """Page switches by the sidebar between the experiment page and each of `SWITCHES`, there
+    and back, each `repeat` times (after the tour of the experiment page: every page has been
+    visited once, so these are the switches a person makes all afternoon)."""
+    there: dict[str, list[Timing]] = {title: [] for title in SWITCHES}
+    back: dict[str, list[Timing]] = {title: [] for title in SWITCHES}
+    for _ in range(repeat):
+        for title in SWITCHES:
+            there[title].append(timed(page, sidebar_click(page, title)))
+            back[title].append(timed(page, sidebar_click(page, "Experiment detail")))
+    rows: list[Row] = []
+    for title in SWITCHES:
+        rows.append(median_of(f"  switch experiment → {title}", there[title]))
+        rows.append(median_of(f"  switch {title} → experiment", back[title]))
+    return rows
+
+
 def measure(
     browser: Any,
     database: Path,
@@ -481,13 +504,15 @@ def measure(
                     rows.append((f"  {title}: {what}", seconds, used, drawn))
         rows.append(("experiment page (issue 21)", float("nan"), float("nan"), float("nan")))
         rows += measure_layout(page, url, repeat)
+        rows.append(("page switches (issue 21)", float("nan"), float("nan"), float("nan")))
+        rows += measure_switches(page, repeat)
         context.close()
     return rows
 
 
 def verdict(name: str, seconds: float, items: int) -> str:
     switch, interaction = TARGETS.get(items, (2.0, 1.0))
-    if name.startswith(("server", "experiment page")):
+    if name.startswith(("server", "experiment page", "page switches")):
         return ""
     limit = (
         HOME_TARGET

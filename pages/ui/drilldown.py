@@ -75,9 +75,20 @@ def render_outcome(outcome: ScorerOutcome) -> None:
     else:
         st.markdown(f"**Score** {fmt.score(outcome.score)}")
         show_text("Reason", outcome.reason)
-    for step in step_views(outcome):
+    for number, step in enumerate(step_views(outcome)):
         label = f"{'❌ ' if step.failed else ''}{md_short(step.name)} · {md_text(step.kind)}"
-        with st.expander(label, expanded=step.failed):
+        # Drawn only when open (a click on it reruns this fragment), and kept open or shut
+        # for the next item: each step's highlighted JSON made a share of a row click's
+        # drawing while nobody looked at it.
+        expander = st.expander(
+            label,
+            expanded=step.failed,
+            key=f"{KEY}.step.{outcome.scorer_id}.{number}.{step.failed}",
+            on_change="rerun",
+        )
+        if expander.open is False:
+            continue
+        with expander:
             if step.result is not None:
                 show_text("Result", step.result, language="json")
             if step.prompt:
@@ -192,7 +203,7 @@ def render_drilldown(
         return
     st.caption(f"Item {md_short(item_id, 120)}")
     item = detail.items[0]
-    show_item_texts(item)
+    show_item_texts(item, metadata_key=f"{KEY}.metadata")
     outcomes = item_outcomes(detail, item_id)
     review.reviewer_field()
     reviews = service().reviews(info.id, item_id)  # one read for the item and every scorer

@@ -345,7 +345,8 @@ def render_grid(
         **{
             s: st.column_config.Column(
                 plain_text(s),
-                help=f"{scored_label(info, s)}: red 0 → green 1; failed: the run failed",
+                # A tooltip reads Markdown: the id (an option may name it) escaped.
+                help=f"{md_text(scored_label(info, s))}: red 0 → green 1; failed: the run failed",
             )
             for s in info.scorer_ids
         },

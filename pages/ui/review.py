@@ -25,7 +25,7 @@ from core.records import REVIEW_NOTE_MAX, ExperimentInfo, Review, ReviewVerdict
 from core.service import NotFoundError, ReviewError
 from core.service.views import ANONYMOUS, REVIEWS_SOURCE, WHOLE_ITEM, scorer_range
 from pages.ui.services import service
-from pages.ui.text import md_text, plain_text
+from pages.ui.text import md_short, md_text, plain_text
 from pages.ui.widgets import age
 
 __all__ = [
@@ -101,11 +101,29 @@ def _keep_in_cookie(name: str) -> None:
 
 
 def reviewer_field() -> None:
-    """The "Your name" field, unless a login says who it is (then a line saying so)."""
+    """The "Your name" field, unless a login says who it is (then a line saying so). With a
+    name known (typed earlier, or the cookie's after a reload) the name is drawn as a button's
+    label, the field in its popover: Streamlit's text field is drawn empty and filled a moment
+    later (its value is set after the first paint), which showed a reviewer "anonymous" first."""
     login = _login()
     if login:
         st.caption(f"Reviewing as {md_text(login)} (the dashboard login).")
         return
+    known = _typed_name()
+    if not known:
+        typed = _name_input()
+    else:
+        with st.popover(
+            f"Reviewing as {md_short(known, 60)}",
+            icon=":material/person:",
+            help="Change the name your reviews are saved under.",
+        ):
+            typed = _name_input()
+    _keep_in_cookie(typed)  # outside the popover: its content is drawn only when open
+
+
+def _name_input() -> str:
+    """The "Your name" field; returns the name typed (kept in the session)."""
     # A widget's value is dropped with the widget when the page changes: keep it apart.
     typed = st.text_input(
         "Your name (for your reviews)",
@@ -116,7 +134,7 @@ def reviewer_field() -> None:
         key=f"{NAME_KEY}.field",
     )
     st.session_state[NAME_KEY] = typed.strip()
-    _keep_in_cookie(typed.strip())
+    return typed.strip()
 
 
 def render_item_review(

@@ -157,9 +157,11 @@ def show_text(
     target.code(text if text else empty, language=language, wrap_lines=True)
 
 
-def show_item_texts(item: DatasetItem) -> None:
+def show_item_texts(item: DatasetItem, metadata_key: str | None = None) -> None:
     """A dataset item's input, output and ground truth side by side (each through `show_text`),
-    then its metadata in an expander: the top of an item's drill-down, wherever it is opened."""
+    then its metadata in an expander: the top of an item's drill-down, wherever it is opened.
+    With `metadata_key` the expander is drawn only when open (a click on it reruns the
+    fragment or page it is in; it stays open or shut for the next item)."""
     columns = st.columns(3)
     for column, title, value in zip(
         columns,
@@ -168,6 +170,13 @@ def show_item_texts(item: DatasetItem) -> None:
         strict=True,
     ):
         show_text(title, value, where=column)
-    if item.metadata:
+    if not item.metadata:
+        return
+    if metadata_key is None:
         with st.expander("Metadata"):
+            st.json(item.metadata, expanded=True)
+        return
+    expander = st.expander("Metadata", key=metadata_key, on_change="rerun")
+    if expander.open:
+        with expander:
             st.json(item.metadata, expanded=True)

@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from core.records import ExperimentConfig, ScorerSpec
 from core.service import Service
 from core.service.views import WHOLE_ITEM
@@ -126,6 +128,44 @@ def test_tabs_drilldown_beside_the_grid_and_next_item(
         no_exception(page)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="Streamlit 1.67's dataframe drops a click that enters the grid from outside while it "
+    "holds a selection (reproduced with a 5-line app: a cell clicked, a button clicked, another "
+    "cell clicked: ignored; hovering first, it is taken). Not fixable from the page without "
+    "redrawing the grid on every next/previous.",
+)
+def test_a_row_click_right_after_next_opens_its_item(
+    page: Any, tmp_path: Path, fresh_dashboard: Any
+) -> None:
+    """The audit's bug: after previous/next moved the item, the next row click (a pointer
+    coming straight from the button) was ignored: it opened nothing."""
+    with fresh_dashboard(tmp_path) as url:
+        experiment_id = stored_experiment(tmp_path)
+        open_page(page, f"{url}/experiment?experiment={experiment_id}")
+        page.get_by_text("Click a row of the grid to open its item here.").wait_for()
+        assert click_row(page, 2) == 0
+        page.get_by_text("Item i002").wait_for()
+        next_button = page.get_by_role("button", name=re.compile("^Next item"))
+        assert fragment_rerun(page, next_button.click) == 0
+        page.get_by_text("Item i003").wait_for()
+        # One click on another row, right after: its item opens.
+        assert click_row(page, 6) == 0
+        page.get_by_text("Item i006", exact=True).wait_for(timeout=10_000)
+        assert "item=i006" in page.url
+        # Back to the row of the first click (the grid's selection then): it opens again.
+        assert fragment_rerun(page, next_button.click) == 0
+        page.get_by_text("Item i007").wait_for()
+        assert click_row(page, 2) == 0
+        page.get_by_text("Item i002", exact=True).wait_for(timeout=10_000)
+        # And the row of the item open (selected in the grid before "next"): it opens too.
+        assert fragment_rerun(page, next_button.click) == 0
+        page.get_by_text("Item i003").wait_for()
+        assert click_row(page, 2) == 0
+        page.get_by_text("Item i002", exact=True).wait_for(timeout=10_000)
+        no_exception(page)
+
+
 PAGED = b"id,question,answer,category\n" + b"".join(
     b"i%03d,question %d,%s %d,Law\n" % (n, n, b"right" if n % 2 else b"wrong", n) for n in range(60)
 )
@@ -173,6 +213,28 @@ def test_previous_and_next_cross_the_grid_pages(
         no_exception(page)
 
 
+FIRST_PAINT = """
+window.firstNames = [];
+window.reviewingAs = [];
+new MutationObserver(() => {
+  for (const field of document.querySelectorAll('input[aria-label^="Your name"]')) {
+    if (!field.dataset.seen) {
+      field.dataset.seen = "1";
+      requestAnimationFrame(() => window.firstNames.push(field.value));
+    }
+  }
+  for (const button of document.querySelectorAll('button')) {
+    if (!button.dataset.seen && button.textContent.includes("Reviewing as")) {
+      button.dataset.seen = "1";
+      requestAnimationFrame(() => window.reviewingAs.push(button.textContent));
+    }
+  }
+}).observe(document, {subtree: true, childList: true});
+"""
+"""Records, at the first frame drawn after it appears, each "Your name" field's value and
+each "Reviewing as" button's text: what a person sees first, not what a later moment fills."""
+
+
 def test_the_reviewer_name_is_kept_across_a_reload(
     page: Any, tmp_path: Path, fresh_dashboard: Any
 ) -> None:
@@ -186,14 +248,21 @@ def test_the_reviewer_name_is_kept_across_a_reload(
         page.wait_for_function(
             "() => document.cookie.includes('scorelab_reviewer=Ana%20Ng')", timeout=TIMEOUT
         )
+        page.add_init_script(FIRST_PAINT)
         open_page(page, f"{url}/experiment?experiment={experiment_id}&item=i002")  # a reload
         page.get_by_text("Item i002").wait_for()
+        # Drawn with the name on its first paint: the name as a button's label (Streamlit's
+        # text field is drawn empty, then filled), no empty name field on the way.
+        page.get_by_role("button", name=re.compile("Reviewing as Ana Ng")).wait_for()
+        page.wait_for_function("() => window.reviewingAs.length > 0")
+        drawn = page.evaluate("window.reviewingAs")  # with its icons' ligature names
+        assert drawn and all("Reviewing as Ana Ng" in text for text in drawn), drawn
+        assert page.evaluate("window.firstNames") == []
+        # The field, in the button's popover, holds it too (to change it).
+        page.get_by_role("button", name=re.compile("Reviewing as Ana Ng")).click()
         field = page.get_by_role("textbox", name="Your name (for your reviews)")
-        page.wait_for_function(
-            "() => [...document.querySelectorAll('input')].some(i => i.value === 'Ana Ng')",
-            timeout=TIMEOUT,
-        )
         assert field.input_value() == "Ana Ng"
+        page.keyboard.press("Escape")
         verdict = in_view(page, page.get_by_role("button", name="✗ Item is wrong"))
         # A save reruns the page, not only the drill-down (a fragment nested in the grid's):
         # the grid's `reviewed` column must show the verdict just given. `rerun` waits for a

@@ -325,3 +325,24 @@ def test_the_progress_is_drawn_under_the_start_button(app: AppTest, faq: str) ->
         n for n, t in enumerate(texts) if isinstance(t, str) and "Experiment finished" in t
     )
     assert finished_at > start_at, labels
+
+
+def test_the_drilldown_draws_a_step_and_the_metadata_only_when_opened(
+    app: AppTest, experiment_id: str
+) -> None:
+    show(app, experiment_id, item="i003")
+    steps = [e for e in app.expander if "·" in e.label]
+    assert steps, "the open scorer's steps are listed"
+    shut = len(app.code)
+    assert not app.json  # the metadata expander is shut: its JSON not drawn
+    key = f"experiment.step.{SCORERS[0]}.0.False"
+    app.session_state[key] = True  # a click on the first step's expander
+    app.session_state["experiment.metadata"] = True
+    app.run()
+    assert not app.exception, app.exception
+    assert len(app.code) > shut  # its result (and prompt) drawn now
+    assert app.json and app.json[0].value is not None
+    # Kept open for the next item (the same scorer's first step).
+    app.button(key="experiment.next").click().run()
+    assert not app.exception, app.exception
+    assert len(app.code) > shut and app.json

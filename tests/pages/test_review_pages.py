@@ -156,7 +156,7 @@ def test_the_agreement_panel_offers_the_reviews_as_labels(app: AppTest, experime
     app.run()
     assert not app.exception, app.exception
     assert app.query_params["label"] in (":reviews", [":reviews"])
-    texts = [t.value for t in app.text]
+    texts = [plain(t.value) for t in app.text]  # what a reader sees (word joiners dropped)
     assert any(
         t.startswith("Labels from the reviews (human verdicts): 3 items labelled") for t in texts
     )
@@ -185,3 +185,46 @@ def test_the_grid_marks_each_reviewed_score(app: AppTest, experiment_id: str) ->
     assert marks["a"] == f"{SCORERS[0]} ✓"
     assert marks["c"] == f"{SCORERS[1]} ✗"
     assert marks["b"] in (None, "") or marks["b"] != marks["b"]  # unreviewed: empty (or NaN)
+
+
+HOSTILE = "**x** :material/home:"
+"""A name a dataset or a scorer's options may give, read as bold text and an icon by Markdown."""
+
+
+def test_a_label_column_named_like_markdown_is_shown_literally(app: AppTest) -> None:
+    service = core.service.get_service()
+    rows = "".join(
+        f"i{n},question {n},answer {n},{'true' if n % 2 else 'false'}\n" for n in range(6)
+    )
+    dataset = service.import_dataset("labels.csv", f"id,question,answer,{HOSTILE}\n{rows}".encode())
+    started = service.start_experiment(
+        ExperimentConfig(
+            dataset_id=dataset.id, scorers=[ScorerSpec(scorer_id="completeness-scorer")]
+        )
+    )
+    assert service.wait(started, timeout=60).status == "completed"
+    show(app, "pages/experiment.py", started, tab="agreement", label=HOSTILE)
+    shown = [plain(t.value) for t in app.text if "Labels from" in t.value]
+    assert shown and shown[0].startswith(f"Labels from column {HOSTILE}: 6 items labelled")
+    # Nowhere drawn as Markdown unescaped: no bold, no icon.
+    markdown = [m.value for m in [*app.markdown, *app.caption, *app.info, *app.warning]]
+    assert not [m for m in markdown if "**x**" in m or ":material/home:" in m]
+
+
+def test_the_grid_column_help_shows_a_scorer_id_literally(app: AppTest) -> None:
+    import json
+
+    from grid_rows import grid
+
+    service = core.service.get_service()
+    dataset = service.import_dataset("review.csv", DATA)
+    spec = ScorerSpec(scorer_id="checks.includes", options={"value": "sky", "id": HOSTILE})
+    started = service.start_experiment(ExperimentConfig(dataset_id=dataset.id, scorers=[spec]))
+    assert service.wait(started, timeout=60).status == "completed"
+    show(app, "pages/experiment.py", started)
+    config = json.loads(grid(app).proto.columns or "{}")
+    helps = [str(c.get("help", "")) for c in config.values() if "red 0" in str(c.get("help"))]
+    assert len(helps) == 1
+    # The tooltip reads Markdown: the id escaped, so a reader sees it as typed.
+    assert "**x**" not in helps[0] and ":material/home:" not in helps[0]
+    assert plain(helps[0]).startswith(HOSTILE)
