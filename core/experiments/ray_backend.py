@@ -86,6 +86,7 @@ __all__ = [
     "RayRunner",
     "RayTarget",
     "ScorerRecipe",
+    "check_ray_address",
     "disconnect",
     "inline_limit",
     "pack_outcomes",
@@ -195,7 +196,7 @@ def run_chunk(
     if budget is not None:
         from core.experiments.ray_budget import RayBudgetProxy
 
-        proxy = RayBudgetProxy(*budget)
+        proxy = RayBudgetProxy(*budget, concurrency=concurrency)
     scorers = _scorers(recipe, typed_key)
     wanted = {(item.id, scorer_id) for item, ids in units for scorer_id in ids}
     finished: queue.SimpleQueue[ScorerOutcome] = queue.SimpleQueue()
@@ -220,10 +221,14 @@ def run_chunk(
         future.result()  # an engine error is the task's error
         if proxy is not None:
             proxy.flush()  # its spend is the actor's before the driver hears the chunk ended
+            proxy = None
         for part in pack_outcomes(_drained(finished), limit):
             yield part
     finally:
         future.cancel()
+        if proxy is not None and future.done():
+            with contextlib.suppress(Exception):
+                proxy.flush()  # an engine error: what its slice holds unspent goes back
 
 
 def run_chunk_whole(
@@ -348,6 +353,12 @@ class _Connection:
             self._target = target
             self._users += 1
 
+    def check(self, target: RayTarget) -> None:
+        """Connect to `target` now (the connection is the run's, kept open for it): an
+        address nothing answers at is refused before the experiment is stored."""
+        self.acquire(target)
+        self.release()
+
     def release(self) -> None:
         import ray
 
@@ -370,6 +381,23 @@ class _Connection:
 
 
 _connection = _Connection()
+
+
+def check_ray_address(address: str | None) -> None:
+    """Refuse, before anything is stored, the Ray address an experiment would run on
+    (`address`, else SCORELAB_RAY_ADDRESS) when it is not one, Ray is not installed, or no
+    cluster answers there (ExperimentConfigError naming it); a cluster's address is connected
+    to, the connection kept for the run. Nothing to check for `in-process` or `local:N`."""
+    target = ray_target(address)
+    if target is None or target.address is None:
+        return
+    try:
+        import ray  # noqa: F401  (only to say early that it is missing)
+    except ImportError:
+        raise ExperimentConfigError(
+            f"Running on Ray ({target.describe()}) needs Ray installed: pip install 'scorelab[ray]'"
+        ) from None
+    _connection.check(target)
 
 
 def disconnect() -> None:
@@ -674,7 +702,9 @@ def ray_runner(
     SCORELAB_RAY_ADDRESS; `limits`: the judge rate limits (model -> limit) the whole cluster
     keeps together (`core.experiments.ray_limiter`); `key`: the judge's key as its route
     decided it (`core.judge.credentials.route_judge`). Raises ExperimentConfigError for a bad
-    address, or when Ray is not installed (`pip install 'scorelab[ray]'`). A spend cap needs
+    address, one nothing answers at (a cluster's address is connected to here, before the
+    experiment is stored), or when Ray is not installed (`pip install 'scorelab[ray]'`). A
+    spend cap needs
     nothing here: the runner is given the experiment's `JudgeBudget` and keeps it in a Ray
     actor (`core.experiments.ray_budget`)."""
     target = ray_target(address)
@@ -686,6 +716,8 @@ def ray_runner(
         raise ExperimentConfigError(
             f"Running on Ray ({target.describe()}) needs Ray installed: pip install 'scorelab[ray]'"
         ) from None
+    if target.address is not None:
+        _connection.check(target)  # before anything is stored: a refused address names itself
     recipe, typed = recipe_of(specs, judge, typed_key, catalog, key)
     wanted = {model: limit for model, limit in (limits or {}).items() if not limit.is_unlimited()}
     return RayRunner(target, recipe, typed, limits=wanted or None)
