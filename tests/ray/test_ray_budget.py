@@ -14,7 +14,7 @@ from conftest import Cluster
 
 from core.experiments.ray_budget import RayBudgetProxy, budget_holder
 from core.judge.budget import BudgetReached
-from core.judge.pricing import estimate_cost_usd
+from core.judge.pricing import estimate_cost_usd, unit_prices
 
 PRICED = "openai/gpt-4o-mini"
 """A model in litellm's bundled price table."""
@@ -35,6 +35,19 @@ def ray_connected(ray_cluster: Cluster) -> Any:
     if not ray.is_initialized():  # an experiment's connection may be open still
         ray.init(address=ray_cluster.address, namespace="scorelab", log_to_driver=False)
     return ray
+
+
+class Gate:
+    """Where the workers wait for each other (a Ray actor)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def arrive(self) -> None:
+        self.count += 1
+
+    def arrived(self) -> int:
+        return self.count
 
 
 def spend_until_refused(proxy: RayBudgetProxy, threads: int, pause_s: float) -> int:
@@ -69,20 +82,27 @@ def test_the_cap_holds_exactly_with_callers_on_both_nodes_at_once(ray_connected:
     # The workers cannot import this test module: its functions travel by value.
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
+    gate = ray.remote(Gate).options(num_cpus=0).remote()
+
     @ray.remote(num_cpus=1)
-    def worker(actor: Any, cap: float) -> tuple[int, float, bool]:
+    def worker(actor: Any, cap: float, gate: Any) -> tuple[int, float, bool]:
+        unit_prices(PRICED)  # litellm imported (seconds) before the gate, not after
+        ray.get(gate.arrive.remote())
+        while ray.get(gate.arrived.remote()) < 2:  # both spend at once
+            time.sleep(0.01)
         proxy = RayBudgetProxy(actor, cap, concurrency=8)
         made = spend_until_refused(proxy, threads=8, pause_s=0.002)
         return made, proxy.free_usd, proxy.reached
 
     try:
         # One worker on each node (one CPU each), eight callers each.
-        results = ray.get([worker.remote(actor, cap), worker.remote(actor, cap)])
+        results = ray.get([worker.remote(actor, cap, gate), worker.remote(actor, cap, gate)])
         spent, held, refused = ray.get(actor.figures.remote())
     finally:
         ray.kill(actor)
+        ray.kill(gate)
     made = sum(count for count, _, _ in results)
-    assert all(count > 0 for count, _, _ in results)  # both nodes spent from the one cap
+    assert all(count > 0 for count, _, _ in results), results  # both nodes, one cap
     assert made * cost <= cap  # never past it: each call cost what it reserved
     # Used to the end: what is left is less than one call per worker, plus the one refused.
     assert made >= 300 - 2
