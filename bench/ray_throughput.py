@@ -246,9 +246,7 @@ def main() -> None:
             for _ in range(arguments.rounds):
                 for name, runs in rounds.items():
                     which = capped if "cap" in name else config
-                    runs.append(
-                        run_once(service, which, name, judge_pid, cluster.address, cluster)
-                    )
+                    runs.append(run_once(service, which, name, judge_pid, cluster.address, cluster))
             best = {name: max(runs, key=lambda m: m.rate) for name, runs in rounds.items()}
             measures.extend(best.values())
             for name, runs in rounds.items():
