@@ -5,12 +5,13 @@ a provider limit of 10,000 requests per minute.
 
     python bench/ray_throughput.py [--items 1200] [--concurrency 32] [--rounds 3] [--base-only]
 
-After the three measured rows, two more on the 2 worker nodes (unless --base-only): the same
-run under a spend cap it never reaches (every judge call reserves from the slice of the cap
-its worker holds, core/experiments/ray_budget.py), and through the Ray Client (`ray://`, the
-head's client server). The 2-node runs without and with the cap alternate for `--rounds`
-rounds (each round's figures printed; the rows show the best of each), so their ratio is
-measured side by side on a loaded machine.
+After the three measured rows, more on the 2 worker nodes (unless --base-only): the same run
+on a priced model (litellm prices every answer), the same under a spend cap it never reaches
+(every judge call reserves from the slice of the cap its worker holds,
+core/experiments/ray_budget.py), and through the Ray Client (`ray://`, the head's client
+server). The 2-node runs (plain, priced, capped) alternate for `--rounds` rounds (each round's
+figures printed; the rows show the best of each), so their ratios are measured side by side on
+a loaded machine.
 
 Targets: 2 worker nodes >= 1.5x one; Ray with 1 worker >= 85% of in-process. Everything (the
 driver, the fake judge, the Ray nodes) shares this machine's cores, so the figures are a lower
@@ -47,6 +48,10 @@ LATENCY_S = 0.05
 PROVIDER_RPM = 10_000
 SCORER = ScorerSpec(scorer_id="rubric-scorer", options={"criteria": "The answer is correct."})
 """One judge call per item."""
+PRICED_ROW = "Ray, 2 nodes, priced"
+"""The 2 nodes on a model in litellm's price table (gpt-4o-mini, served by the fake judge)."""
+CAPPED_ROW = "Ray, 2 nodes, spend cap"
+"""The same with a spend cap it never reaches."""
 JUDGE = (
     "import dataclasses, sys\n"
     "from core.testing.fake_judge import FakeJudge, answer_from_schema\n"
@@ -201,7 +206,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--base-only", action="store_true", help="no spend cap or ray:// rows")
     parser.add_argument(
-        "--rounds", type=int, default=3, help="rounds of the 2-node runs without and with the cap"
+        "--rounds", type=int, default=3, help="rounds of the 2-node runs (plain, priced, capped)"
     )
     arguments = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="slbench-db-"))
@@ -240,13 +245,20 @@ def main() -> None:
                 update={"judge_model": "openai/gpt-4o-mini", "max_cost": 1_000.0}
             )
             # Without and with the cap in alternate rounds (the load moves): best of each.
-            rounds: dict[str, list[Measure]] = {"Ray, 2 worker nodes": []}
+            # The priced model without a cap: litellm prices each of its answers, so this is
+            # what the cap's own cost is measured against.
+            priced = capped.model_copy(update={"max_cost": None})
+            configs = {"Ray, 2 worker nodes": config}
             if not arguments.base_only:
-                rounds["Ray, 2 nodes, spend cap"] = []
+                configs[PRICED_ROW] = priced
+                configs[CAPPED_ROW] = capped
+            rounds: dict[str, list[Measure]] = {name: [] for name in configs}
             for _ in range(arguments.rounds):
                 for name, runs in rounds.items():
-                    which = capped if "cap" in name else config
-                    runs.append(run_once(service, which, name, judge_pid, cluster.address, cluster))
+                    runs.append(
+                        run_once(service, configs[name], name, judge_pid, cluster.address,
+                                 cluster)
+                    )  # fmt: skip
             best = {name: max(runs, key=lambda m: m.rate) for name, runs in rounds.items()}
             measures.extend(best.values())
             for name, runs in rounds.items():
@@ -278,8 +290,17 @@ def report(measures: list[Measure], arguments: argparse.Namespace) -> None:
         print(measure.row())
     print(f"Ray 1 worker / in-process: {one.rate / local.rate:.0%} (target >= 85%)")
     print(f"Ray 2 workers / 1 worker:  {two.rate / one.rate:.2f}x (target >= 1.5x)")
+    by_name = {measure.name: measure for measure in measures}
     for extra in measures[3:]:
         print(f"{extra.name} / without: {extra.rate / two.rate:.0%}")
+    if CAPPED_ROW in by_name:
+        capped, priced = by_name[CAPPED_ROW], by_name[PRICED_ROW]
+        print(
+            f"Spend cap / the same priced model without it: {capped.rate / priced.rate:.0%} "
+            "calls/s (target >= 90%); workers' CPU per call "
+            f"{capped.workers_cpu_s * 1000 / capped.calls:.2f} ms against "
+            f"{priced.workers_cpu_s * 1000 / priced.calls:.2f} ms"
+        )
     # The model, from the CPU each side spends per judge call (measured above): a worker
     # machine of one core does at most 1 / its CPU per call, and at most concurrency / latency
     # (the calls it keeps in flight); the driver, one process, at most 1 / its CPU per call;
