@@ -197,6 +197,7 @@ def run_chunk(
         from core.experiments.ray_budget import RayBudgetProxy
 
         proxy = RayBudgetProxy(*budget, concurrency=concurrency)
+        proxy.prime()
     scorers = _scorers(recipe, typed_key)
     wanted = {(item.id, scorer_id) for item, ids in units for scorer_id in ids}
     finished: queue.SimpleQueue[ScorerOutcome] = queue.SimpleQueue()
@@ -220,7 +221,7 @@ def run_chunk(
                 yield part  # not `yield from`: Ray's generator wrapper wants real yields
         future.result()  # an engine error is the task's error
         if proxy is not None:
-            proxy.flush()  # its spend is the actor's before the driver hears the chunk ended
+            proxy.flush()  # its settlements and the unspent slice go back (not waited for)
             proxy = None
         for part in pack_outcomes(_drained(finished), limit):
             yield part
@@ -482,11 +483,13 @@ class _Spend:
         self.budget.mirror(*ray.get(self.actor.figures.remote()))
 
     def close(self) -> None:
-        """The last figures, then the actor goes."""
+        """The last figures (once the chunks' slices are back), then the actor goes."""
         import ray
 
+        from core.experiments.ray_budget import settled_figures
+
         try:
-            self._read()
+            self.budget.mirror(*settled_figures(self.actor))
         finally:
             ray.kill(self.actor)
 

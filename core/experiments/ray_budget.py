@@ -9,7 +9,9 @@ until the worker settles it or gives it back. A judge call's reservation comes o
 worker's slice (no call of the actor); when the slice runs low, the next one is asked for
 ahead, without waiting; a call waits for the actor only when its slice is empty and no grant
 is on the way. Settlements (what each call cost, from litellm's prices) go to the actor in
-batches, without waiting; at a chunk's end the worker gives back what it did not spend.
+batches, without waiting; at a chunk's end the worker gives back what it did not spend
+(without waiting: the driver waits at the run's end until every slice is back), and its next
+chunk of the run asks for a slice ahead as it starts.
 
 The actor grants only what the cap leaves: the spend so far plus every slice held never passes
 the cap, so the spend passes it only by what calls cost beyond their estimates, as in-process
@@ -30,7 +32,7 @@ from typing import Any
 from core.judge.budget import DEFAULT_OUTPUT_TOKENS, BudgetReached, JudgeBudget
 from core.judge.pricing import unit_prices
 
-__all__ = ["CALLS_AHEAD", "BudgetActor", "RayBudgetProxy", "budget_holder"]
+__all__ = ["CALLS_AHEAD", "BudgetActor", "RayBudgetProxy", "budget_holder", "settled_figures"]
 
 CALLS_AHEAD = 16
 """A slice covers at least this many calls at the worker's estimate (more: 2 × concurrency)."""
@@ -107,6 +109,8 @@ class RayBudgetProxy(JudgeBudget):
         self._unsent_cost = 0.0
         self._unsent_calls = 0
         self._sent_at = time.monotonic()
+        self._estimate = 0.0
+        self._run_key = str(getattr(actor, "_ray_actor_id", id(actor)))
 
     @property
     def reached(self) -> bool:
@@ -133,6 +137,7 @@ class RayBudgetProxy(JudgeBudget):
         with self._lock:
             output = output_tokens or self._largest_output or DEFAULT_OUTPUT_TOKENS
         estimate = input_tokens * prices[0] + output * prices[1]
+        self._estimate = estimate
         while True:
             with self._lock:
                 if self._refusal is not None:
@@ -169,9 +174,18 @@ class RayBudgetProxy(JudgeBudget):
             if due:
                 self._send_settled(returned=0.0)
 
-    def flush(self) -> None:
-        """At a chunk's end: every settlement sent and the unspent slice given back, and the
-        actor has taken them (its figures are whole before the driver hears the chunk ended)."""
+    def prime(self) -> None:
+        """At a chunk's start: ask for a slice at the estimate this process's last chunk of the
+        same run ended with, without waiting (its first call then seldom waits)."""
+        with self._lock:
+            estimate = _last_estimates.get(self._run_key)
+            if estimate:
+                self._ask_ahead(estimate)
+
+    def flush(self, wait: bool = False) -> None:
+        """At a chunk's end: every settlement sent and the unspent slice given back (`wait`:
+        and taken by the actor; the driver waits for the slices at the run's end instead,
+        `settled_figures`)."""
         import ray
 
         with self._lock:
@@ -182,7 +196,12 @@ class RayBudgetProxy(JudgeBudget):
             self._take_arrived()
             returned, self._free = self._free, 0.0
             reference = self._send_settled(returned)
-        ray.get(reference)
+            if self._estimate:
+                if len(_last_estimates) > 64:
+                    _last_estimates.clear()  # runs long gone
+                _last_estimates[self._run_key] = self._estimate
+        if wait:
+            ray.get(reference)
 
     # ---- under `_lock` ----
 
@@ -232,6 +251,24 @@ class RayBudgetProxy(JudgeBudget):
         with self._lock:
             self._refused += 1
             self._refusal = self._refusal or reason
+
+
+_last_estimates: dict[str, float] = {}
+"""A worker process's last call estimate per run (budget actor), for the next chunk's `prime`."""
+
+
+def settled_figures(actor: Any, timeout_s: float = 5.0) -> tuple[float, float, int]:
+    """The actor's `figures` once every chunk's slice has come back (nothing held: every
+    settlement sent before it taken too), or as they are after `timeout_s` (a worker that died
+    holding a slice never gives it back)."""
+    import ray
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        spent, held, refused = ray.get(actor.figures.remote())
+        if held <= 1e-12 or time.monotonic() >= deadline:
+            return spent, held, refused
+        time.sleep(0.01)
 
 
 def budget_holder(max_cost_usd: float) -> Any:

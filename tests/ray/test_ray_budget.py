@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from conftest import Cluster
 
-from core.experiments.ray_budget import RayBudgetProxy, budget_holder
+from core.experiments.ray_budget import RayBudgetProxy, budget_holder, settled_figures
 from core.judge.budget import BudgetReached
 from core.judge.pricing import estimate_cost_usd, unit_prices
 
@@ -97,7 +97,7 @@ def test_the_cap_holds_exactly_with_callers_on_both_nodes_at_once(ray_connected:
     try:
         # One worker on each node (one CPU each), eight callers each.
         results = ray.get([worker.remote(actor, cap, gate), worker.remote(actor, cap, gate)])
-        spent, held, refused = ray.get(actor.figures.remote())
+        spent, held, refused = settled_figures(actor)
     finally:
         ray.kill(actor)
         ray.kill(gate)
