@@ -357,6 +357,11 @@ class _Connection:
     def check(self, target: RayTarget) -> None:
         """Connect to `target` now (the connection is the run's, kept open for it): an
         address nothing answers at is refused before the experiment is stored."""
+        if target.address is not None:
+            try:  # even when this process is connected already (maybe elsewhere)
+                _probe(target.address)
+            except (OSError, ValueError) as error:
+                raise _unreachable(target.address, error) from None
         self.acquire(target)
         self.release()
 
@@ -416,24 +421,34 @@ _PROBE_TIMEOUT_S = 5.0
 def _reached(ray: Any, target: RayTarget) -> None:
     """`_init`, after a TCP probe of a `host:port` or `ray://` address; an address nothing
     answers at is an ExperimentConfigError naming it."""
-    address = target.address
-    if address is None or address == "auto":
+    if target.address is None:
         _init(ray, target)
         return
-    host, _, port = address.removeprefix("ray://").rpartition(":")
     try:
-        with socket.create_connection((host.strip("[]"), int(port)), _PROBE_TIMEOUT_S):
-            pass
+        _probe(target.address)
         _init(ray, target)
     except (OSError, TimeoutError, RuntimeError, ValueError) as error:  # ConnectionError too
         with contextlib.suppress(Exception):
             ray.shutdown()  # what a half-made connection left
-        detail = " ".join(str(error).split())[:300] or type(error).__name__
-        raise ExperimentConfigError(
-            f"The Ray cluster at {address!r} could not be reached ({detail}): is it started "
-            "there (`ray start --head`; for ray://, with `--ray-client-server-port`), and is "
-            "the address right?"
-        ) from None
+        raise _unreachable(target.address, error) from None
+
+
+def _probe(address: str) -> None:
+    """A TCP connection to a `host:port` or `ray://` address (OSError when none answers)."""
+    if address == "auto":
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    with socket.create_connection((host.strip("[]"), int(port)), _PROBE_TIMEOUT_S):
+        pass
+
+
+def _unreachable(address: str, error: BaseException) -> ExperimentConfigError:
+    detail = " ".join(str(error).split())[:300] or type(error).__name__
+    return ExperimentConfigError(
+        f"The Ray cluster at {address!r} could not be reached ({detail}): is it started "
+        "there (`ray start --head`; for ray://, with `--ray-client-server-port`), and is "
+        "the address right?"
+    )
 
 
 def _init(ray: Any, target: RayTarget) -> None:
