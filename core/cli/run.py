@@ -147,6 +147,16 @@ def _add_spend_options(run: argparse.ArgumentParser) -> None:
     )
 
 
+def _check_ray_address(address: str | None) -> None:
+    from core.service import ExperimentConfigError
+    from core.service.terminal import check_ray_address
+
+    try:
+        check_ray_address(address)
+    except ExperimentConfigError as error:
+        raise CliError(str(error)) from None
+
+
 def _run(arguments: argparse.Namespace) -> int:
     from core.service import ExperimentConfigError, Service
     from core.service.terminal import release_unused_memory
@@ -163,6 +173,8 @@ def _run(arguments: argparse.Namespace) -> int:
         )
     check_output_paths(arguments)
     show = bars_wanted(arguments.no_progress)
+    if not arguments.dry_run:  # a refused Ray address: nothing imported, nothing stored
+        _check_ray_address(arguments.ray_address)
     service = Service(arguments.database_url)
     dataset = import_file(arguments, service, show=show)
     release_unused_memory()  # the parsed file is gone: the runs need not stack on its memory

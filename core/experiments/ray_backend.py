@@ -86,6 +86,7 @@ __all__ = [
     "RayRunner",
     "RayTarget",
     "ScorerRecipe",
+    "check_ray_address",
     "disconnect",
     "inline_limit",
     "pack_outcomes",
@@ -195,7 +196,8 @@ def run_chunk(
     if budget is not None:
         from core.experiments.ray_budget import RayBudgetProxy
 
-        proxy = RayBudgetProxy(*budget)
+        proxy = RayBudgetProxy(*budget, concurrency=concurrency)
+        proxy.prime()
     scorers = _scorers(recipe, typed_key)
     wanted = {(item.id, scorer_id) for item, ids in units for scorer_id in ids}
     finished: queue.SimpleQueue[ScorerOutcome] = queue.SimpleQueue()
@@ -219,11 +221,15 @@ def run_chunk(
                 yield part  # not `yield from`: Ray's generator wrapper wants real yields
         future.result()  # an engine error is the task's error
         if proxy is not None:
-            proxy.flush()  # its spend is the actor's before the driver hears the chunk ended
+            proxy.flush()  # its settlements and the unspent slice go back (not waited for)
+            proxy = None
         for part in pack_outcomes(_drained(finished), limit):
             yield part
     finally:
         future.cancel()
+        if proxy is not None and future.done():
+            with contextlib.suppress(Exception):
+                proxy.flush()  # an engine error: what its slice holds unspent goes back
 
 
 def run_chunk_whole(
@@ -348,6 +354,17 @@ class _Connection:
             self._target = target
             self._users += 1
 
+    def check(self, target: RayTarget) -> None:
+        """Connect to `target` now (the connection is the run's, kept open for it): an
+        address nothing answers at is refused before the experiment is stored."""
+        if target.address is not None:
+            try:  # even when this process is connected already (maybe elsewhere)
+                _probe(target.address)
+            except (OSError, ValueError) as error:
+                raise _unreachable(target.address, error) from None
+        self.acquire(target)
+        self.release()
+
     def release(self) -> None:
         import ray
 
@@ -372,6 +389,23 @@ class _Connection:
 _connection = _Connection()
 
 
+def check_ray_address(address: str | None) -> None:
+    """Refuse, before anything is stored, the Ray address an experiment would run on
+    (`address`, else SCORELAB_RAY_ADDRESS) when it is not one, Ray is not installed, or no
+    cluster answers there (ExperimentConfigError naming it); a cluster's address is connected
+    to, the connection kept for the run. Nothing to check for `in-process` or `local:N`."""
+    target = ray_target(address)
+    if target is None or target.address is None:
+        return
+    try:
+        import ray  # noqa: F401  (only to say early that it is missing)
+    except ImportError:
+        raise ExperimentConfigError(
+            f"Running on Ray ({target.describe()}) needs Ray installed: pip install 'scorelab[ray]'"
+        ) from None
+    _connection.check(target)
+
+
 def disconnect() -> None:
     """Drop this process's connection to a Ray cluster, kept open between experiments (e.g.
     before that cluster stops). Raises RuntimeError while an experiment runs on it."""
@@ -387,24 +421,34 @@ _PROBE_TIMEOUT_S = 5.0
 def _reached(ray: Any, target: RayTarget) -> None:
     """`_init`, after a TCP probe of a `host:port` or `ray://` address; an address nothing
     answers at is an ExperimentConfigError naming it."""
-    address = target.address
-    if address is None or address == "auto":
+    if target.address is None:
         _init(ray, target)
         return
-    host, _, port = address.removeprefix("ray://").rpartition(":")
     try:
-        with socket.create_connection((host.strip("[]"), int(port)), _PROBE_TIMEOUT_S):
-            pass
+        _probe(target.address)
         _init(ray, target)
     except (OSError, TimeoutError, RuntimeError, ValueError) as error:  # ConnectionError too
         with contextlib.suppress(Exception):
             ray.shutdown()  # what a half-made connection left
-        detail = " ".join(str(error).split())[:300] or type(error).__name__
-        raise ExperimentConfigError(
-            f"The Ray cluster at {address!r} could not be reached ({detail}): is it started "
-            "there (`ray start --head`; for ray://, with `--ray-client-server-port`), and is "
-            "the address right?"
-        ) from None
+        raise _unreachable(target.address, error) from None
+
+
+def _probe(address: str) -> None:
+    """A TCP connection to a `host:port` or `ray://` address (OSError when none answers)."""
+    if address == "auto":
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    with socket.create_connection((host.strip("[]"), int(port)), _PROBE_TIMEOUT_S):
+        pass
+
+
+def _unreachable(address: str, error: BaseException) -> ExperimentConfigError:
+    detail = " ".join(str(error).split())[:300] or type(error).__name__
+    return ExperimentConfigError(
+        f"The Ray cluster at {address!r} could not be reached ({detail}): is it started "
+        "there (`ray start --head`; for ray://, with `--ray-client-server-port`), and is "
+        "the address right?"
+    )
 
 
 def _init(ray: Any, target: RayTarget) -> None:
@@ -454,11 +498,13 @@ class _Spend:
         self.budget.mirror(*ray.get(self.actor.figures.remote()))
 
     def close(self) -> None:
-        """The last figures, then the actor goes."""
+        """The last figures (once the chunks' slices are back), then the actor goes."""
         import ray
 
+        from core.experiments.ray_budget import settled_figures
+
         try:
-            self._read()
+            self.budget.mirror(*settled_figures(self.actor))
         finally:
             ray.kill(self.actor)
 
@@ -674,7 +720,9 @@ def ray_runner(
     SCORELAB_RAY_ADDRESS; `limits`: the judge rate limits (model -> limit) the whole cluster
     keeps together (`core.experiments.ray_limiter`); `key`: the judge's key as its route
     decided it (`core.judge.credentials.route_judge`). Raises ExperimentConfigError for a bad
-    address, or when Ray is not installed (`pip install 'scorelab[ray]'`). A spend cap needs
+    address, one nothing answers at (a cluster's address is connected to here, before the
+    experiment is stored), or when Ray is not installed (`pip install 'scorelab[ray]'`). A
+    spend cap needs
     nothing here: the runner is given the experiment's `JudgeBudget` and keeps it in a Ray
     actor (`core.experiments.ray_budget`)."""
     target = ray_target(address)
@@ -686,6 +734,8 @@ def ray_runner(
         raise ExperimentConfigError(
             f"Running on Ray ({target.describe()}) needs Ray installed: pip install 'scorelab[ray]'"
         ) from None
+    if target.address is not None:
+        _connection.check(target)  # before anything is stored: a refused address names itself
     recipe, typed = recipe_of(specs, judge, typed_key, catalog, key)
     wanted = {model: limit for model, limit in (limits or {}).items() if not limit.is_unlimited()}
     return RayRunner(target, recipe, typed, limits=wanted or None)

@@ -13,7 +13,8 @@ agreement_line, agreement_verdict, scorer_verdict, LabelAgreement, LabelError). 
 core.dashboard_access: what `scorelab serve` checks before it starts (read_secrets,
 SecretsError, is_loopback, login_problems, unprotected_address_message). From
 core.judge.pricing: estimate_cost_usd (what an experiment's judge tokens cost in litellm's
-price table, for the spend a capped run reports).
+price table, for the spend a capped run reports). From core.experiments.ray_backend:
+check_ray_address (a `--ray-address` refused before the command stores anything).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from core.judge.pricing import estimate_cost_usd
 if TYPE_CHECKING:
     from core.exchange.exports import experiment_json, masked_export, results_csv
     from core.exchange.html import experiment_html, write_experiment_html
+    from core.experiments.ray_backend import check_ray_address
     from core.reporting import (
         LabelAgreement,
         LabelError,
@@ -53,6 +55,7 @@ if TYPE_CHECKING:
     )
 
 _LAZY = {
+    "check_ray_address": "core.experiments.ray_backend",
     "experiment_json": "core.exchange.exports",
     "masked_export": "core.exchange.exports",
     "results_csv": "core.exchange.exports",
@@ -67,8 +70,8 @@ _LAZY = {
     "label_agreement": "core.reporting",
     "label_values": "core.reporting",
 }
-"""The export files' and the agreement's names, imported on first use: a command that writes
-no report (`scorelab experiments`) starts without pandas and plotly."""
+"""The export files', the agreement's and the Ray check's names, imported on first use: a
+command that writes no report (`scorelab experiments`) starts without pandas and plotly."""
 
 __all__ = [
     "MAX_CONCURRENCY",
@@ -79,6 +82,7 @@ __all__ = [
     "ThresholdResult",
     "agreement_line",
     "agreement_verdict",
+    "check_ray_address",
     "check_threshold",
     "estimate_cost_usd",
     "experiment_cost",

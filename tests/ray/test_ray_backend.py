@@ -417,16 +417,55 @@ def test_a_run_through_the_ray_client_scores_as_the_local_backend(
     ]
 
 
-@pytest.mark.parametrize(
-    "address", ["ray://127.0.0.1:{port}", "127.0.0.1:{port}", "ray://no-such-host.invalid:10001"]
-)
-def test_a_ray_address_nothing_answers_at_ends_the_run_with_an_error_naming_it(
+UNREACHABLE = ["ray://127.0.0.1:{port}", "127.0.0.1:{port}", "ray://no-such-host.invalid:10001"]
+"""Addresses nothing answers at ({port}: a free port, nothing listens there)."""
+
+
+@pytest.mark.parametrize("address", UNREACHABLE)
+def test_a_ray_address_nothing_answers_at_is_refused_before_the_experiment_is_stored(
     service: Service, judge_server: FakeJudge, address: str
 ) -> None:
-    where = address.format(port=_free_port())  # a free port: nothing listens there
-    run_id = service.start_experiment(experiment(service, judge_server), ray_address=where)
-    progress = service.wait(run_id, timeout=300)
-    assert progress.status == "error"
-    assert f"The Ray cluster at {where!r} could not be reached" in (progress.error or "")
-    assert service.store.experiment_results(run_id) == []
+    where = address.format(port=_free_port())
+    config = experiment(service, judge_server)
+    with pytest.raises(ExperimentConfigError) as refused:
+        service.start_experiment(config, ray_address=where)
+    assert f"The Ray cluster at {where!r} could not be reached" in str(refused.value)
+    assert service.list_experiments() == []
     assert judge_server.call_count == 0
+
+    # A resume to it is refused the same way, the experiment left as the cap stopped it.
+    from core.judge.pricing import estimate_cost_usd
+
+    judge_server.responder = priced
+    cost = estimate_cost_usd(PRICED, 1_000, 500)
+    assert cost
+    capped = config.model_copy(
+        update={"judge_model": PRICED, "scorers": [SCORERS[0]], "max_cost": 2.5 * cost}
+    )
+    local_id = service.start_experiment(capped, ray_address="in-process", api_key=TYPED_KEY)
+    assert service.wait(local_id, timeout=300).status == "budget_reached"
+    calls = judge_server.call_count
+    with pytest.raises(ExperimentConfigError, match=f"The Ray cluster at {where!r}"):
+        service.resume_experiment(
+            local_id, ray_address=where, api_key=TYPED_KEY, max_cost=100 * cost
+        )
+    assert service.get_experiment(local_id).status == "budget_reached"
+    assert judge_server.call_count == calls
+
+
+def test_scorelab_run_refuses_an_unreachable_ray_address_before_it_imports_the_file(
+    tmp_path: Path,
+) -> None:
+    from cli_helpers import environment, items_file, scorelab
+
+    env = {**environment(tmp_path), "RAY_AUTH_MODE": "disabled"}
+    data = items_file(tmp_path, ["hello there", "fine, thanks"])
+    where = f"127.0.0.1:{_free_port()}"
+    done = scorelab(env, "run", data, "--scorer", "tone-scorer", "--ray-address", where)
+    assert done.returncode != 0
+    assert f"The Ray cluster at {where!r} could not be reached" in done.stderr
+    shown = Service(env["SCORELAB_DATABASE_URL"])
+    try:
+        assert shown.list_datasets() == [] and shown.list_experiments() == []
+    finally:
+        shown.store.close()
