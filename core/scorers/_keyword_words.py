@@ -61,7 +61,8 @@ class _Word:
 
     `role`: 0 = nothing to do (a stopword that starts no term), 1 = a plain keyword,
     2 = needs a look at its neighbours (starts a curated term, may modify a compound head, or
-    is a number that a "percent" may follow).
+    is a number that a "percent" may follow), 3 = a plain keyword whose pool adds more than
+    its forms (a hyphenated word's parts): the text's loop tells them apart by one number.
     """
 
     __slots__ = (
@@ -135,6 +136,8 @@ class _Word:
             self.term_seconds = frozenset().union(*(term.words[1] for term in self.terms))
         if self.terms or self.modifier or self.number:
             self.role = 2
+        elif self.role == 1 and self.pool is not self.forms:
+            self.role = 3
         self.joins = bool(
             self.head
             or self.percent
@@ -342,7 +345,8 @@ def _items(text: str) -> list[_Word | None]:
     one, so a word is never the last item)."""
     if "<" in text:
         text = _TAG_RE.sub(" ", text)
-    text = text.replace("\u2019", "'")
+    if "\u2019" in text:  # (a test, cheaper than the copy that replace makes)
+        text = text.replace("\u2019", "'")
     items: list[_Word | None] = []
     extend = items.extend
     cached = _TOKENS.get
