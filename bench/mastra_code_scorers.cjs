@@ -6,7 +6,9 @@
 // timed pair is scored once, awaited in turn (as one run after another in an eval loop), after
 // the warm-up pairs (at most WARMUP_SECONDS of them) have let V8 compile the hot paths.
 // Prints one JSON line:
-// {"scorer", "runs", "seconds", "runsPerSecond", "meanScore"}.
+// {"scorer", "runs", "seconds", "runsPerSecond", "cpuSeconds", "cpuRunsPerSecond", "meanScore"}
+// (cpu: the process's user + system time over the timed runs, every thread of it counted:
+// on a loaded machine it is the steadier measure).
 'use strict';
 
 const fs = require('node:fs');
@@ -54,17 +56,22 @@ async function main() {
   }
 
   let total = 0;
+  const cpuStarted = process.cpuUsage();
   const started = process.hrtime.bigint();
   for (const run of timedRuns) {
     const result = await scorer.run(run);
     total += result.score;
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const cpu = process.cpuUsage(cpuStarted);
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
   const report = {
     scorer: scorerName,
     runs: timedRuns.length,
     seconds,
     runsPerSecond: timedRuns.length / seconds,
+    cpuSeconds,
+    cpuRunsPerSecond: timedRuns.length / cpuSeconds,
     meanScore: total / timedRuns.length,
   };
   process.stdout.write(`${JSON.stringify(report)}\n`);
