@@ -49,9 +49,8 @@ def _keywords(text: str) -> tuple[dict[str, _Word], set[str], list[_Word | None]
         surface = word.surface
         if surface not in kept:
             kept[surface] = word
-            forms = word.forms
-            seen |= forms
-            counted += len(forms)
+            seen |= word.forms
+            counted += word.size
     if len(seen) != counted:
         kept, seen = _first_of_each_form(kept)
     if parts:

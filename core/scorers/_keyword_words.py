@@ -86,6 +86,7 @@ class _Word:
         "plural",
         "pool",
         "role",
+        "size",
         "splits",
         "surface",
         "term_seconds",
@@ -98,6 +99,7 @@ class _Word:
     def __init__(self, surface: str, forms: frozenset[str], is_keyword: bool) -> None:
         self.surface = surface
         self.forms = forms
+        self.size = len(forms)  # (read once per keyword of every text: kept, not recounted)
         self.pool = forms  # what this keyword adds to the response's matchable forms
         self.is_keyword = is_keyword
         self.terms: tuple[_Term, ...] = ()
@@ -358,8 +360,9 @@ def _items(text: str) -> list[_Word | None]:
         if first[-1] in ".)" and _is_list_marker(first):
             del tokens[0]
         for token in tokens:
-            found = cached(token)
-            extend(found if found is not None else _new_token(token))
+            # (A token without words caches the empty tuple, rebuilt each time: correct,
+            # and rare enough that the plain `or` beats a test against None for every token.)
+            extend(cached(token) or _new_token(token))
         items.append(None)
     return items
 

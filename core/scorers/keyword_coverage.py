@@ -94,13 +94,16 @@ totalKeywords`, unrounded. With `reference="ground_truth"` the reference-side fi
 the ground truth, and a reason says so. (For two empty texts Mastra wraps its preprocess result
 in an extra `result` key; this scorer returns the same two empty sets plainly.)
 
-Speed: every word is analysed once and cached (word -> forms and roles; token -> words), so a
-text costs one dictionary look-up per token and a short pass for compounds; the variants
-(verb phrases, spaced spellings) are looked for only for the reference keywords the
-response's forms miss. The code: the lexicon (`_keyword_lexicon.py`: lists, word forms,
-verbs), the words (`_keyword_words.py`: tokenising, the analysed word, its caches), the
-compounds and variants (`_keyword_compounds.py`), the keywords of a text
-(`_keyword_text.py`), this module (the scorer).
+Speed: every word is analysed once and cached (word -> forms and roles; token -> words);
+nothing is cached by whole text, so a text costs one dictionary look-up per token and a short
+pass over its words: only role-2 words before a word that joins are looked at for spans, and
+the keywords are de-duplicated by counting the forms they add to the pool, the per-keyword
+comparison run only when the count shows a shared form. The variants (verb phrases, spaced
+spellings) are looked for only for the reference keywords the response's forms miss.
+The code: the lexicon (`_keyword_lexicon.py`: lists, word forms, verbs), the words
+(`_keyword_words.py`: tokenising, the analysed word, its caches), the compounds and variants
+(`_keyword_compounds.py`), the keywords of a text (`_keyword_text.py`), this module (the
+scorer).
 """
 
 from __future__ import annotations
