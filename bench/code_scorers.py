@@ -9,8 +9,9 @@ code scorer in turn:
 
 1. runs Mastra's real scorer (@mastra/evals 1.10.2 on Node, through
    `bench/mastra_code_scorers.cjs`) over the pairs, each pair scored once after a warm-up on
-   other pairs (up to 3 s of them: V8 needs a few thousand runs to compile its hot paths, and
-   a cold Mastra would flatter the ratio);
+   other pairs (up to 3 CPU seconds of them, so that a loaded machine does not cut it short:
+   V8 needs a few thousand runs to compile its hot paths, and a cold Mastra would flatter the
+   ratio);
 2. runs ours (`scorer.run_sync`) over the very same pairs, after a warm-up on the same other
    pairs;
 

@@ -4,7 +4,9 @@
 //
 // pairs.json is {"warmup": [[input, output], ...], "pairs": [[input, output], ...]}. Each
 // timed pair is scored once, awaited in turn (as one run after another in an eval loop), after
-// the warm-up pairs (at most WARMUP_SECONDS of them) have let V8 compile the hot paths.
+// the warm-up pairs (at most WARMUP_SECONDS of CPU time of them: counted in CPU time, not on
+// the wall clock, so that a loaded machine does not cut Mastra's warm-up short and time a
+// V8 that has not compiled its hot paths yet) have let V8 compile the hot paths.
 // Prints one JSON line:
 // {"scorer", "runs", "seconds", "runsPerSecond", "cpuSeconds", "cpuRunsPerSecond", "meanScore"}
 // (cpu: the process's user + system time over the timed runs, every thread of it counted:
@@ -49,10 +51,11 @@ async function main() {
   const { warmup, pairs } = JSON.parse(fs.readFileSync(pairsFile, 'utf8'));
   const warmupRuns = warmup.map(runOf);
   const timedRuns = pairs.map(runOf);
-  const warmupEnd = process.hrtime.bigint() + BigInt(WARMUP_SECONDS * 1e9);
+  const warmupStarted = process.cpuUsage();
   for (const run of warmupRuns) {
     await scorer.run(run);
-    if (process.hrtime.bigint() > warmupEnd) break;
+    const used = process.cpuUsage(warmupStarted);
+    if ((used.user + used.system) / 1e6 > WARMUP_SECONDS) break;
   }
 
   let total = 0;
