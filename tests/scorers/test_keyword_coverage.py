@@ -171,6 +171,17 @@ def test_edge_whitespace_only_is_empty() -> None:
     assert score("  \n ", "Paris") == 0.0
 
 
+@pytest.mark.parametrize(
+    "blank",
+    ["", "\u3000", "\u2028\x1c\x85", "\xa0 \r\n", [{"role": "user", "content": " \u3000"}]],
+)
+def test_edge_any_unicode_whitespace_is_blank_on_both_sides(blank: Any) -> None:
+    """Every character `str.strip` removes counts as blank, in a plain text or a message."""
+    assert SCORER.run_sync(input=blank, output="Paris").score == 0.0
+    assert SCORER.run_sync(input="Paris", output=blank).score == 0.0
+    assert SCORER.run_sync(input=blank, output=blank).score == 1.0
+
+
 def test_edge_stopword_only_input_has_nothing_to_cover() -> None:
     assert score("the and of to is", "Paris is lovely") == 1.0
 
