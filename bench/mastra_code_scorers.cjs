@@ -4,9 +4,13 @@
 //
 // pairs.json is {"warmup": [[input, output], ...], "pairs": [[input, output], ...]}. Each
 // timed pair is scored once, awaited in turn (as one run after another in an eval loop), after
-// the warm-up pairs (at most WARMUP_SECONDS of them) have let V8 compile the hot paths.
+// the warm-up pairs (at most WARMUP_SECONDS of CPU time of them: counted in CPU time, not on
+// the wall clock, so that a loaded machine does not cut Mastra's warm-up short and time a
+// V8 that has not compiled its hot paths yet) have let V8 compile the hot paths.
 // Prints one JSON line:
-// {"scorer", "runs", "seconds", "runsPerSecond", "meanScore"}.
+// {"scorer", "runs", "seconds", "runsPerSecond", "cpuSeconds", "cpuRunsPerSecond", "meanScore"}
+// (cpu: the process's user + system time over the timed runs, every thread of it counted:
+// on a loaded machine it is the steadier measure).
 'use strict';
 
 const fs = require('node:fs');
@@ -47,24 +51,30 @@ async function main() {
   const { warmup, pairs } = JSON.parse(fs.readFileSync(pairsFile, 'utf8'));
   const warmupRuns = warmup.map(runOf);
   const timedRuns = pairs.map(runOf);
-  const warmupEnd = process.hrtime.bigint() + BigInt(WARMUP_SECONDS * 1e9);
+  const warmupStarted = process.cpuUsage();
   for (const run of warmupRuns) {
     await scorer.run(run);
-    if (process.hrtime.bigint() > warmupEnd) break;
+    const used = process.cpuUsage(warmupStarted);
+    if ((used.user + used.system) / 1e6 > WARMUP_SECONDS) break;
   }
 
   let total = 0;
+  const cpuStarted = process.cpuUsage();
   const started = process.hrtime.bigint();
   for (const run of timedRuns) {
     const result = await scorer.run(run);
     total += result.score;
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const cpu = process.cpuUsage(cpuStarted);
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
   const report = {
     scorer: scorerName,
     runs: timedRuns.length,
     seconds,
     runsPerSecond: timedRuns.length / seconds,
+    cpuSeconds,
+    cpuRunsPerSecond: timedRuns.length / cpuSeconds,
     meanScore: total / timedRuns.length,
   };
   process.stdout.write(`${JSON.stringify(report)}\n`);

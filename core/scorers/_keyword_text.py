@@ -1,8 +1,7 @@
 """Keyword coverage's keywords of a text: its words (`_keyword_words.py`) with the curated
 terms, rule compounds and merged numbers found among them (`_keyword_compounds.py`), each
-keyword once, as `core/scorers/keyword_coverage.py`'s docstring describes. (The hot loop of the
-scorer, in a module of its own with the words and compounds: plain typed Python, which
-`bench/code_scorers.py --compiled` also times compiled by mypyc.)"""
+keyword once, as `core/scorers/keyword_coverage.py`'s docstring describes. (The scorer's hot
+loop, in a module of its own with the words and compounds.)"""
 
 from __future__ import annotations
 
@@ -13,19 +12,25 @@ from core.scorers._keyword_words import _items, _Word
 def _keywords(text: str) -> tuple[dict[str, _Word], set[str], list[_Word | None]]:
     """The keywords of a text (surface -> keyword, in order; a keyword sharing a form with an
     earlier one is left out), its matchable pool (every form of every keyword, with the words
-    inside its compounds) and its words in order, with None at each phrase break."""
+    inside its compounds) and its words in order, with None at each phrase break.
+
+    Keywords rarely share a form, so the loop keeps every new surface and counts the forms it
+    adds to the pool; when the pool ends up smaller than that count, two keywords did share a
+    form and `_first_of_each_form` sorts the kept ones out (the per-keyword disjointness test
+    would cost every text what only a few need)."""
     order = _items(text)
     items = order.copy()  # spans consume words in the copy: `order` keeps them all
     kept: dict[str, _Word] = {}
     seen: set[str] = set()
     parts: list[frozenset[str]] = []
+    counted = 0  # forms added to `seen`, counting a form shared by two keywords twice
     for position, word in enumerate(items):
         if word is None:
             continue
         role = word.role
-        if role != 1:
-            if not role:
-                continue
+        if not role:
+            continue
+        if role == 2:
             following = items[position + 1]
             span = (
                 _span_at(items, position, word)
@@ -39,14 +44,28 @@ def _keywords(text: str) -> tuple[dict[str, _Word], set[str], list[_Word | None]
                 parts.append(word.pool)
             elif not word.is_keyword:
                 continue
+        elif role == 3:  # a hyphenated word's parts
+            parts.append(word.pool)
         surface = word.surface
         if surface not in kept:
-            forms = word.forms
-            if forms.isdisjoint(seen):
-                kept[surface] = word
-            seen.update(forms)
-            if word.pool is not forms and role == 1:  # a hyphenated word's parts
-                parts.append(word.pool)
+            kept[surface] = word
+            seen |= word.forms
+            counted += word.size
+    if len(seen) != counted:
+        kept, seen = _first_of_each_form(kept)
     if parts:
         seen.update(*parts)  # the pool: `seen` is this call's own set, no longer needed
     return kept, seen, order
+
+
+def _first_of_each_form(candidates: dict[str, _Word]) -> tuple[dict[str, _Word], set[str]]:
+    """Of the keywords in order of first appearance, those none of whose forms came before
+    ("model models" is one keyword), and every form seen."""
+    kept: dict[str, _Word] = {}
+    seen: set[str] = set()
+    for surface, word in candidates.items():
+        forms = word.forms
+        if forms.isdisjoint(seen):
+            kept[surface] = word
+        seen |= forms
+    return kept, seen

@@ -61,7 +61,8 @@ class _Word:
 
     `role`: 0 = nothing to do (a stopword that starts no term), 1 = a plain keyword,
     2 = needs a look at its neighbours (starts a curated term, may modify a compound head, or
-    is a number that a "percent" may follow).
+    is a number that a "percent" may follow), 3 = a plain keyword whose pool adds more than
+    its forms (a hyphenated word's parts): the text's loop tells them apart by one number.
     """
 
     __slots__ = (
@@ -85,6 +86,7 @@ class _Word:
         "plural",
         "pool",
         "role",
+        "size",
         "splits",
         "surface",
         "term_seconds",
@@ -97,6 +99,7 @@ class _Word:
     def __init__(self, surface: str, forms: frozenset[str], is_keyword: bool) -> None:
         self.surface = surface
         self.forms = forms
+        self.size = len(forms)  # (read once per keyword of every text: kept, not recounted)
         self.pool = forms  # what this keyword adds to the response's matchable forms
         self.is_keyword = is_keyword
         self.terms: tuple[_Term, ...] = ()
@@ -135,6 +138,8 @@ class _Word:
             self.term_seconds = frozenset().union(*(term.words[1] for term in self.terms))
         if self.terms or self.modifier or self.number:
             self.role = 2
+        elif self.role == 1 and self.pool is not self.forms:
+            self.role = 3
         self.joins = bool(
             self.head
             or self.percent
@@ -342,7 +347,8 @@ def _items(text: str) -> list[_Word | None]:
     one, so a word is never the last item)."""
     if "<" in text:
         text = _TAG_RE.sub(" ", text)
-    text = text.replace("\u2019", "'")
+    if "\u2019" in text:  # (a test, cheaper than the copy that replace makes)
+        text = text.replace("\u2019", "'")
     items: list[_Word | None] = []
     extend = items.extend
     cached = _TOKENS.get
@@ -354,8 +360,9 @@ def _items(text: str) -> list[_Word | None]:
         if first[-1] in ".)" and _is_list_marker(first):
             del tokens[0]
         for token in tokens:
-            found = cached(token)
-            extend(found if found is not None else _new_token(token))
+            # (A token without words caches the empty tuple, rebuilt each time: correct,
+            # and rare enough that the plain `or` beats a test against None for every token.)
+            extend(cached(token) or _new_token(token))
         items.append(None)
     return items
 

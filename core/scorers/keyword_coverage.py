@@ -94,13 +94,16 @@ totalKeywords`, unrounded. With `reference="ground_truth"` the reference-side fi
 the ground truth, and a reason says so. (For two empty texts Mastra wraps its preprocess result
 in an extra `result` key; this scorer returns the same two empty sets plainly.)
 
-Speed: every word is analysed once and cached (word -> forms and roles; token -> words), so a
-text costs one dictionary look-up per token and a short pass for compounds; the variants
-(verb phrases, spaced spellings) are looked for only for the reference keywords the
-response's forms miss. The code: the lexicon (`_keyword_lexicon.py`: lists, word forms,
-verbs), the words (`_keyword_words.py`: tokenising, the analysed word, its caches), the
-compounds and variants (`_keyword_compounds.py`), the keywords of a text
-(`_keyword_text.py`), this module (the scorer).
+Speed: every word is analysed once and cached (word -> forms and roles; token -> words);
+nothing is cached by whole text, so a text costs one dictionary look-up per token and a short
+pass over its words: only role-2 words before a word that joins are looked at for spans, and
+the keywords are de-duplicated by counting the forms they add to the pool, the per-keyword
+comparison run only when the count shows a shared form. The variants (verb phrases, spaced
+spellings) are looked for only for the reference keywords the response's forms miss.
+The code: the lexicon (`_keyword_lexicon.py`: lists, word forms, verbs), the words
+(`_keyword_words.py`: tokenising, the analysed word, its caches), the compounds and variants
+(`_keyword_compounds.py`), the keywords of a text (`_keyword_text.py`), this module (the
+scorer).
 """
 
 from __future__ import annotations
@@ -153,31 +156,16 @@ class _Compared(NamedTuple):
     matched: int  # reference keywords covered
 
 
-# The references analysed last (text -> keywords, words in order), for the experiments that
-# score the same inputs or ground truths again: each model compared on a dataset, a resumed
-# or repeated run. Read only: nothing changes a reference's keywords once found.
-_REFERENCES: dict[str, tuple[dict[str, _Word], list[_Word | None]]] = {}
-_REFERENCE_LIMIT = 4096  # (a reference costs a few kB: the text, its words, its keywords)
-# Every cache (the words' live in _keyword_words), named for the tests that empty them.
-_CACHES = (_WORDS, _TOKENS, _KEYWORDS, _REFERENCES)
-
-
-def _reference_keywords(text: str) -> tuple[dict[str, _Word], list[_Word | None]]:
-    found = _REFERENCES.get(text)
-    if found is None:
-        kept, _, order = _keywords(text)
-        found = (kept, order)
-        if len(_REFERENCES) >= _REFERENCE_LIMIT:
-            _REFERENCES.clear()
-        _REFERENCES[text] = found
-    return found
+# Every cache (they live in _keyword_words), named for the tests that empty them. None is
+# keyed by a whole text: each text is read afresh, its words and tokens coming from the caches.
+_CACHES = (_WORDS, _TOKENS, _KEYWORDS)
 
 
 def _compare(reference: str, response: str) -> _Compared:
     """Both sides' keywords, the response's pool with the forms of the reference keywords it
     covers by a variant (a compound's verb phrase, a hyphen's spaced or joined spelling), and
     how many reference keywords are covered."""
-    reference_kw, reference_order = _reference_keywords(reference)
+    reference_kw, _, reference_order = _keywords(reference)
     response_kw, pool, response_order = _keywords(response)
     extra, matched = variant_forms(reference_kw.values(), reference_order, response_order, pool)
     if extra:
@@ -283,6 +271,14 @@ class _KeywordSet(set[str]):
         return first, second
 
 
+def _is_blank(value: object, side: str) -> bool:
+    """`is_blank`, with plain texts tested in place (`isspace` copies nothing; `strip` would
+    copy the whole text, for every run)."""
+    if type(value) is str:
+        return not value or value.isspace()
+    return is_blank(value, side)
+
+
 def _analyze(ctx: StepContext) -> dict[str, int]:
     keywords = ctx.results.preprocess_step_result
     reference, response = keywords["referenceKeywords"], keywords["responseKeywords"]
@@ -308,19 +304,24 @@ def create_keyword_coverage_scorer(reference: Reference = "input") -> Scorer:
     mode = check_reference(reference, "create_keyword_coverage_scorer")
 
     def preprocess(ctx: StepContext) -> dict[str, set[str]] | NotScorable:
-        text = reference_text(ctx.run, mode)
+        run = ctx.run
+        given = run.input if mode == "input" else None
+        text = given if type(given) is str else reference_text(run, mode)
         if isinstance(text, NotScorable):
             return text
-        reference_kw, response_kw = _KeywordSet.both(text, join_texts(ctx.run.output, "output"))
+        output = run.output
+        response = output if type(output) is str else join_texts(output, "output")
+        reference_kw, response_kw = _KeywordSet.both(text, response)
         return {"referenceKeywords": reference_kw, "responseKeywords": response_kw}
 
     def generate_score(ctx: StepContext) -> float:
         counts = ctx.results.analyze_step_result
+        run = ctx.run
         return _score(
             counts["totalKeywords"],
             counts["matchedKeywords"],
-            mode == "input" and is_blank(ctx.run.input, "input"),  # a ground truth is not blank
-            is_blank(ctx.run.output, "output"),
+            mode == "input" and _is_blank(run.input, "input"),  # a ground truth is not blank
+            _is_blank(run.output, "output"),
         )
 
     return reference_scorer(
