@@ -328,7 +328,7 @@ def result_page(
         item_count,
         tuple(scorer_ids),
         connection.dialect.name,
-        search_base(connection, dataset_id) if query.search.strip() else None,
+        search_base(connection, dataset_id) if _may_use_index(query, item_ids) else None,
     )
     if item_ids is not None and len(item_ids) > _ID_CHUNK:
         total, positions, page = _page_by_chunks(connection, scope, query, item_ids)
@@ -355,6 +355,13 @@ def result_page(
     return ResultPage(
         rows=rows, total=total, total_at_least=at_least, page=page, page_size=query.page_size
     )
+
+
+def _may_use_index(query: ResultQuery, item_ids: Collection[str] | None) -> bool:
+    """Whether a search may read SQLite's trigram index: not for more given items than one
+    statement binds (read a chunk at a time, each chunk would walk the whole index's
+    matches; their own texts are read instead)."""
+    return bool(query.search.strip()) and (item_ids is None or len(item_ids) <= _ID_CHUNK)
 
 
 def _few_in_range(
