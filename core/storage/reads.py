@@ -59,6 +59,7 @@ __all__ = [
     "ScorerTotals",
     "check_query",
     "histogram_edges",
+    "may_use_index",
     "result_page",
     "score_histograms",
     "scorer_totals",
@@ -88,7 +89,9 @@ _results = ScoreRow.__table__
 _items = DatasetItemRow.__table__
 _experiments = ExperimentRow.__table__
 _search = table(SEARCH_TABLE, sql_column("rowid"))
-_search_datasets = table(SEARCH_DATASETS, sql_column("ordinal"), sql_column("dataset_id"))
+_search_datasets = table(
+    SEARCH_DATASETS, sql_column("ordinal"), sql_column("dataset_id"), sql_column("complete")
+)
 TRIGRAMS_MATCHED = 32
 """A needle's trigrams looked up in SQLite's index at most (its first ones, distinct): the
 candidates of a longer needle are checked by LIKE anyway, and each trigram more is one more
@@ -328,7 +331,7 @@ def result_page(
         item_count,
         tuple(scorer_ids),
         connection.dialect.name,
-        search_base(connection, dataset_id) if _may_use_index(query, item_ids) else None,
+        search_base(connection, dataset_id) if may_use_index(query, item_ids) else None,
     )
     if item_ids is not None and len(item_ids) > _ID_CHUNK:
         total, positions, page = _page_by_chunks(connection, scope, query, item_ids)
@@ -357,11 +360,13 @@ def result_page(
     )
 
 
-def _may_use_index(query: ResultQuery, item_ids: Collection[str] | None) -> bool:
+def may_use_index(query: ResultQuery, item_ids: Collection[str] | None) -> bool:
     """Whether a search may read SQLite's trigram index: not for more given items than one
     statement binds (read a chunk at a time, each chunk would walk the whole index's
-    matches; their own texts are read instead)."""
-    return bool(query.search.strip()) and (item_ids is None or len(item_ids) <= _ID_CHUNK)
+    matches; their own texts are read instead) and not for a needle without a trigram."""
+    if trigram_query(query.search.strip()) is None:
+        return False
+    return item_ids is None or len(item_ids) <= _ID_CHUNK
 
 
 def _few_in_range(
@@ -577,7 +582,7 @@ def _indexed(scope: _Scope, needle: str) -> str | None:
 def search_base(connection: Connection, dataset_id: str) -> int | None:
     """SQLite: the first rowid of the dataset's items in the trigram index of the items'
     texts (revision 0015); None on PostgreSQL (which has its own), on a SQLite without FTS5's
-    trigrams, and for a dataset without items (nothing to find)."""
+    trigrams, and for a dataset not yet wholly indexed (core/storage/search_index.py)."""
     if connection.dialect.name != "sqlite":
         return None
     there = connection.exec_driver_sql(
@@ -586,7 +591,9 @@ def search_base(connection: Connection, dataset_id: str) -> int | None:
     if there.first() is None:
         return None
     ordinal = connection.execute(
-        select(_search_datasets.c.ordinal).where(_search_datasets.c.dataset_id == dataset_id)
+        select(_search_datasets.c.ordinal).where(
+            _search_datasets.c.dataset_id == dataset_id, _search_datasets.c.complete == 1
+        )
     ).scalar_one_or_none()
     return None if ordinal is None else int(ordinal) * SEARCH_ROWID_SPAN
 

@@ -285,8 +285,10 @@ SEARCH_TABLE = "dataset_item_search"
 column per text (`item_id`, `input`, `output`, `ground_truth`), an item's rowid
 `search_rowid(dataset's number, position)`."""
 SEARCH_DATASETS = "dataset_item_search_datasets"
-"""SQLite: each dataset's number (`ordinal`, an INTEGER PRIMARY KEY) in the rowids of
-`SEARCH_TABLE` (revision 0015); kept after the dataset is deleted, never reused."""
+"""SQLite: each dataset's number (`ordinal`, AUTOINCREMENT: never reused) in the rowids of
+`SEARCH_TABLE`, with how far its items are indexed (`indexed_below`: every position under
+it) and whether all are (`complete`) (revision 0015). A dataset has a row from its first text
+search (core/storage/search_index.py), not from its import; the row goes with the dataset."""
 SEARCH_ROWID_SPAN = 2**32
 """Rowids of `SEARCH_TABLE` per dataset: an item's is `ordinal * SEARCH_ROWID_SPAN +
 position`, so a dataset's items are one range of rowids, in the dataset's order."""
@@ -294,6 +296,7 @@ SEARCH_TRIGGERS = (
     "dataset_items_search_insert",
     "dataset_items_search_delete",
     "dataset_items_search_update",
+    "datasets_search_forget",
 )
 """SQLite: the triggers keeping `SEARCH_TABLE` in step with `dataset_items` (revision 0015)."""
 

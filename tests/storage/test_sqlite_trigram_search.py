@@ -2,8 +2,8 @@
 the LIKE scan of the items' texts finds (the same items, in the same order, with the same
 count), for needles made to trip an index (LIKE's wildcards, quotes, FTS5's syntax, unicode,
 needles under 3 characters, a needle in a result's reason only), on SQLite and PostgreSQL;
-the index follows the items when datasets and experiments are deleted, and the migration fills
-it for items stored before it."""
+a dataset is indexed by its first search (an import indexes nothing), a chunk at a time, and
+the index then follows its items when datasets and experiments are deleted, also half built."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from core.records import ColumnMapping, DatasetItem, ResultQuery, ScorerOutcome,
 from core.storage import Store
 from core.storage.reads import _like, search_base, trigram_query
 from core.storage.schema import alembic_config
+from core.storage.search_index import index_dataset_texts
 from core.storage.tables import SEARCH_DATASETS, SEARCH_TABLE, DatasetItemRow
 
 SQLITE = [p for p in BACKENDS if p.id == "sqlite"]
@@ -246,6 +247,10 @@ def test_deleting_experiments_and_datasets_keeps_the_index_exact(store: Store) -
     second = _dataset(store, [(f"b{n}", f"beta shared {n}", "y", None) for n in range(20)], "two")
     experiment_id = _experiment(store, first, [f"a{n}" for n in range(30)])
     other = _experiment(store, second, [f"b{n}" for n in range(20)])
+    assert _indexed_count(store, "sha") == 0  # nothing searched yet: nothing indexed
+    store.result_page(experiment_id, ResultQuery(search="alpha"))
+    assert _indexed_count(store, "sha") == 30
+    store.result_page(other, ResultQuery(search="beta"))
     assert _indexed_count(store, "sha") == 50
     store.delete_experiment(experiment_id)  # results go, items stay: so do their entries
     assert _indexed_count(store, "sha") == 50
@@ -257,12 +262,15 @@ def test_deleting_experiments_and_datasets_keeps_the_index_exact(store: Store) -
     assert [row.item_id for row in page.rows] == ["b1"] + [f"b{n}" for n in range(10, 20)]
     # A dataset saved again after a deletion is indexed afresh, under a number of its own.
     again = _dataset(store, [(f"c{n}", f"gamma shared {n}", "z", None) for n in range(5)], "three")
+    assert index_dataset_texts(store.engine, again)
     assert _indexed_count(store, "sha") == 25
     with store.engine.connect() as connection:
         assert search_base(connection, again) != search_base(connection, second)
 
 
-def test_a_database_upgraded_to_0015_has_its_stored_items_indexed(tmp_path: Path) -> None:
+def test_a_database_upgraded_to_0015_has_its_stored_items_indexed_by_a_search(
+    tmp_path: Path,
+) -> None:
     url = f"sqlite:///{tmp_path / 'old.db'}"
     engine = sqlalchemy.create_engine(url)
     with engine.begin() as connection:
@@ -281,14 +289,17 @@ def test_a_database_upgraded_to_0015_has_its_stored_items_indexed(tmp_path: Path
             "VALUES ('old', ?, ?, ?, ?)",
             [(n, f"o{n}", f'"old text {n} Paris"', '"answer"') for n in range(3)],
         )
-    store = Store(url)  # upgrades to head
+    store = Store(url)  # upgrades to head: quickly, indexing nothing yet
     try:
+        assert _indexed_count(store, "par") == 0
+        with store.engine.connect() as connection:
+            assert search_base(connection, "old") is None
+        info = _experiment(store, "old", ["o0", "o1", "o2"])
+        page = store.result_page(info, ResultQuery(search="text 1 paris"))  # indexes it first
+        assert [row.item_id for row in page.rows] == ["o1"]
         assert _indexed_count(store, "par") == 3  # case folded: "Paris"
         with store.engine.connect() as connection:
             assert search_base(connection, "old") is not None
-        info = _experiment(store, "old", ["o0", "o1", "o2"])
-        page = store.result_page(info, ResultQuery(search="text 1 paris"))
-        assert [row.item_id for row in page.rows] == ["o1"]
     finally:
         store.close()
     engine = sqlalchemy.create_engine(url)
@@ -298,3 +309,75 @@ def test_a_database_upgraded_to_0015_has_its_stored_items_indexed(tmp_path: Path
     engine.dispose()
     assert not {name for name in names if name.startswith(SEARCH_TABLE)}
     assert SEARCH_DATASETS not in names
+
+
+def _progress(store: Store, dataset_id: str) -> tuple[int, int] | None:
+    with store.engine.connect() as connection:
+        row = connection.exec_driver_sql(
+            f"SELECT indexed_below, complete FROM {SEARCH_DATASETS} WHERE dataset_id = ?",
+            (dataset_id,),
+        ).first()
+    return None if row is None else (int(row[0]), int(row[1]))
+
+
+@pytest.mark.parametrize("store", SQLITE, indirect=True)
+def test_a_dataset_is_indexed_by_its_first_search_a_chunk_at_a_time(store: Store) -> None:
+    texts = [
+        (f"i{n}", f"item number {n} {'odd' if n % 2 else 'even'}", "o", None) for n in range(25)
+    ]
+    dataset_id = _dataset(store, texts)
+    experiment_id = _experiment(store, dataset_id, [t[0] for t in texts])
+    assert _progress(store, dataset_id) is None  # the import indexed nothing
+    # A needle without a trigram scans and indexes nothing either.
+    assert store.result_page(experiment_id, ResultQuery(search="od", page_size=100)).total == 12
+    assert _progress(store, dataset_id) is None
+    chunks: list[tuple[int, int] | None] = []
+    from core.storage import search_index
+
+    original = search_index._index_next_chunk
+
+    def counted(connection: Any, dataset: str, chunk: int) -> bool | None:
+        done = original(connection, dataset, chunk)
+        chunks.append(None)
+        return done
+
+    search_index._index_next_chunk = counted
+    try:
+        assert index_dataset_texts(store.engine, dataset_id, chunk=10)
+    finally:
+        search_index._index_next_chunk = original
+    assert len(chunks) == 3 and _progress(store, dataset_id) == (30, 1)
+    assert _indexed_count(store, "odd") == 12 and _indexed_count(store, "eve") == 13
+    assert index_dataset_texts(store.engine, dataset_id)  # done: nothing more to do
+    assert _indexed_count(store, "odd") == 12
+    page = store.result_page(experiment_id, ResultQuery(search="odd", page_size=100))
+    assert [row.item_id for row in page.rows] == [f"i{n}" for n in range(1, 25, 2)]
+    assert not index_dataset_texts(store.engine, "no-such-dataset")
+
+
+@pytest.mark.parametrize("store", SQLITE, indirect=True)
+def test_a_half_built_index_stays_exact_through_changes_and_deletion(store: Store) -> None:
+    texts = [(f"h{n}", f"half text {n}", "o", None) for n in range(12)]
+    dataset_id = _dataset(store, texts)
+    experiment_id = _experiment(store, dataset_id, [t[0] for t in texts])
+    from core.storage import search_index
+
+    with store.engine.begin() as connection:  # one chunk of 5 only: a search stopped half way
+        assert search_index._index_next_chunk(connection, dataset_id, 5) is False
+    assert _progress(store, dataset_id) == (5, 0) and _indexed_count(store, "hal") == 5
+    with store.engine.connect() as connection:  # not whole: the search does not use it yet
+        assert search_base(connection, dataset_id) is None
+    with store.engine.begin() as connection:  # items changed under and over the mark
+        for position in (1, 8):
+            connection.exec_driver_sql(
+                "UPDATE dataset_items SET input = ? WHERE dataset_id = ? AND position = ?",
+                (f'"moved text {position}"', dataset_id, position),
+            )
+    assert _indexed_count(store, "hal") == 4 and _indexed_count(store, "mov") == 1
+    page = store.result_page(experiment_id, ResultQuery(search="moved", page_size=100))
+    assert [row.item_id for row in page.rows] == ["h1", "h8"]  # the rest indexed, then read
+    assert _indexed_count(store, "mov") == 2 and _indexed_count(store, "hal") == 10
+    store.delete_experiment(experiment_id)
+    store.delete_dataset(dataset_id)
+    assert _indexed_count(store, "hal") == 0 and _indexed_count(store, "mov") == 0
+    assert _progress(store, dataset_id) is None  # its row went with it

@@ -1,6 +1,8 @@
 """Text search served by an index on SQLite too (issue 22): an FTS5 table with the trigram
-tokenizer over the texts the item table's search reads (`core.storage.reads._matches`), kept
-in step with `dataset_items` by triggers, and filled here for the items already stored.
+tokenizer over the texts the item table's search reads (`core.storage.reads._matches`), filled
+for a dataset by its first text search (core/storage/search_index.py, a chunk of items per
+transaction) and from then on kept in step with `dataset_items` by triggers. An import pays
+nothing for it: a dataset nobody searches is never indexed.
 
 - `dataset_item_search` (FTS5, contentless, `detail=none`): per item, its id and the stored
   JSON text of its input, output and ground truth, as four columns (so a match never spans
@@ -14,7 +16,9 @@ in step with `dataset_items` by triggers, and filled here for the items already 
   KEY, which would silently detach the index from its items.
 - Triggers after INSERT, DELETE and UPDATE of `dataset_items` add, remove (FTS5's 'delete'
   command with the old texts) and replace an item's entry within the writer's own statement,
-  so a dataset imported or deleted leaves the index exact whoever wrote it.
+  for the items already indexed (their dataset has a row in `SEARCH_DATASETS`, and the item is
+  under its `indexed_below` or the dataset is `complete`), so an indexed dataset changed or
+  deleted leaves the index exact whoever wrote it; a dataset's row goes with the dataset.
 
 A SQLite without FTS5's trigram tokenizer (before 3.34) gets none of this: the upgrade logs it
 (`scorelab.storage`) and the search keeps its scan. PostgreSQL has its trigram index from
@@ -43,7 +47,7 @@ depends_on = None
 
 _log = logging.getLogger("scorelab.storage")
 _TEXTS = "item_id, input, output, ground_truth"
-_INSERT, _DELETE, _UPDATE = SEARCH_TRIGGERS
+_INSERT, _DELETE, _UPDATE, _FORGET = SEARCH_TRIGGERS
 
 
 def upgrade() -> None:
@@ -53,21 +57,11 @@ def upgrade() -> None:
     if not _made_search_table(bind):
         return
     op.execute(
-        f"CREATE TABLE {SEARCH_DATASETS} (ordinal INTEGER PRIMARY KEY, "
-        "dataset_id VARCHAR(64) NOT NULL UNIQUE)"
+        f"CREATE TABLE {SEARCH_DATASETS} (ordinal INTEGER PRIMARY KEY AUTOINCREMENT, "
+        "dataset_id VARCHAR(64) NOT NULL UNIQUE, indexed_below INTEGER NOT NULL DEFAULT 0, "
+        "complete INTEGER NOT NULL DEFAULT 0)"
     )
-    op.execute(
-        f"INSERT INTO {SEARCH_DATASETS} (dataset_id) "
-        "SELECT DISTINCT dataset_id FROM dataset_items ORDER BY dataset_id"
-    )
-    op.execute(
-        f"INSERT INTO {SEARCH_TABLE} (rowid, {_TEXTS}) "
-        f"SELECT d.ordinal * {SEARCH_ROWID_SPAN} + i.position, "
-        "i.item_id, i.input, i.output, i.ground_truth "
-        f"FROM dataset_items i JOIN {SEARCH_DATASETS} d ON d.dataset_id = i.dataset_id "
-        "ORDER BY d.ordinal, i.position"
-    )
-    for trigger in (_insert_trigger(), _delete_trigger(), _update_trigger()):
+    for trigger in (_insert_trigger(), _delete_trigger(), _update_trigger(), _forget_trigger()):
         op.execute(trigger)
 
 
@@ -99,11 +93,19 @@ def _rowid(row: str) -> str:
     )
 
 
+def _indexed(row: str) -> str:
+    """The SQL condition: the item `row` names is in the index (see the module's docstring)."""
+    return (
+        f"EXISTS (SELECT 1 FROM {SEARCH_DATASETS} WHERE dataset_id = {row}.dataset_id "
+        f"AND (complete = 1 OR {row}.position < indexed_below))"
+    )
+
+
 def _remove(row: str = "old") -> str:
     texts = ", ".join(f"{row}.{name}" for name in _TEXTS.split(", "))
     return (
         f"INSERT INTO {SEARCH_TABLE} ({SEARCH_TABLE}, rowid, {_TEXTS}) "
-        f"VALUES ('delete', {_rowid(row)}, {texts});"
+        f"SELECT 'delete', {_rowid(row)}, {texts} WHERE {_indexed(row)};"
     )
 
 
@@ -112,9 +114,10 @@ def _add(row: str = "new") -> str:
     return (
         # A position outside one dataset's span of rowids would land in another's.
         f"SELECT RAISE(ABORT, 'dataset_items.position must be from 0 to {SEARCH_ROWID_SPAN - 1}"
-        f" for the search index') WHERE {row}.position NOT BETWEEN 0 AND {SEARCH_ROWID_SPAN - 1}; "
-        f"INSERT OR IGNORE INTO {SEARCH_DATASETS} (dataset_id) VALUES ({row}.dataset_id); "
-        f"INSERT INTO {SEARCH_TABLE} (rowid, {_TEXTS}) VALUES ({_rowid(row)}, {texts});"
+        f" for the search index') WHERE {row}.position NOT BETWEEN 0 AND {SEARCH_ROWID_SPAN - 1}"
+        f" AND {_indexed(row)}; "
+        f"INSERT INTO {SEARCH_TABLE} (rowid, {_TEXTS}) "
+        f"SELECT {_rowid(row)}, {texts} WHERE {_indexed(row)};"
     )
 
 
@@ -130,6 +133,13 @@ def _update_trigger() -> str:
     return (
         f"CREATE TRIGGER {_UPDATE} AFTER UPDATE OF dataset_id, position, {_TEXTS} "
         f"ON dataset_items BEGIN {_remove()} {_add()} END"
+    )
+
+
+def _forget_trigger() -> str:
+    return (
+        f"CREATE TRIGGER {_FORGET} AFTER DELETE ON datasets BEGIN "
+        f"DELETE FROM {SEARCH_DATASETS} WHERE dataset_id = old.id; END"
     )
 
 
