@@ -14,7 +14,10 @@ and the result pages read at that size (docs/storage.md, Reading a large experim
 3. **Pages** (AppTest, in this process): the experiment detail, Failures and Judge usage pages,
    each on its first render (its cached aggregates dropped first) and on a change: a score
    filter, a text search, the last page, the sort by score on the detail page, a rerun on the
-   others. Target: each under 1 s at 1,000,000 results on SQLite.
+   others, with the wall time and this process's CPU time (what a loaded machine skews
+   less: the page runs in this process, the database too on SQLite). Target: each under
+   0.5 s at 1,000,000 results on SQLite. The search's needle, "paris river", is in one item of
+   ten: the index's worst case (a rare needle is answered from a handful of matches).
 
 `--skip-run` times the pages only, their results written directly through the store (one code
 scorer's outcomes, scores spread over 0..1): faster than a run when only the pages are wanted.
@@ -57,6 +60,7 @@ GIB = 1024**3
 WORDS = ("python", "paris", "protocol", "database", "river", "planet", "engine", "music")
 BARE_PAIRS = 20_000
 SAME_PAIRS_AT_MOST = 200_000
+PAGE_TARGET_S = 0.5
 
 _RUNNER = """
 import os, sys, time
@@ -250,16 +254,18 @@ def time_pages(database: str, experiment_id: str) -> None:
     kind = database.split(":")[0]
     print(
         f"pages at {Service(database).get_experiment(experiment_id).total_items:,} results "
-        f"({kind}; AppTest, each run's wall time; target < 1 s)"
+        f"({kind}; AppTest, each run's wall and CPU time; target < {PAGE_TARGET_S} s; "
+        f"load average {os.getloadavg()[0]:.1f})"
     )
 
     def timed(label: str, action) -> None:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         action()
         app.run()
-        seconds = time.perf_counter() - started
+        seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
         assert not app.exception, app.exception
-        print(f"  {label:<44}{seconds:7.2f} s  {'ok' if seconds < 1 else 'MISSED'}")
+        verdict = "ok" if seconds < PAGE_TARGET_S else "MISSED"
+        print(f"  {label:<44}{seconds:7.2f} s  CPU {cpu:5.2f} s  {verdict}")
 
     def first(page: str):
         def go() -> None:

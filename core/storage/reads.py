@@ -20,11 +20,14 @@ from sqlalchemy import (
     cast,
     exists,
     func,
+    literal,
     literal_column,
     or_,
     select,
+    table,
     type_coerce,
 )
+from sqlalchemy import column as sql_column
 
 from core.records import (
     ItemRow,
@@ -38,19 +41,31 @@ from core.records import (
 from core.run_results import JudgeUsage
 from core.storage._rows import _loads
 from core.storage.slices import metadata_filter
-from core.storage.tables import SEARCHED_TEXT, DatasetItemRow, ExperimentRow, ScoreRow
+from core.storage.tables import (
+    SEARCH_DATASETS,
+    SEARCH_ROWID_SPAN,
+    SEARCH_TABLE,
+    SEARCHED_TEXT,
+    DatasetItemRow,
+    ExperimentRow,
+    ScoreRow,
+)
 
 __all__ = [
     "COUNT_AT_LEAST",
     "HISTOGRAM_BINS",
     "MAX_PAGE_SIZE",
+    "TRIGRAMS_MATCHED",
     "ScorerTotals",
     "check_query",
     "histogram_edges",
+    "may_use_index",
     "result_page",
     "score_histograms",
     "scorer_totals",
+    "search_base",
     "stored_scores",
+    "trigram_query",
 ]
 
 HISTOGRAM_BINS = 10
@@ -73,6 +88,14 @@ _USAGE = (
 _results = ScoreRow.__table__
 _items = DatasetItemRow.__table__
 _experiments = ExperimentRow.__table__
+_search = table(SEARCH_TABLE, sql_column("rowid"))
+_search_datasets = table(
+    SEARCH_DATASETS, sql_column("ordinal"), sql_column("dataset_id"), sql_column("complete")
+)
+TRIGRAMS_MATCHED = 32
+"""A needle's trigrams looked up in SQLite's index at most (its first ones, distinct): the
+candidates of a longer needle are checked by LIKE anyway, and each trigram more is one more
+posting list read."""
 
 
 # ---- aggregates ----
@@ -284,6 +307,9 @@ class _Scope:
     item_count: int
     scorer_ids: tuple[str, ...]
     dialect: str
+    search_base: int | None = None
+    """SQLite: the first rowid of the dataset's items in the trigram index of the items'
+    texts (revision 0015); None without the index (PostgreSQL's is another)."""
 
 
 def result_page(
@@ -300,7 +326,12 @@ def result_page(
     scores and judge tokens. A page past the last gives the last one."""
     check_query(query)
     scope = _Scope(
-        experiment_id, dataset_id, item_count, tuple(scorer_ids), connection.dialect.name
+        experiment_id,
+        dataset_id,
+        item_count,
+        tuple(scorer_ids),
+        connection.dialect.name,
+        search_base(connection, dataset_id) if may_use_index(query, item_ids) else None,
     )
     if item_ids is not None and len(item_ids) > _ID_CHUNK:
         total, positions, page = _page_by_chunks(connection, scope, query, item_ids)
@@ -308,9 +339,7 @@ def result_page(
     else:
         source = _row_source(scope, query, item_ids)
         if _search_in_few(connection, scope, query, item_ids):
-            source = _from_results(scope, query).where(
-                _matches(query.search.strip(), scope.dialect)
-            )
+            source = _from_results(scope, query).where(_searched(scope, query.search))
         total = int(connection.execute(_count(scope, query, source, item_ids)).scalar_one())
         capped = bool(query.search.strip() or item_ids is not None)
         at_least = capped and total == _count_limit(query)
@@ -318,6 +347,10 @@ def result_page(
         page = _clamped(query, total)
         if _few_in_range(scope, query, item_ids, total, page):
             source = _from_results(scope, query)
+        elif (
+            not at_least and _counted_in_dataset_order(scope, query, source, item_ids) is not source
+        ):
+            source = _walked_by_score(scope, query, item_ids)  # few matches: sorted whole
         ordered = _ordered(source, query).limit(query.page_size)
         ordered = ordered.offset((page - 1) * query.page_size)
         positions = [row.position for row in connection.execute(ordered)]
@@ -325,6 +358,15 @@ def result_page(
     return ResultPage(
         rows=rows, total=total, total_at_least=at_least, page=page, page_size=query.page_size
     )
+
+
+def may_use_index(query: ResultQuery, item_ids: Collection[str] | None) -> bool:
+    """Whether a search may read SQLite's trigram index: not for more given items than one
+    statement binds (read a chunk at a time, each chunk would walk the whole index's
+    matches; their own texts are read instead) and not for a needle without a trigram."""
+    if trigram_query(query.search.strip()) is None:
+        return False
+    return item_ids is None or len(item_ids) <= _ID_CHUNK
 
 
 def _few_in_range(
@@ -351,6 +393,8 @@ def _search_in_few(
         return False
     if not query.search.strip() or query.metadata:
         return False
+    if _indexed(scope, query.search) is not None:
+        return False  # the index finds the few items holding the needle: read those
     matching = _in_range(scope, query).limit(scope.item_count // 4 + 1).subquery()
     kept = connection.execute(select(func.count()).select_from(matching)).scalar_one()
     return int(kept) <= scope.item_count // 4
@@ -377,6 +421,7 @@ def _row_source(scope: _Scope, query: ResultQuery, item_ids: Collection[str] | N
     page reads them: dataset order (the items' key), or a scorer's scores (the covering
     index), testing each item as it comes, so a page stops after its last row."""
     sort = _results.alias("sort_by")
+    found = None
     range_on_sort = _range_scorers(scope, query) == [query.sort_scorer]
     if query.sort != "position":
         joined = [
@@ -390,6 +435,8 @@ def _row_source(scope: _Scope, query: ResultQuery, item_ids: Collection[str] | N
         source = select(
             _items.c.position, sort.c.score.label("sort_score"), sort.c.id.label("sort_id")
         ).join(sort, and_(*joined))
+    elif (found := _indexed(scope, query.search)) is not None:
+        source = _index_walk(scope, found)
     else:
         source = select(_items.c.position)
     source = source.where(_items.c.dataset_id == scope.dataset_id)
@@ -398,8 +445,10 @@ def _row_source(scope: _Scope, query: ResultQuery, item_ids: Collection[str] | N
     needle = query.search.strip()
     if query.metadata:
         source = source.where(*metadata_filter(query.metadata, scope.dialect))
-    if needle:  # before the scores' test: SQLite tests the conditions in this order
-        source = source.where(_matches(needle, scope.dialect))
+    if needle and found is not None:  # the index walked: its candidates tested by LIKE
+        source = source.where(_like(needle, scope.dialect))
+    elif needle:  # before the scores' test: SQLite tests the conditions in this order
+        source = source.where(_searched(scope, needle))
     if query.score_range is not None and not (query.sort != "position" and range_on_sort):
         source = source.where(_scored_within(scope, query, _items.c.item_id))
     return source
@@ -411,6 +460,7 @@ def _count(scope: _Scope, query: ResultQuery, source: Any, item_ids: Collection[
     if query.search.strip() or item_ids is not None:
         # Each item must be read to be searched: counting stops past the page asked for and
         # `COUNT_AT_LEAST` matches, so a common word does not read a million texts.
+        source = _counted_in_dataset_order(scope, query, source, item_ids)
         return select(func.count()).select_from(source.limit(_count_limit(query)).subquery())
     if query.metadata:  # each item's metadata is read: counted over the filtered items
         return select(func.count()).select_from(source.subquery())
@@ -431,7 +481,50 @@ def _count(scope: _Scope, query: ResultQuery, source: Any, item_ids: Collection[
         if len(_range_scorers(scope, query)) == 1:  # one row per item and scorer
             return select(func.count()).select_from(matching)
         return select(func.count(matching.c.item_id.distinct()))
-    return select(func.count()).where(_items.c.dataset_id == scope.dataset_id)
+    # Every item: the dataset's own count (kept with it), not a count of a million rows.
+    return select(literal(scope.item_count))
+
+
+def _counted_in_dataset_order(
+    scope: _Scope, query: ResultQuery, source: Any, item_ids: Collection[str] | None
+) -> Any:
+    """What a search sorted by score counts: with SQLite's trigram index, the same items found
+    by walking the index's matches (`_walked_by_score`), where the sorted source would look up
+    each score's item at random; else `source` itself. Order does not matter to a count."""
+    if query.sort == "position" or _indexed(scope, query.search) is None:
+        return source
+    return _walked_by_score(scope, query, item_ids, with_scores=False)
+
+
+def _walked_by_score(
+    scope: _Scope, query: ResultQuery, item_ids: Collection[str] | None, with_scores: bool = True
+) -> Any:
+    """SELECT the items (position, sort score, result id) of a search sorted by score, walking
+    the trigram index's matches in dataset order: those with a score of the sort scorer (in
+    range when the range is its), as `_row_source` finds them from the scores' side. Its
+    matches are sorted whole: for a needle held by few items, where walking the scores in
+    order would test most of them before the page is full. The scores are read by correlated
+    subqueries, one lookup of the results' key per match: as a join, SQLite would walk the
+    scores and run the index's query once per score."""
+    range_on_sort = _range_scorers(scope, query) == [query.sort_scorer]
+    walked = query.model_copy(
+        update={"sort": "position", "score_range": None if range_on_sort else query.score_range}
+    )
+    sort = _results.alias("sort_by")
+    scored = [
+        sort.c.experiment_id == scope.experiment_id,
+        sort.c.scorer_id == query.sort_scorer,
+        sort.c.item_id == _items.c.item_id,
+        sort.c.score.is_not(None),
+    ]
+    if query.score_range is not None and range_on_sort:
+        scored += [sort.c.score >= query.score_range[0], sort.c.score <= query.score_range[1]]
+    source = _row_source(scope, walked, item_ids).where(exists().where(*scored))
+    if not with_scores:  # counted: the scores are not read
+        return source
+    score = select(sort.c.score).where(*scored).scalar_subquery().label("sort_score")
+    written = select(sort.c.id).where(*scored).scalar_subquery().label("sort_id")
+    return source.add_columns(score, written)
 
 
 def _count_limit(query: ResultQuery) -> int:
@@ -475,14 +568,71 @@ def _scored_within(scope: _Scope, query: ResultQuery, item_id: Any) -> Any:
     return exists().where(*conditions)
 
 
-def _matches(needle: str, dialect: str) -> Any:
+def _searched(scope: _Scope, needle: str) -> Any:
+    """The search condition of `needle` on the scope's database."""
+    return _matches(needle.strip(), scope.dialect, scope.search_base)
+
+
+def _indexed(scope: _Scope, needle: str) -> str | None:
+    """The trigram index's query of `needle` when the index answers it (SQLite with revision
+    0015, a needle of 3 characters or more), else None."""
+    return None if scope.search_base is None else trigram_query(needle.strip())
+
+
+def search_base(connection: Connection, dataset_id: str) -> int | None:
+    """SQLite: the first rowid of the dataset's items in the trigram index of the items'
+    texts (revision 0015); None on PostgreSQL (which has its own), on a SQLite without FTS5's
+    trigrams, and for a dataset not yet wholly indexed (core/storage/search_index.py)."""
+    if connection.dialect.name != "sqlite":
+        return None
+    there = connection.exec_driver_sql(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (SEARCH_TABLE,)
+    )
+    if there.first() is None:
+        return None
+    ordinal = connection.execute(
+        select(_search_datasets.c.ordinal).where(
+            _search_datasets.c.dataset_id == dataset_id, _search_datasets.c.complete == 1
+        )
+    ).scalar_one_or_none()
+    return None if ordinal is None else int(ordinal) * SEARCH_ROWID_SPAN
+
+
+def trigram_query(needle: str) -> str | None:
+    """The FTS5 query of the items whose texts hold every trigram of `needle` (at most
+    `TRIGRAMS_MATCHED` of them, each a quoted string: FTS5's syntax never reads the needle's
+    characters); None for a needle under 3 characters, which has no trigram."""
+    trigrams = list(dict.fromkeys(needle[k : k + 3] for k in range(len(needle) - 2)))
+    if not trigrams:
+        return None
+    quoted = ('"' + trigram.replace('"', '""') + '"' for trigram in trigrams[:TRIGRAMS_MATCHED])
+    return " AND ".join(quoted)
+
+
+def _matches(needle: str, dialect: str, base: int | None = None) -> Any:
     """A case-insensitive substring of the item's id, input, output or ground truth (their
     JSON text: a string is matched inside its quotes). LIKE's wildcards in the needle are
     escaped: the search is plain text. SQLite's LIKE ignores the case of ASCII letters by
     itself, over each text; PostgreSQL's ILIKE reads the one expression its trigram index
     holds (`SEARCHED_TEXT`, revision 0013: the four texts joined by a separator no needle
     holds), so a search under a score filter is answered from the index (either way, no
-    lower() over a million texts)."""
+    lower() over a million texts). On SQLite with revision 0015's trigram index (`base`: the
+    dataset's first rowid there), a needle of 3 characters or more is looked up there first:
+    only the items holding its every trigram (case folded, a superset of LIKE's matches) are
+    then tested by the same LIKE, so the answer is LIKE's exactly."""
+    like = _like(needle, dialect)
+    found = trigram_query(needle) if base is not None and dialect == "sqlite" else None
+    if found is None or base is None:
+        return like
+    rowid = _search.c.rowid
+    candidates = select(rowid - base).where(
+        literal_column(SEARCH_TABLE).match(found), rowid >= base, rowid < base + SEARCH_ROWID_SPAN
+    )
+    return and_(_items.c.position.in_(candidates), like)
+
+
+def _like(needle: str, dialect: str) -> Any:
+    """`_matches` by LIKE alone (ILIKE on PostgreSQL, served by its trigram index)."""
     escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     pattern = f"%{escaped}%"
     if dialect == "postgresql":
@@ -499,6 +649,25 @@ def _matches(needle: str, dialect: str) -> Any:
     return or_(*(text.ilike(pattern, escape="\\") for text in texts))
 
 
+def _index_walk(scope: _Scope, found: str) -> Any:
+    """SELECT the positions of the items the trigram index finds for `found`, walking its
+    matches in rowid order, which is dataset order (`search_rowid`, what the page is sorted
+    by): a page stops after its last row instead of sorting every match."""
+    base = scope.search_base
+    assert base is not None
+    rowid = _search.c.rowid
+    return (
+        select(_items.c.position, rowid.label("search_rowid"))
+        .select_from(_search)
+        .join(_items, _items.c.position == rowid - base)
+        .where(
+            literal_column(SEARCH_TABLE).match(found),
+            rowid >= base,
+            rowid < base + SEARCH_ROWID_SPAN,
+        )
+    )
+
+
 def _qualified(expression: str) -> str:
     """`SEARCHED_TEXT` with its columns named by table (the search's statements join
     others)."""
@@ -508,6 +677,8 @@ def _qualified(expression: str) -> str:
 
 
 def _ordered(source: Any, query: ResultQuery) -> Any:
+    if query.sort == "position" and "search_rowid" in source.selected_columns:
+        return source.order_by(source.selected_columns.search_rowid)
     if query.sort == "position":
         return source.order_by(_items.c.position)
     # Ties in the order the results were written (`id`): the covering index's own order, so a

@@ -34,6 +34,7 @@ from core.storage._rows import (
 )
 from core.storage.database import Database
 from core.storage.experiments import ExperimentStore
+from core.storage.search_index import index_dataset_texts
 from core.storage.tables import DatasetItemRow, ExperimentRow, ScoreRow
 
 if TYPE_CHECKING:
@@ -242,6 +243,8 @@ class ResultStore:
         ValueError naming a bad field of `query`; a page past the last gives the last."""
         reads.check_query(query)
         dataset_id, items, scorer_ids = self._experiments.dataset_of(experiment_id)
+        if reads.may_use_index(query, item_ids):
+            index_dataset_texts(self._db.engine, dataset_id)
         with self._db.engine.connect() as connection:
             return reads.result_page(
                 connection, experiment_id, dataset_id, items, scorer_ids, query, item_ids

@@ -280,11 +280,36 @@ migration alone (an operator class of an extension the role may lack): `include_
 leaves it out of the comparison of the schema with these tables."""
 
 
+SEARCH_TABLE = "dataset_item_search"
+"""SQLite's FTS5 trigram index of the items' searched texts (revision 0015): contentless, one
+column per text (`item_id`, `input`, `output`, `ground_truth`), an item's rowid
+`search_rowid(dataset's number, position)`."""
+SEARCH_DATASETS = "dataset_item_search_datasets"
+"""SQLite: each dataset's number (`ordinal`, AUTOINCREMENT: never reused) in the rowids of
+`SEARCH_TABLE`, with how far its items are indexed (`indexed_below`: every position under
+it) and whether all are (`complete`) (revision 0015). A dataset has a row from its first text
+search (core/storage/search_index.py), not from its import; the row goes with the dataset."""
+SEARCH_ROWID_SPAN = 2**32
+"""Rowids of `SEARCH_TABLE` per dataset: an item's is `ordinal * SEARCH_ROWID_SPAN +
+position`, so a dataset's items are one range of rowids, in the dataset's order."""
+SEARCH_TRIGGERS = (
+    "dataset_items_search_insert",
+    "dataset_items_search_delete",
+    "dataset_items_search_update",
+    "datasets_search_forget",
+)
+"""SQLite: the triggers keeping `SEARCH_TABLE` in step with `dataset_items` (revision 0015)."""
+
+
 def include_object(
     thing: object, name: str | None, kind: str, reflected: bool, compare_to: object
 ) -> bool:
-    """Alembic's `include_object` hook: every object but `TRIGRAM_INDEX`."""
-    return not (kind == "index" and name == TRIGRAM_INDEX)
+    """Alembic's `include_object` hook: every object but `TRIGRAM_INDEX` and SQLite's search
+    index (`SEARCH_TABLE`, its FTS5 shadow tables and `SEARCH_DATASETS`), made by their
+    migrations alone."""
+    if kind == "index" and name == TRIGRAM_INDEX:
+        return False
+    return not (kind == "table" and name is not None and name.startswith(SEARCH_TABLE))
 
 
 TABLES = [

@@ -1,6 +1,6 @@
 """PostgreSQL's text search under a score filter served by the trigram index of revision 0013
 (`pg_trgm`): the statements `result_page` sends for a search are planned on the index, and
-answer as before. SQLite has no such index and keeps its plan."""
+answer as before. SQLite has its own (revision 0015: test_sqlite_trigram_search.py)."""
 
 from __future__ import annotations
 
