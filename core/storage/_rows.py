@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any, TypeAlias, TypeVar, overload
+from typing import Any, TypeAlias, TypeVar
 
 import orjson
 from pydantic import ValidationError
@@ -20,12 +20,9 @@ from core.records import (
     ColumnMapping,
     DatasetInfo,
     DatasetItem,
-    ExperimentInfo,
     ItemValues,
-    RateLimit,
     RunCounts,
     ScorerOutcome,
-    ScorerSpec,
 )
 from core.run_results import (
     ITEM_TEXT_KEYS,
@@ -35,9 +32,13 @@ from core.run_results import (
     step_usage_of_dict,
 )
 from core.storage import reads, result_rows
+from core.storage._info import (
+    _LIVE_STATUSES,
+    _USAGE_COLUMNS,
+    _utc,
+)
 from core.storage.tables import DatasetItemRow
 
-_LIVE_STATUSES = ("pending", "running")
 _RESULT_KEY = ("experiment_id", "item_id", "scorer_id")
 """The unique key of `scorer_results`: one stored result per (experiment, item, scorer)."""
 _KEY_PAGE = 500
@@ -45,14 +46,6 @@ _KEY_PAGE = 500
 _INSERT_BATCH = 5_000
 _ITEM_PAGE = 2_000
 """Items read per query by `iter_dataset_items`."""
-_USAGE_COLUMNS = (
-    "input_tokens",
-    "output_tokens",
-    "total_tokens",
-    "reasoning_tokens",
-    "cached_input_tokens",
-    "cache_creation_input_tokens",
-)
 
 
 # ---- rows <-> records ----
@@ -75,60 +68,6 @@ def _dataset_info(row: _RowFields) -> DatasetInfo:
     )
 
 
-def _experiment_info(
-    row: _RowFields, scores: dict[str, float], successes: RunCounts, stale_before: datetime
-) -> ExperimentInfo:
-    """The record of a row. A live status with no heartbeat since `stale_before` is reported as
-    `interrupted` (the row itself is left alone: should the process come back, its next
-    heartbeat makes it running again)."""
-    status, finished_at = row["status"], _utc(row["finished_at"])
-    if status in _LIVE_STATUSES:
-        # Rows from before heartbeats have none: their start (or creation) is the last sign.
-        seen = _utc(row["heartbeat_at"] or row["started_at"] or row["created_at"])
-        if seen is not None and seen < stale_before:
-            status, finished_at = "interrupted", seen
-    return ExperimentInfo(
-        id=row["id"],
-        name=row["name"],
-        dataset_id=row["dataset_id"],
-        dataset_name=row["dataset_name"],
-        dataset_fingerprint=row["dataset_fingerprint"],
-        scorers=[ScorerSpec.model_validate(s) for s in row["scorers"] or []],
-        scorer_ids=row["scorer_ids"] or [],
-        judge_model=row["judge_model"],
-        api_base=row["api_base"],
-        judge_settings=row["judge_settings"] or {},
-        concurrency=row["concurrency"],
-        cache=bool(row["judge_cache"]),
-        max_cost=row["max_cost"],
-        rate_limit=_rate_limit(row["judge_rpm"], row["judge_tpm"]),
-        status=status,
-        total_items=row["total_items"],
-        counts=_counts(row, successes),
-        scores=scores,
-        error=row["error"],
-        created_at=_utc(row["created_at"]),
-        started_at=_utc(row["started_at"]),
-        finished_at=finished_at,
-        note=row.get("note"),
-        tags=row.get("tags") or [],
-    )
-
-
-def _rate_limit(rpm: int | None, tpm: int | None) -> RateLimit | None:
-    """The stored judge rate limit (None: the provider's defaults)."""
-    if rpm is None and tpm is None:
-        return None
-    return RateLimit(requests_per_minute=rpm, tokens_per_minute=tpm)
-
-
-# The one mapping between `RunCounts` and the experiment row. The planned total is set when
-# the experiment is created. The row's own counters are what its process last wrote (kept for
-# readers of the table itself); what is shown of the successful runs is counted from their
-# stored results, which a crash cannot leave behind, and only the failed runs, never stored,
-# come from the row.
-
-
 def _stored_counts(totals: reads.ScorerTotals) -> RunCounts:
     return RunCounts(
         succeeded=totals.count,
@@ -145,17 +84,6 @@ def _settled_key(row: _RowFields) -> tuple[Any, ...] | None:
     if row["status"] in _LIVE_STATUSES:
         return None
     return (row["status"], row["finished_at"], row["done_runs"], row["succeeded_runs"])
-
-
-def _counts(row: _RowFields, successes: RunCounts) -> RunCounts:
-    failed = RunCounts(
-        failed=row["failed_runs"],
-        usage=JudgeUsage(**{k: row[f"failed_{k}"] for k in _USAGE_COLUMNS}),
-        judge_calls=row["failed_judge_calls"] or 0,
-        judge_attempts=row["failed_judge_attempts"] or 0,
-        cached_calls=row["failed_cached_calls"] or 0,
-    )
-    return RunCounts(total=row["total_runs"]) + successes + failed
 
 
 def _counts_values(counts: RunCounts, failed: RunCounts | None) -> dict[str, Any]:
@@ -395,17 +323,6 @@ def _loads(text: str | float | None) -> Any:
 
 def _now() -> datetime:
     return datetime.now(UTC)
-
-
-@overload
-def _utc(value: datetime) -> datetime: ...
-@overload
-def _utc(value: None) -> None: ...
-def _utc(value: datetime | None) -> datetime | None:
-    # SQLite gives naive datetimes back; they were written in UTC.
-    if value is None or value.tzinfo is not None:
-        return value
-    return value.replace(tzinfo=UTC)
 
 
 def _first_line(error: BaseException) -> str:

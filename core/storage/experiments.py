@@ -27,16 +27,8 @@ from core.records import (
     ScorerSpec,
 )
 from core.storage import reads, reviews, step_usage, thresholds, totals
-from core.storage._rows import (
-    _LIVE_STATUSES,
-    _USAGE_COLUMNS,
-    _counts_values,
-    _experiment_info,
-    _now,
-    _settled_key,
-    _stored_counts,
-    _utc,
-)
+from core.storage._info import _LIVE_STATUSES, _USAGE_COLUMNS, _experiment_info, _utc
+from core.storage._rows import _counts_values, _now, _settled_key, _stored_counts
 from core.storage.database import Database, NotFoundError, StorageError
 from core.storage.datasets import DatasetStore
 from core.storage.tables import DatasetRow, ExperimentRow, ScoreRow

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -27,28 +27,21 @@ import orjson
 from core.records import (
     DatasetItem,
     ExperimentInfo,
-    RateLimit,
     Review,
     RunCounts,
     ScorerOutcome,
-    ScorerSpec,
     ScorerUsage,
     StepUsage,
 )
 from core.run_results import ITEM_TEXT_KEYS, STEP_USAGE_KEYS, JudgeUsage
+from core.storage._info import _LIVE_STATUSES, _USAGE_COLUMNS, _experiment_info
 from core.storage._light import STALE_AFTER_S, default_database_url, shipped_heads
+from core.storage.step_usage import apply_steps
 
 __all__ = ["ExportPage", "ExportReader", "open_experiment"]
 
-_LIVE = ("pending", "running")
-_USAGE = (
-    "input_tokens",
-    "output_tokens",
-    "total_tokens",
-    "reasoning_tokens",
-    "cached_input_tokens",
-    "cache_creation_input_tokens",
-)
+_LIVE = _LIVE_STATUSES
+_USAGE = _USAGE_COLUMNS
 _KEY_PAGE = 500
 """Item ids per `IN (...)` of the reviews' query (as the `Store` reads them)."""
 
@@ -61,7 +54,6 @@ _EXPERIMENT_COLUMNS = (
     "heartbeat_at", "note", "tags",
 )  # fmt: skip
 _EXPERIMENT_JSON = ("scorers", "scorer_ids", "judge_settings", "tags")
-_TIMES = ("created_at", "started_at", "finished_at", "heartbeat_at")
 
 _RESULT_COLUMNS = (
     "item_id", "scorer_id", "score", "reason", "result", "duration_ms", *_USAGE, "judge_calls",
@@ -74,6 +66,8 @@ _REVIEW_COLUMNS = (
     "created_at", "updated_at",
 )  # fmt: skip
 
+_NULLABLE_TIMES = ("finished_at", "heartbeat_at", "started_at")
+"""The experiment row's timestamps that may be NULL (`created_at` may not)."""
 _RUN_SUMS = ("judge_calls", "judge_attempts", "cached_calls", "duration_ms", *_USAGE)
 _TOKENS = {
     "inputTokens": "input_tokens",
@@ -243,48 +237,10 @@ class ExportReader:
                 cached_calls=found["cached_calls"],
             )
         time = self._driver.time
-        status, finished_at = row["status"], time(row["finished_at"])
-        if status in _LIVE:  # as the Store reports it
-            seen = time(row["heartbeat_at"] or row["started_at"] or row["created_at"])
-            stale_before = datetime.now(UTC) - timedelta(seconds=self._stale_after_s)
-            if seen is not None and seen < stale_before:
-                status, finished_at = "interrupted", seen
-        failed = RunCounts(
-            failed=row["failed_runs"],
-            usage=JudgeUsage(**{name: row[f"failed_{name}"] for name in _USAGE}),
-            judge_calls=row["failed_judge_calls"] or 0,
-            judge_attempts=row["failed_judge_attempts"] or 0,
-            cached_calls=row["failed_cached_calls"] or 0,
-        )
-        rpm, tpm = row["judge_rpm"], row["judge_tpm"]
-        return ExperimentInfo(
-            id=row["id"],
-            name=row["name"],
-            dataset_id=row["dataset_id"],
-            dataset_name=row["dataset_name"],
-            dataset_fingerprint=row["dataset_fingerprint"],
-            scorers=[ScorerSpec.model_validate(s) for s in row["scorers"] or []],
-            scorer_ids=row["scorer_ids"] or [],
-            judge_model=row["judge_model"],
-            api_base=row["api_base"],
-            judge_settings=row["judge_settings"] or {},
-            concurrency=row["concurrency"],
-            cache=bool(row["judge_cache"]),
-            max_cost=row["max_cost"],
-            rate_limit=None
-            if rpm is None and tpm is None
-            else RateLimit(requests_per_minute=rpm, tokens_per_minute=tpm),
-            status=status,
-            total_items=row["total_items"],
-            counts=RunCounts(total=row["total_runs"]) + successes + failed,
-            scores=scores,
-            error=row["error"],
-            created_at=self._driver.moment(row["created_at"]),
-            started_at=time(row["started_at"]),
-            finished_at=finished_at,
-            note=row["note"],
-            tags=row["tags"] or [],
-        )
+        timed = {name: time(row[name]) for name in _NULLABLE_TIMES}
+        timed["created_at"] = self._driver.moment(row["created_at"])
+        stale_before = datetime.now(UTC) - timedelta(seconds=self._stale_after_s)
+        return _experiment_info({**row, **timed}, scores, successes, stale_before)
 
     def _settled_text(self) -> str | None:
         """The experiment's state as `experiment_totals.settled` holds it (None while it is
@@ -383,7 +339,7 @@ class ExportReader:
         steps = None if kept is None else (kept[1] or {}).get("steps")
         if not isinstance(steps, dict):
             steps = self._step_sums()
-        return _apply_steps(usages, steps)
+        return apply_steps(usages, steps)
 
     def _step_sums(self) -> dict[str, Any]:
         """`step_usage.step_sums` through the driver."""
@@ -555,45 +511,6 @@ def _with_item_texts(result: dict[str, Any], texts: list[Any]) -> dict[str, Any]
     )
     rebuilt.update(result)
     return rebuilt
-
-
-def _apply_steps(usages: Sequence[ScorerUsage], sums: Mapping[str, Any]) -> list[ScorerUsage]:
-    """`step_usage.apply_steps`: each scorer's `steps` and its `unsplit` rest."""
-    steps: Mapping[str, list[Any]] = sums.get("steps") or {}
-    split: Mapping[str, Any] = sums.get("split") or {}
-    return [
-        usage.model_copy(
-            update={
-                "steps": tuple(StepUsage.model_validate(one) for one in steps[usage.scorer_id]),
-                "unsplit": _rest(usage, split.get(usage.scorer_id)),
-            }
-        )
-        if usage.scorer_id in steps
-        else usage
-        for usage in usages
-    ]
-
-
-def _rest(usage: ScorerUsage, split: Mapping[str, Any] | None) -> StepUsage | None:
-    """The scorer's totals less its split runs' sums; None when nothing is left."""
-    sums = {name: int((split or {}).get(name) or 0) for name in ("runs", *_RUN_SUMS)}
-    runs = usage.runs - sums["runs"]
-    if runs <= 0:
-        return None
-    tokens = {
-        field: None if (mine := getattr(usage.usage, field)) is None else mine - sums[field]
-        for field in JudgeUsage.model_fields
-    }
-    return StepUsage(
-        step="",
-        model=usage.model,
-        runs=runs,
-        judge_calls=usage.judge_calls - sums["judge_calls"],
-        judge_attempts=usage.judge_attempts - sums["judge_attempts"],
-        cached_calls=usage.cached_calls - sums["cached_calls"],
-        usage=JudgeUsage(**tokens),
-        duration_ms=usage.duration_ms - sums["duration_ms"],
-    )
 
 
 def _int(value: Any) -> int | None:

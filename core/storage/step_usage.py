@@ -9,12 +9,13 @@ before the column (NULL) are summed apart, as a scorer's usage "all steps"."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-from sqlalchemy import Connection, text
+from typing import TYPE_CHECKING, Any
 
 from core.records import ScorerUsage, StepUsage
 from core.run_results import STEP_USAGE_KEYS, JudgeUsage
+
+if TYPE_CHECKING:  # SQLAlchemy imported when the database is read: `apply_steps` serves
+    from sqlalchemy import Connection  # the quick export too (core/storage/export_reads.py)
 
 __all__ = ["apply_steps", "step_sums", "with_steps"]
 
@@ -73,6 +74,8 @@ def step_sums(connection: Connection, experiment_id: str) -> dict[str, Any]:
     """The experiment's per-step sums as JSON-ready data (kept with a finished experiment's
     totals, core/storage/totals.py): `{"steps": {scorer: [StepUsage]}, "split": {scorer:
     {runs, judge_calls, ...}}}`, the split runs' sums that `_rest` takes off the totals."""
+    from sqlalchemy import text
+
     steps: dict[str, list[dict[str, Any]]] = {}
     parameters = {"experiment_id": experiment_id}
     for row in connection.execute(text(_steps_query(connection.dialect.name)), parameters):
