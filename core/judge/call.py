@@ -9,6 +9,7 @@ import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal, cast
 
 from pydantic import SecretStr
@@ -508,4 +509,11 @@ def _masker(api_key: SecretStr | None) -> SecretMasker:
     # Shorter than 4 characters a "key" would mangle ordinary words; the placeholder is none.
     if len(own) < 4 or own == NO_KEY or own in masker.secrets:
         return masker
+    return _with_own_key(masker, own)
+
+
+@lru_cache(maxsize=64)
+def _with_own_key(masker: SecretMasker, own: str) -> SecretMasker:
+    """`masker` plus a key of the judge's own, built once per (masker, key): every prompt step
+    of an experiment asks for the same."""
     return SecretMasker(tuple(sorted({*masker.secrets, own}, key=lambda s: (-len(s), s))))
