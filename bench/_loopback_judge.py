@@ -13,6 +13,8 @@ from collections.abc import Callable
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from core.judge._litellm import litellm
+from core.judge.call import schema_instruction
+from core.judge.schema import score_schema
 
 MODEL = "openai/fake-judge"
 INSTRUCTIONS = "You are a strict grader. Answer with JSON."
@@ -33,23 +35,29 @@ def start_fake_judge(*options: str) -> tuple[subprocess.Popen[str], str]:
 async def raw_calls(
     url: str, items: int, concurrency: int, prompt_for: Callable[[int], str]
 ) -> float:
-    """Calls per second of bare `litellm.acompletion` at `concurrency`."""
+    """Calls per second of bare `litellm.acompletion` at `concurrency`, sending the request a
+    scorelab score step sends for `prompt_for(index)`: the same messages (this model takes no
+    `response_format`, so the schema goes into the prompt) and the same retry settings (so the
+    same litellm client and connection pool too), `concurrency` workers sharing the items as
+    the experiment engine's do. Only the pipeline around the call differs."""
     module = litellm()
-    semaphore = asyncio.Semaphore(concurrency)
+    instruction = schema_instruction(score_schema())
+    indices = iter(range(items))
 
-    async def one(index: int) -> None:
-        async with semaphore:
+    async def worker() -> None:
+        for index in indices:
             await module.acompletion(
                 model=MODEL,
                 messages=[
                     {"role": "system", "content": INSTRUCTIONS},
-                    {"role": "user", "content": prompt_for(index)},
+                    {"role": "user", "content": f"{prompt_for(index)}\n\n{instruction}"},
                 ],
                 api_base=url,
                 api_key="bench",
                 num_retries=0,
+                max_retries=0,
             )
 
     started = time.perf_counter()
-    await asyncio.gather(*(one(i) for i in range(items)))
+    await asyncio.gather(*(worker() for _ in range(min(concurrency, items))))
     return items / (time.perf_counter() - started)

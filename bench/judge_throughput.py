@@ -10,7 +10,10 @@ same scorer through `run_evals`.
 First, scorelab's own CPU per prompt step, with litellm's call replaced by a canned answer.
 
 The fake judge (core.testing.fake_judge) runs in its own process, as a real provider would, and
-answers instantly, so the figures measure the client side: litellm plus our pipeline. The
+answers instantly, so the figures measure the client side: litellm plus our pipeline. Raw sends
+the very request scorelab's step sends (checked once before measuring: same messages, the
+schema in the prompt, same retry settings, so the same litellm client and connection pool),
+from `concurrency` workers sharing the items as the engine's do. The
 machine may be shared: each round runs raw and scorelab back to back in this one process (the
 order swapped every round), and prints both rates, the CPU this process spent per call (all
 its threads: litellm's and the Service writer's included) and the 1-minute load average. The
@@ -138,9 +141,31 @@ def _summary(label: str, ratios: list[float], raw_cpu: list[float], our_cpu: lis
     )
 
 
+async def check_same_request(url: str) -> None:
+    """Both sides must send litellm the very same arguments (messages, retry settings, hence
+    the same client and connection pool): one call of each, recorded and compared."""
+    module = _litellm.litellm()
+    real = module.acompletion
+    sent: list[dict[str, object]] = []
+
+    async def recorded(**arguments: object) -> object:
+        sent.append(arguments)
+        return await real(**arguments)
+
+    module.acompletion = recorded
+    try:
+        await raw_calls(url, 1, 1)
+        await scorer_calls(url, 1, 1)
+    finally:
+        module.acompletion = real
+    assert sent[0] == sent[1], f"raw and scorelab send different requests:\n{sent}"
+
+
 async def measure(url: str, items: int, levels: list[int], rounds: int) -> None:
-    await raw_calls(url, 20, 4)  # warm-up: imports, connection pool
-    await scorer_calls(url, 20, 4)
+    await check_same_request(url)
+    widest = max(levels)  # warm-up: imports, and as many pooled connections as either uses
+    await raw_calls(url, 2 * widest, widest)
+    await scorer_calls(url, 2 * widest, widest)
     print(f"run_evals vs raw litellm: {items} items per measurement; fake judge at {url}")
     print(
         f"{'conc.':>5} {'round':>5} {'raw calls/s':>11} {'cpu ms':>6} "

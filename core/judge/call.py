@@ -7,11 +7,12 @@ import inspect
 import logging
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal, cast
 
-from pydantic import SecretStr
+from pydantic import BaseModel, SecretStr
 
 from core._clock import elapsed_ms
 from core.errors import MastraError, error_code
@@ -441,10 +442,36 @@ def usage_from_litellm(usage: Any) -> JudgeUsage:
     )
 
 
-def _reader(source: Any) -> Any:
+def _reader(source: Any) -> Callable[[str], Any]:
     if isinstance(source, Mapping):
         return source.get
+    if isinstance(source, BaseModel):
+        return _model_reader(source)
     return lambda name: getattr(source, name, None)
+
+
+def _model_reader(model: BaseModel) -> Callable[[str], Any]:
+    """`getattr(model, name, None)` for a pydantic model (litellm's `Usage`), read off its
+    fields and extras: a key it lacks (`cache_creation_input_tokens`, but for Anthropic)
+    would otherwise go through pydantic's `__getattr__` and an AttributeError per call."""
+    fields = model.__dict__
+    extra = model.__pydantic_extra__ or {}
+    kind = type(model)
+
+    def read(name: str) -> Any:
+        if name in fields:
+            return fields[name]
+        if name in extra:
+            return extra[name]
+        # A property or class attribute of that name is still asked for as getattr would.
+        return getattr(model, name, None) if _class_defines(kind, name) else None
+
+    return read
+
+
+@lru_cache(maxsize=256)
+def _class_defines(kind: type, name: str) -> bool:
+    return any(name in vars(base) for base in kind.__mro__)
 
 
 def _tokens(value: Any) -> int | None:
@@ -508,4 +535,11 @@ def _masker(api_key: SecretStr | None) -> SecretMasker:
     # Shorter than 4 characters a "key" would mangle ordinary words; the placeholder is none.
     if len(own) < 4 or own == NO_KEY or own in masker.secrets:
         return masker
+    return _with_own_key(masker, own)
+
+
+@lru_cache(maxsize=64)
+def _with_own_key(masker: SecretMasker, own: str) -> SecretMasker:
+    """`masker` plus a key of the judge's own, built once per (masker, key): every prompt step
+    of an experiment asks for the same."""
     return SecretMasker(tuple(sorted({*masker.secrets, own}, key=lambda s: (-len(s), s))))

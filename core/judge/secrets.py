@@ -14,7 +14,8 @@ back to the provider's variable. So the masking covers every secret the process 
 - the keys typed for one experiment (`remember_secret`), kept in this process's memory so that
   their echoes are masked too; they are never written anywhere.
 
-The environment is read at each `secret_masker()` call, so a key set after start-up is covered.
+The environment is checked at each `secret_masker()` call, so a key set after start-up is
+covered.
 """
 
 from __future__ import annotations
@@ -72,18 +73,44 @@ def is_secret_name(name: str) -> bool:
 def remember_secret(secret: str | SecretStr | None) -> None:
     """Mask `secret` (a key typed for one experiment) from now on, for the life of the process;
     it is held in memory only."""
+    global _last_masker
     value = secret.get_secret_value() if isinstance(secret, SecretStr) else secret
     if value and len(value) >= MIN_SECRET_LENGTH:
         with _typed_lock:
             _typed.add(value)
+            _last_masker = None  # the next secret_masker() reads everything again
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """The masker built from one reading of os.environ, with the copy of its dict it read."""
+
+    environment: dict[Any, Any]
+    masker: SecretMasker
+
+
+_last_masker: _Reading | None = None
+"""The last `secret_masker()` of os.environ: reused while the environment is unchanged, since
+it is asked for every judge step and reading the environment costs ~1% of a judge call."""
 
 
 def secret_masker(environ: Mapping[str, str] | None = None) -> SecretMasker:
     """The masker of every secret the process holds now (`environ`: os.environ by default)."""
+    global _last_masker
+    data = getattr(os.environ, "_data", None) if environ is None else None
+    if isinstance(data, dict):
+        last = _last_masker
+        # A dict comparison at C speed: any variable set, changed or removed misses.
+        if last is not None and last.environment == data:
+            return last.masker
+        snapshot = dict(data)
     found = set(_environment_secrets(environ))
     with _typed_lock:
         found.update(_typed)
-    return _masker_of(frozenset(found))
+        masker = _masker_of(frozenset(found))
+        if isinstance(data, dict):
+            _last_masker = _Reading(snapshot, masker)
+    return masker
 
 
 @lru_cache(maxsize=32)

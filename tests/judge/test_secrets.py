@@ -106,3 +106,19 @@ def test_text_without_secrets_is_left_as_it_is() -> None:
     masker = secret_masker({"PATH": "/usr/bin", "OPENAI_API_KEY": OPENAI})
     assert "/usr/bin" not in masker.secrets
     assert masker.text("anything at all, /usr/bin") == "anything at all, /usr/bin"
+
+
+def test_a_variable_set_changed_or_removed_after_a_masker_is_seen_by_the_next(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # secret_masker() reuses its last reading of os.environ while it is unchanged.
+    first, second = "sk-canary-set-later-0123", "sk-canary-changed-4567"
+    monkeypatch.delenv("SCORELAB_CANARY_API_KEY", raising=False)
+    assert mask_secrets(first) == first
+    monkeypatch.setenv("SCORELAB_CANARY_API_KEY", first)
+    assert mask_secrets(first) == MASK
+    monkeypatch.setenv("SCORELAB_CANARY_API_KEY", second)
+    assert mask_secrets(f"{first} {second}") == f"{first} {MASK}"
+    monkeypatch.delenv("SCORELAB_CANARY_API_KEY")
+    assert mask_secrets(second) == second
+    assert secret_masker() is secret_masker()  # unchanged environment: the same masker

@@ -242,3 +242,32 @@ def test_usage_from_litellm_drops_non_numeric_values() -> None:
         {"prompt_tokens": "many", "completion_tokens": 2, "total_tokens": None}
     )
     assert keys(usage) == {"outputTokens": 2, "totalTokens": 2}
+
+
+def test_usage_from_litellm_on_pydantic_models_reads_fields_extras_and_properties() -> None:
+    from pydantic import BaseModel, ConfigDict
+
+    class ProxyUsage(BaseModel):  # a provider SDK's usage: fields, extras, a computed key
+        model_config = ConfigDict(extra="allow")
+        prompt_tokens: int
+        completion_tokens: int | None = None
+
+        @property
+        def cache_creation_input_tokens(self) -> int:
+            return 8
+
+    usage = usage_from_litellm(ProxyUsage(prompt_tokens=100, completion_tokens=30, total_tokens=5))
+    assert keys(usage) == {
+        "inputTokens": 100,
+        "outputTokens": 30,
+        "totalTokens": 5,  # an extra key, as reported
+        "cacheCreationInputTokens": 8,
+    }
+
+    class StrictUsage(BaseModel):  # no extras at all
+        prompt_tokens: int
+
+    assert keys(usage_from_litellm(StrictUsage(prompt_tokens=3))) == {
+        "inputTokens": 3,
+        "totalTokens": 3,
+    }
