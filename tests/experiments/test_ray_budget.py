@@ -1,5 +1,6 @@
-"""The spend cap's holder on Ray (core/experiments/ray_budget.py), as a plain object: the
-cluster-wide run is tested on a real cluster in tests/ray."""
+"""The spend cap's holder on Ray (core/experiments/ray_budget.py), as a plain object: slices of
+the cap granted to workers, settled and given back; the cluster-wide run is tested on a real
+cluster in tests/ray."""
 
 from __future__ import annotations
 
@@ -7,34 +8,35 @@ import pytest
 
 from core.experiments.ray_budget import BudgetActor
 from core.judge.budget import JudgeBudget
-from core.judge.pricing import unit_prices
-
-MODEL = "openai/gpt-4o-mini"
 
 
-def test_the_holder_refuses_past_the_cap_and_every_request_after_the_first_refusal() -> None:
-    prices = unit_prices(MODEL)
-    assert prices is not None
-    one = 1_000 * prices[0] + 100 * prices[1]  # a request of 1,000 prompt, 100 answer tokens
-    holder = BudgetActor(2.5 * one)
-    first, why = holder.reserve(MODEL, 1_000, 100)
-    assert first == pytest.approx(one) and why == ""
-    second, _ = holder.reserve(MODEL, 1_000, 100)
-    assert second == pytest.approx(one)
-    assert holder.figures() == pytest.approx((0.0, 2 * one, 0))  # both in flight
-    refused, why = holder.reserve(MODEL, 1_000, 100)  # a third would pass the cap
-    assert refused is None and "spend cap" in why and "reached" in why
-    holder.settle(first, 0.5 * one, 100)  # cheaper than reserved: room again...
-    tiny, again = holder.reserve(MODEL, 10, 1)
-    assert tiny is None and again == why  # ...but once refused, no request starts anywhere
-    assert holder.figures() == pytest.approx((0.5 * one, one, 1))
+def test_the_holder_grants_slices_within_the_cap_and_takes_back_what_is_settled() -> None:
+    holder = BudgetActor(10.0)
+    first, why = holder.grant("a", 1.0, 4.0)
+    assert first == pytest.approx(4.0) and why == ""  # what was wanted: the cap has room
+    # With a slice held elsewhere, a second worker gets a share of what is left, not all.
+    second, _ = holder.grant("b", 1.0, 8.0)
+    assert second == pytest.approx(1.5)  # 6 left, shared by 2 holders: 6 / (2 * 2)
+    assert holder.figures() == pytest.approx((0.0, 5.5, 0))
+    holder.settle("a", 3.0, 2.5, returned=1.0)  # a's calls cost 2.5 of the 3 reserved; 1 back
+    assert holder.figures() == pytest.approx((2.5, 1.5, 0))
+    refused, why = holder.grant("c", 7.0, 7.0)  # 6 left cannot cover a need of 7
+    assert refused == 0.0 and "spend cap" in why and "reached" in why
+    assert holder.figures()[2] == 1
+    smaller, why = holder.grant("c", 1.0, 7.0)  # a need the cap covers is granted again
+    assert smaller == pytest.approx(1.5) and why == ""
+    spent, held, _ = holder.figures()
+    assert spent + held <= 10.0  # never more than the cap spent or held
 
 
-def test_an_unpriced_model_is_refused_by_name_and_a_mirror_shows_the_holders_figures() -> None:
+def test_a_refusal_blocks_every_grant_and_a_mirror_shows_the_holders_figures() -> None:
     holder = BudgetActor(1.0)
-    refused, why = holder.reserve("openai/no-such-model", 10, 10)
-    assert refused is None and "'openai/no-such-model'" in why
+    holder.refuse("'openai/no-such-model' has no price")
+    granted, why = holder.grant("a", 0.1, 0.5)
+    assert granted == 0.0 and why == "'openai/no-such-model' has no price"
+    assert holder.grant("a", 0.0, 0.5) == (0.0, why)  # asking for nothing is not a refusal
+    assert holder.figures() == pytest.approx((0.0, 0.0, 2))
     shown = JudgeBudget(1.0)
     assert not shown.reached
     shown.mirror(*holder.figures())
-    assert shown.reached and shown.refused_calls == 1 and shown.spent_usd == 0.0
+    assert shown.reached and shown.refused_calls == 2 and shown.spent_usd == 0.0
