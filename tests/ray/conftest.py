@@ -64,6 +64,14 @@ def cluster_environment() -> dict[str, str]:
     }
 
 
+@pytest.fixture(autouse=True)
+def _driver_without_token_authentication(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The driver (this process) connects like the nodes run: without token authentication.
+    Set for each test here and taken back after it, not for the whole session: the variable's
+    name reads like a credential's, so its value would be masked in every later test's files."""
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+
+
 @pytest.fixture(scope="session")
 def ray_cluster() -> Iterator[Cluster]:
     """Head and worker node, started once for the session."""
@@ -71,7 +79,6 @@ def ray_cluster() -> Iterator[Cluster]:
     temp_dir = Path(tempfile.mkdtemp(prefix="slray-", dir="/tmp"))
     port, client_port = _free_port(), _free_port()
     env = cluster_environment()
-    os.environ["RAY_AUTH_MODE"] = "disabled"  # the driver (this process) too
     common = ["--num-cpus", "1", "--node-ip-address", "127.0.0.1", "--disable-usage-stats"]
     cluster = Cluster(f"127.0.0.1:{port}", temp_dir, f"ray://127.0.0.1:{client_port}")
     try:
