@@ -36,7 +36,7 @@ from core.records import (
 from core.run_results import ITEM_TEXT_KEYS, STEP_USAGE_KEYS, JudgeUsage
 from core.storage._info import _LIVE_STATUSES, _USAGE_COLUMNS, _experiment_info
 from core.storage._light import STALE_AFTER_S, default_database_url, shipped_heads
-from core.storage.step_usage import apply_steps
+from core.storage.step_usage import apply_steps, steps_query
 
 __all__ = ["ExportPage", "ExportReader", "open_experiment"]
 
@@ -343,20 +343,7 @@ class ExportReader:
 
     def _step_sums(self) -> dict[str, Any]:
         """`step_usage.step_sums` through the driver."""
-        if self._driver.dialect == "postgresql":
-            source = "scorer_results r CROSS JOIN LATERAL json_array_elements(r.step_usage) e"
-            step, model = "e ->> 'step'", "e ->> 'model'"
-            sums = ", ".join(f"SUM((e ->> '{key}')::bigint)" for key in STEP_USAGE_KEYS)
-        else:
-            source = "scorer_results r, json_each(r.step_usage) e"
-            step, model = "json_extract(e.value, '$.step')", "json_extract(e.value, '$.model')"
-            sums = ", ".join(f"SUM(json_extract(e.value, '$.{key}'))" for key in STEP_USAGE_KEYS)
-        query = (
-            f"SELECT r.scorer_id, {step}, {model}, COUNT(*), {sums} FROM {source} "
-            "WHERE r.experiment_id = ? AND r.step_usage IS NOT NULL "
-            f"GROUP BY r.scorer_id, {step}, {model} "
-            f"ORDER BY r.scorer_id, MIN(r.id), {step}, {model}"
-        )
+        query = steps_query(self._driver.dialect, "?")
         steps: dict[str, list[dict[str, Any]]] = {}
         for found in self._driver.rows(query, (self._id,)):
             values = dict(zip(STEP_USAGE_KEYS, (int(v or 0) for v in found[4:]), strict=True))

@@ -17,7 +17,7 @@ from core.run_results import STEP_USAGE_KEYS, JudgeUsage
 if TYPE_CHECKING:  # SQLAlchemy imported when the database is read: `apply_steps` serves
     from sqlalchemy import Connection  # the quick export too (core/storage/export_reads.py)
 
-__all__ = ["apply_steps", "step_sums", "with_steps"]
+__all__ = ["apply_steps", "step_sums", "steps_query", "with_steps"]
 
 _TOKENS = {
     "inputTokens": "input_tokens",
@@ -43,8 +43,10 @@ _RUN_SUMS = (
 """The run columns summed for the runs that keep a per-step split (the rest is `unsplit`)."""
 
 
-def _steps_query(dialect: str) -> str:
-    """Per (scorer, step, model): the entries' sums, in the order the steps first ran."""
+def steps_query(dialect: str, experiment: str = ":experiment_id") -> str:
+    """Per (scorer, step, model): the entries' sums, in the order the steps first ran;
+    `experiment`: the query's placeholder of the experiment id (the quick export's driver
+    binds `?`)."""
     if dialect == "postgresql":
         source = "scorer_results r CROSS JOIN LATERAL json_array_elements(r.step_usage) e"
         step, model = "e ->> 'step'", "e ->> 'model'"
@@ -55,7 +57,7 @@ def _steps_query(dialect: str) -> str:
         sums = ", ".join(f"SUM(json_extract(e.value, '$.{key}'))" for key in STEP_USAGE_KEYS)
     return (
         f"SELECT r.scorer_id, {step} AS step, {model} AS model, COUNT(*) AS runs, {sums} "
-        f"FROM {source} WHERE r.experiment_id = :experiment_id AND r.step_usage IS NOT NULL "
+        f"FROM {source} WHERE r.experiment_id = {experiment} AND r.step_usage IS NOT NULL "
         f"GROUP BY r.scorer_id, {step}, {model} ORDER BY r.scorer_id, MIN(r.id), {step}, {model}"
     )
 
@@ -78,7 +80,7 @@ def step_sums(connection: Connection, experiment_id: str) -> dict[str, Any]:
 
     steps: dict[str, list[dict[str, Any]]] = {}
     parameters = {"experiment_id": experiment_id}
-    for row in connection.execute(text(_steps_query(connection.dialect.name)), parameters):
+    for row in connection.execute(text(steps_query(connection.dialect.name)), parameters):
         sums = dict(zip(STEP_USAGE_KEYS, (int(v or 0) for v in row[4:]), strict=True))
         step = StepUsage(
             step=row.step or "",
