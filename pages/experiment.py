@@ -299,12 +299,22 @@ def _open_in_drilldown() -> None:
     st.rerun(DRILLDOWN_FRAGMENT)
 
 
+def _prepare_search(experiment_id: str) -> None:
+    """Once per experiment opened in this session: its dataset's text search index started in
+    the background, so that the person's first search finds it built (docs/storage.md)."""
+    key = f"{KEY}.search_prepared"
+    if st.session_state.get(key) != experiment_id:
+        service().prepare_search(experiment_id)
+        st.session_state[key] = experiment_id
+
+
 @st.fragment(key=RESULTS_FRAGMENT)
 def results_view(info: ExperimentInfo, metadata_columns: list[str], passing: PassFail) -> None:
     """Filters, then the grid and, beside it, the drill-down of the item clicked: a fragment,
     so a filter or a page turn reruns only this; a row click or the next item only the
     drill-down (a fragment within)."""
     shared = service()
+    _prepare_search(info.id)
     query = render_filters(info.scorer_ids, metadata_columns, info)
     page = shared.result_page(info.id, query)
     ids = tuple(row.item_id for row in page.rows)

@@ -128,6 +128,7 @@ class Service:
     judge_usage = delegate("results", ResultsDesk.judge_usage)
     failure_counts = delegate("results", ResultsDesk.failure_counts)
     result_page = delegate("results", ResultsDesk.result_page)
+    prepare_search = delegate("results", ResultsDesk.prepare_search)
     item_detail = delegate("results", ResultsDesk.item_detail)
     compare_sides = delegate("results", ResultsDesk.compare_sides)
     metadata_columns = delegate("results", ResultsDesk.metadata_columns)

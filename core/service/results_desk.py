@@ -84,6 +84,12 @@ class ResultsDesk:
         page = self._ctx.store.result_page(experiment_id, query, item_ids)
         return page.model_copy(update={"rows": _with_failures(page.rows, failures)})
 
+    def prepare_search(self, experiment_id: str) -> bool:
+        """Start building the text search index of the experiment's dataset in the background
+        (SQLite; what the experiment page asks when it opens, so that the person's first search
+        finds it built); whether a build runs. Raises NotFoundError for an unknown experiment."""
+        return self._ctx.store.prepare_search(experiment_id)
+
     def compare_sides(self, experiment_ids: Sequence[str]) -> list[StoredSide]:
         """Experiments as Compare pairs them, in the order given, never loaded whole: each
         one's items (read once per dataset, shared by the experiments over it), its stored

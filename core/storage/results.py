@@ -34,7 +34,7 @@ from core.storage._rows import (
 )
 from core.storage.database import Database
 from core.storage.experiments import ExperimentStore
-from core.storage.search_index import index_dataset_texts
+from core.storage.search_index import SearchIndexer
 from core.storage.tables import DatasetItemRow, ExperimentRow, ScoreRow
 
 if TYPE_CHECKING:
@@ -49,6 +49,8 @@ class ResultStore:
     def __init__(self, database: Database, experiments: ExperimentStore) -> None:
         self._db = database
         self._experiments = experiments
+        self.search_indexer = SearchIndexer(lambda: database.engine)
+        """This process's builds of SQLite's text search index (core/storage/search_index.py)."""
 
     def add_results(self, experiment_id: str, outcomes: Iterable[ScorerOutcome]) -> int:
         """Bulk-insert successful outcomes; returns how many were written.
@@ -244,11 +246,18 @@ class ResultStore:
         reads.check_query(query)
         dataset_id, items, scorer_ids = self._experiments.dataset_of(experiment_id)
         if reads.may_use_index(query, item_ids):
-            index_dataset_texts(self._db.engine, dataset_id)
+            self.search_indexer.for_search(dataset_id, items)
         with self._db.engine.connect() as connection:
             return reads.result_page(
                 connection, experiment_id, dataset_id, items, scorer_ids, query, item_ids
             )
+
+    def prepare_search(self, experiment_id: str) -> bool:
+        """Start building the text search index of the experiment's dataset in the background
+        (SQLite; nothing when it is built or being built); whether a build runs. Raises
+        NotFoundError for an unknown experiment."""
+        dataset_id, _, _ = self._experiments.dataset_of(experiment_id)
+        return self.search_indexer.start(dataset_id)
 
     def slice_summaries(self, experiment_id: str, column: str) -> list[SliceSummary]:
         """The experiment's stored results grouped by a metadata column's value, by the

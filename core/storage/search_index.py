@@ -1,19 +1,111 @@
-"""SQLite's trigram index of a dataset's texts (revision 0015), filled by the dataset's first
-text search rather than by its import: an import of a million items pays nothing for a search
-nobody may run, and the first search pays once, a chunk of items per transaction, so a run
+"""SQLite's trigram index of a dataset's texts (revision 0015), filled when it may be wanted
+rather than by the import: an import of a million items pays nothing for a search nobody may
+run. The dashboard's experiment page asks for its dataset's index when it opens
+(`SearchIndexer.start`: built in a thread of its own while the person reads the page), and a
+search finding no index builds a small dataset's itself; a large one's is started in the
+background and the search answered by reading the texts meanwhile (the same answers: the index
+only narrows which texts are read). Either way a chunk of items per transaction, so a run
 writing its results at the same time waits at most one chunk for the write lock
 (docs/storage.md, Text search)."""
 
 from __future__ import annotations
 
+import logging
+import threading
+from collections.abc import Callable
+
 from sqlalchemy.engine import Connection, Engine
 
 from core.storage.tables import SEARCH_DATASETS, SEARCH_ROWID_SPAN, SEARCH_TABLE
 
-__all__ = ["INDEX_CHUNK", "index_dataset_texts"]
+__all__ = ["INDEX_CHUNK", "SYNC_LIMIT", "SearchIndexer", "index_dataset_texts"]
 
 INDEX_CHUNK = 20_000
 """Items indexed per transaction."""
+
+SYNC_LIMIT = 50_000
+"""The most items a search indexes itself before answering (well under a second of indexing);
+a larger dataset's index is built in the background while searches read the texts."""
+
+_log = logging.getLogger(__name__)
+
+
+class SearchIndexer:
+    """Who builds which dataset's index in this process: at most one thread per dataset, each
+    a daemon (a process ending mid-chunk loses only that chunk's transaction, taken up again
+    by the next build)."""
+
+    def __init__(
+        self,
+        engine: Callable[[], Engine],
+        *,
+        chunk: int = INDEX_CHUNK,
+        sync_limit: int = SYNC_LIMIT,
+    ) -> None:
+        self._engine = engine
+        self._chunk = chunk
+        self._sync_limit = sync_limit
+        self._lock = threading.Lock()
+        self._builds: dict[str, threading.Thread] = {}
+
+    def for_search(self, dataset_id: str, item_count: int) -> None:
+        """Before a search of the dataset: its index built first when the dataset is small;
+        otherwise its build started (or left running) in the background, the search then
+        answered without it until it is whole."""
+        if self.building(dataset_id):
+            return
+        if item_count <= self._sync_limit:
+            index_dataset_texts(self._engine(), dataset_id, self._chunk)
+        else:
+            self.start(dataset_id)
+
+    def start(self, dataset_id: str) -> bool:
+        """Build the dataset's index in a thread of its own unless it is whole or being built;
+        whether a build is now running. Never on PostgreSQL (its index is another)."""
+        engine = self._engine()
+        if engine.dialect.name != "sqlite":
+            return False
+        with engine.connect() as connection:
+            if _state(connection, dataset_id) is not False:  # whole, or no index here
+                return False
+        with self._lock:
+            if dataset_id in self._builds:
+                return True
+            build = threading.Thread(
+                target=self._build,
+                args=(engine, dataset_id),
+                name=f"scorelab-search-index-{dataset_id}",
+                daemon=True,
+            )
+            self._builds[dataset_id] = build
+        build.start()
+        return True
+
+    def building(self, dataset_id: str) -> bool:
+        """Whether this process is building the dataset's index now."""
+        with self._lock:
+            return dataset_id in self._builds
+
+    def wait(self, dataset_id: str, timeout_s: float | None = None) -> bool:
+        """Wait for this process's build of the dataset's index, if any; whether none runs
+        any more."""
+        with self._lock:
+            build = self._builds.get(dataset_id)
+        if build is not None:
+            build.join(timeout_s)
+        return not self.building(dataset_id)
+
+    def _build(self, engine: Engine, dataset_id: str) -> None:
+        try:
+            index_dataset_texts(engine, dataset_id, self._chunk)
+        except Exception:  # a build is an optimisation: the next search takes it up again
+            _log.warning(
+                "Building the text search index of dataset %s stopped", dataset_id, exc_info=True
+            )
+        finally:
+            with self._lock:
+                self._builds.pop(dataset_id, None)
+
 
 _TEXTS = "item_id, input, output, ground_truth"
 

@@ -115,6 +115,7 @@ class Store:
     add_rows = delegate("results", ResultStore.add_rows)
     detached = delegate("results", ResultStore.detached)
     stored_pairs = delegate("results", ResultStore.stored_pairs)
+    prepare_search = delegate("results", ResultStore.prepare_search)
     experiment_results = delegate("results", ResultStore.experiment_results)
     stored_scores = delegate("results", ResultStore.stored_scores)
     result_count = delegate("results", ResultStore.result_count)

@@ -14,6 +14,7 @@ import core.service
 from core.records import ExperimentConfig, ScorerSpec
 from core.service import Service
 from core.storage import Store
+from core.storage.reads import search_base
 
 ITEMS = 120
 
@@ -135,3 +136,20 @@ def test_failures_and_judge_usage_never_load_the_experiment(
     show(app, "pages/judge_usage.py", experiment_id)
     assert any("made no judge call" in i.value for i in app.info)
     assert no_whole_reads == []
+
+
+def test_opening_the_experiment_page_builds_its_search_index_in_the_background(
+    app: AppTest, experiment_id: str
+) -> None:
+    service = core.service.get_service()
+    store = service.store
+    dataset_id = service.get_experiment(experiment_id).dataset_id
+    with store.engine.connect() as connection:
+        assert search_base(connection, dataset_id) is None  # the import indexed nothing
+    show(app, "pages/experiment.py", experiment_id)
+    assert store.results.search_indexer.wait(dataset_id, timeout_s=60)
+    with store.engine.connect() as connection:
+        assert search_base(connection, dataset_id) is not None  # whole before any search
+    app.text_input(key="experiment.search").input("question 11")
+    app.run()
+    assert list(grid(app).value["item_id"]) == ["i011", *[f"i{n}" for n in range(110, ITEMS)]]
