@@ -9,7 +9,8 @@ back to the provider's variable. So the masking covers every secret the process 
 - every environment variable whose name says it holds a credential (`OPENAI_API_KEY`,
   `ANTHROPIC_API_KEY`, `AZURE_OPENAI_API_KEY`, `AWS_SECRET_ACCESS_KEY`, `HF_TOKEN`,
   `PGPASSWORD`, `SCORELAB_JUDGE_API_KEY`, ...), when its value has at least
-  `MIN_SECRET_LENGTH` characters (a shorter value would mangle ordinary words);
+  `MIN_SECRET_LENGTH` characters (a shorter value would mangle ordinary words), but not a
+  setting about credentials named so (`RAY_AUTH_MODE`, `TOKEN_TYPE`: their values are words);
 - the password of any URL held in the environment (`SCORELAB_DATABASE_URL` with `user:pass@`);
 - the keys typed for one experiment (`remember_secret`), kept in this process's memory so that
   their echoes are masked too; they are never written anywhere.
@@ -64,10 +65,25 @@ T = TypeVar("T")
 R = TypeVar("R", bound=BaseModel)
 
 
+_SETTING_WORDS = frozenset(
+    {
+        "ALGORITHM", "DISABLED", "ENABLED", "EXPIRY", "HEADER", "ISSUER", "KIND", "LENGTH",
+        "METHOD", "METHODS", "MODE", "PROVIDER", "REQUIRED", "SCHEME", "STYLE", "TIMEOUT",
+        "TTL", "TYPE",
+    }
+)  # fmt: skip
+"""Last words of a name that make it a setting about credentials (`RAY_AUTH_MODE=disabled`,
+`TOKEN_TYPE=bearer`), not a credential: masking their values (ordinary words) would mangle
+every text holding the word, an exported report's own script included."""
+
+
 @lru_cache(maxsize=4096)
 def is_secret_name(name: str) -> bool:
-    """Whether an environment variable's name says it holds a credential."""
-    return bool(_SECRET_NAME.search(name))
+    """Whether an environment variable's name says it holds a credential (and is not a
+    setting about one, by its last word: `_SETTING_WORDS`)."""
+    if not _SECRET_NAME.search(name):
+        return False
+    return name.rsplit("_", 1)[-1].upper() not in _SETTING_WORDS
 
 
 def remember_secret(secret: str | SecretStr | None) -> None:

@@ -39,9 +39,33 @@ def test_credential_names_are_recognised(name: str) -> None:
     assert is_secret_name(name)
 
 
-@pytest.mark.parametrize("name", ["PATH", "HOME", "PWD", "OPENAI_API_BASE", "LANG"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "PATH",
+        "HOME",
+        "PWD",
+        "OPENAI_API_BASE",
+        "LANG",
+        "RAY_AUTH_MODE",
+        "TOKEN_TYPE",
+        "oauth_provider",
+        "AUTH_METHOD",
+        "API_KEY_REQUIRED",
+    ],
+)
 def test_ordinary_names_are_not(name: str) -> None:
     assert not is_secret_name(name)
+
+
+def test_a_setting_about_credentials_keeps_its_word_in_every_text() -> None:
+    # RAY_AUTH_MODE=disabled once masked "disabled" in every export, a report's script too.
+    masker = secret_masker({"RAY_AUTH_MODE": "disabled", "MY_TOKEN_TYPE": "bearer-token"})
+    assert not masker
+    text = 'button.disabled = true; "bearer-token"'
+    assert masker.text(text) == text
+    kept = secret_masker({"RAY_AUTH_MODE": "disabled", "RAY_AUTH_TOKEN": "tok-1234567890"})
+    assert kept.text("disabled tok-1234567890") == f"disabled {MASK}"
 
 
 def test_every_credential_variable_is_masked_and_nothing_else() -> None:
