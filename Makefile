@@ -2,6 +2,9 @@
 # Both set up a virtual environment in .venv on first use, from the lock file (uv.lock, resolved
 # once with `uv lock` and committed): the same versions on every machine, installed by uv in
 # parallel. Only Python and make are needed: uv itself is pip-installed into the venv first.
+# Everything is compiled to bytecode at install time (`--compile-bytecode`, compileall): uv does
+# not by default, and a shell with PYTHONDONTWRITEBYTECODE=1 would otherwise compile every
+# imported module again at each start (litellm alone: seconds for each CLI command).
 
 PYTHON ?= python3
 VENV := .venv
@@ -22,11 +25,14 @@ $(UV):
 # The dashboard needs the runtime packages only; the tests add the `test` extra. `--inexact`
 # keeps what the other target installed (and uv itself).
 $(VENV)/.runtime: pyproject.toml uv.lock | $(UV)
-	$(UV) sync --frozen --inexact --no-progress --python $(PY)
+	$(UV) sync --frozen --inexact --no-progress --compile-bytecode --python $(PY)
+	$(PY) -m compileall -q -j 0 app.py core pages
 	touch $@
 
 $(VENV)/.installed: pyproject.toml uv.lock | $(UV)
-	$(UV) sync --frozen --inexact --no-progress --extra test --extra ray --python $(PY)
+	$(UV) sync --frozen --inexact --no-progress --compile-bytecode --extra test --extra ray \
+		--python $(PY)
+	$(PY) -m compileall -q -j 0 app.py core pages
 	touch $@ $(VENV)/.runtime
 
 # After changing the dependencies in pyproject.toml: resolve them again into uv.lock.
