@@ -250,7 +250,7 @@ def main() -> None:
     runs = len(detail.results) + len(detail.failures)
     failed = len(detail.failures)
     print(f"{args.items} items × {args.scorers} scorers ({runs} runs, {failed} failed)")
-    experiment_html(synthetic_detail(2, 1))  # warm-up: imports litellm for the cost estimate
+    experiment_html(synthetic_detail(2, 1))  # warm-up: reads the price table for the cost estimate
     html = ""
     variants = [("HTML report", {})]
     if args.plain:
