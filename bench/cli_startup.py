@@ -1,7 +1,7 @@
 """Start-up of the `scorelab` commands that call no judge (issue 21, item 9): wall time and
 whether litellm got imported.
 
-    python bench/cli_startup.py [--runs 5] [--items 12] [--baseline CHECKOUT]
+    python bench/cli_startup.py [--runs 5] [--items 12] [--baseline CHECKOUT] [--no-bytecode]
 
 Makes a database of its own (in a temporary folder) holding one completed experiment of a
 judge scorer, run against the fake OpenAI-compatible judge of `core/testing` on loopback, then
@@ -20,6 +20,12 @@ load average is printed before and after, so a figure taken under load says so. 
 command is also timed on that code, in alternating runs on the same database: the two figures
 side by side under the same load. Each row also gives the child's best CPU time (user + system),
 which load disturbs less than the wall time.
+
+The children keep Python's compiled bytecode in a folder of their own (PYTHONPYCACHEPREFIX in
+the temporary folder), written by the untimed first run of each command: what a user's second
+run of a command meets. The venv is installed by uv without bytecode, and with
+PYTHONDONTWRITEBYTECODE set (as in some shells) every start compiles every module it imports
+again (2-3 s for the HTML export here); `--no-bytecode` measures that case.
 """
 
 from __future__ import annotations
@@ -63,10 +69,13 @@ def _loadavg() -> str:
         return "unknown"
 
 
-def _environment(folder: Path) -> dict[str, str]:
+def _environment(folder: Path, *, bytecode: bool = True) -> dict[str, str]:
     path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    inherited = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    cache = {"PYTHONPYCACHEPREFIX": str(folder / "pycache")} if bytecode else {}
     return {
-        **os.environ,
+        **(inherited if bytecode else {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}),
+        **cache,
         "PYTHONPATH": path,
         "SCORELAB_DATABASE_URL": f"sqlite:///{folder / 'bench.db'}",
         "SCORELAB_JUDGE_CACHE": str(folder / "judge-cache"),
@@ -126,11 +135,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="timed runs per command")
     parser.add_argument("--items", type=int, default=12, help="items of the experiment")
     parser.add_argument("--baseline", type=Path, help="another checkout, timed side by side")
+    parser.add_argument(
+        "--no-bytecode", action="store_true", help="compile every module at every start"
+    )
     args = parser.parse_args()
     codes = {"": ROOT, **({" (baseline)": args.baseline.resolve()} if args.baseline else {})}
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
-        env = _environment(folder)
+        env = _environment(folder, bytecode=not args.no_bytecode)
         experiment = _completed_experiment(env, folder, args.items)
         commands = {
             "experiments": ["experiments"],
@@ -141,7 +153,8 @@ def main() -> None:
             "resume (completed)": ["resume", experiment],
             "scorers --json": ["scorers", "--json"],
         }  # fmt: skip
-        print(f"one completed experiment of {args.items} items ({JUDGED}); {args.runs} runs each")
+        print(f"one completed experiment of {args.items} items ({JUDGED}); {args.runs} runs each; "
+              f"bytecode {'compiled each start' if args.no_bytecode else 'cached'}")  # fmt: skip
         print(f"load before: {_loadavg()}")
         print(f"{'command':<36}{'best s':>8}{'median s':>10}{'CPU s':>7}{'exit':>6}  litellm  "
               "sqlalchemy  modules  verdict")  # fmt: skip

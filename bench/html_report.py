@@ -5,7 +5,7 @@ exports next to it.
     python bench/html_report.py [--items 10000] [--scorers 5] [--repeat 3] [--out PATH]
                                 [--plain] [--varied]
     python bench/html_report.py --stored 100000 [--scorers 2] [--repeat 3]
-                                [--baseline CHECKOUT]
+                                [--baseline CHECKOUT] [--run-html] [--download]
 
 The first form builds the report in this process and prints its size, its build time and the
 process's peak RSS. `--stored N` instead stores an experiment of N results (N / scorers items ×
@@ -13,7 +13,12 @@ process's peak RSS. `--stored N` instead stores an experiment of N results (N / 
 `scorelab export ID --html` in a fresh child process per round and prints its wall time, CPU
 time and peak RSS (the child's own `ru_maxrss`); `--baseline` names another checkout of
 scorelab (e.g. `git archive COMMIT | tar -x -C DIR`), run in alternating rounds on the same
-database so the two are measured side by side under the same load.
+database so the two are measured side by side under the same load. `--run-html` also times
+`scorelab run ITEMS --html PATH` of those items (a new experiment each round, its report at the
+end) and `--download` the dashboard's HTML download of the stored experiment (what its button
+builds, in a child process without Streamlit's server: `html_download` where the checkout has
+it, else the whole-experiment `experiment_html` the button used to build), each with its
+child's peak RSS.
 
 The report stays usable at that size: its data is embedded once (gzip-compressed past 2 MB, so
 the file fits in an email), the browser parses it once and renders the item table 50 rows at a
@@ -35,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -110,25 +116,84 @@ def _export_html(env: dict[str, str], code: Path, experiment: str, out: Path) ->
             "size_mb": out.stat().st_size / MB}  # fmt: skip
 
 
-def stored(results: int, scorers: int, repeat: int, baseline: Path | None) -> None:
-    """Time `scorelab export --html` of a stored experiment (and the baseline's, alternating)."""
+# The child: the dashboard's HTML download of one experiment, then its peak RSS and CPU time.
+DOWNLOAD_CHILD = """
+import json, resource, sys
+from core.service import Service
+import pages.ui.downloads as downloads
+from core.service.views import experiment_html
+service = Service(sys.argv[1])
+if hasattr(downloads, "html_download"):
+    page = downloads.html_download(service, sys.argv[2])
+else:  # the whole experiment, as the button built it before
+    page = experiment_html(service.load_experiment(sys.argv[2]))
+open(sys.argv[3], "w", encoding="utf-8").write(page)
+usage = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"code": 0, "rss_kb": usage.ru_maxrss, "cpu": usage.ru_utime + usage.ru_stime}))
+"""
+
+
+def _child(
+    env: dict[str, str], code: Path, arguments: list[str], out: Path, script: str = CHILD
+) -> dict[str, float]:
+    child_env = {**env, "PYTHONPATH": str(code)}
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", script, *arguments],
+        capture_output=True, text=True, env=child_env, cwd=code, check=False,
+    )  # fmt: skip
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{code}: {arguments[:1]} failed: {done.stderr[-800:]}")
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    return {"wall": wall, "cpu": report["cpu"], "rss_mb": report["rss_kb"] / 1024,
+            "size_mb": out.stat().st_size / MB}  # fmt: skip
+
+
+def stored(
+    results: int,
+    scorers: int,
+    repeat: int,
+    baseline: Path | None,
+    *,
+    run_html: bool = False,
+    download: bool = False,
+) -> None:
+    """Time `scorelab export --html` of a stored experiment (and the baseline's, alternating);
+    with `run_html`, `scorelab run --html` too; with `download`, the dashboard's download."""
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         print(f"storing {results} results ({scorers} code scorers)…", flush=True)
         env, experiment = _stored_experiment(folder, results, scorers)
         codes = {"this checkout": ROOT, **({"baseline": baseline} if baseline else {})}
+        out = folder / "r.html"
+        kinds: dict[str, Callable[[dict[str, str], Path], dict[str, float]]] = {
+            "scorelab export --html": lambda e, c: _export_html(e, c, experiment, out)
+        }
+        if run_html:
+            command = ["run", str(folder / "items.jsonl"), "--no-progress", "--html", str(out)]
+            for scorer in CODE_SCORERS[:scorers]:
+                command += ["--scorer", scorer]
+            kinds["scorelab run --html"] = lambda e, c: _child(e, c, command, out)
+        if download:
+            url = env["SCORELAB_DATABASE_URL"]
+            kinds["dashboard download"] = lambda e, c: _child(
+                e, c, [url, experiment, str(out)], out, DOWNLOAD_CHILD
+            )
         print(f"load before: {_loadavg()}")
-        rounds: dict[str, list[dict[str, float]]] = {label: [] for label in codes}
-        for _ in range(repeat):
-            for label, code in codes.items():
-                rounds[label].append(_export_html(env, code, experiment, folder / "r.html"))
-        print(f"{'scorelab export --html':<24}{'best wall s':>12}{'best CPU s':>12}"
-              f"{'peak RSS MB':>13}{'report MB':>11}")  # fmt: skip
-        for label, found in rounds.items():
-            print(f"{label:<24}{min(r['wall'] for r in found):>12.2f}"
-                  f"{min(r['cpu'] for r in found):>12.2f}{max(r['rss_mb'] for r in found):>13.0f}"
-                  f"{found[-1]['size_mb']:>11.2f}")  # fmt: skip
-        print(f"load after: {_loadavg()}")
+        for kind, measure in kinds.items():
+            rounds: dict[str, list[dict[str, float]]] = {label: [] for label in codes}
+            for _ in range(repeat):
+                for label, code in codes.items():
+                    rounds[label].append(measure(env, code))
+            print(f"{kind:<24}{'best wall s':>12}{'best CPU s':>12}"
+                  f"{'peak RSS MB':>13}{'report MB':>11}")  # fmt: skip
+            for label, found in rounds.items():
+                print(f"  {label:<22}{min(r['wall'] for r in found):>12.2f}"
+                      f"{min(r['cpu'] for r in found):>12.2f}"
+                      f"{max(r['rss_mb'] for r in found):>13.0f}"
+                      f"{found[-1]['size_mb']:>11.2f}", flush=True)  # fmt: skip
+            print(f"load now: {_loadavg()}")
 
 
 def varied(detail: ExperimentDetail, seed: int = 11) -> ExperimentDetail:
@@ -164,9 +229,20 @@ def main() -> None:
         help="time `scorelab export --html` of a stored experiment of RESULTS",
     )
     parser.add_argument("--baseline", type=Path, help="another checkout, timed side by side")
+    parser.add_argument("--run-html", action="store_true", help="with --stored: run --html too")
+    parser.add_argument(
+        "--download", action="store_true", help="with --stored: the dashboard's download too"
+    )
     args = parser.parse_args()
     if args.stored:
-        stored(args.stored, min(args.scorers, len(CODE_SCORERS)), args.repeat, args.baseline)
+        stored(
+            args.stored,
+            min(args.scorers, len(CODE_SCORERS)),
+            args.repeat,
+            args.baseline,
+            run_html=args.run_html,
+            download=args.download,
+        )
         return
     detail = synthetic_detail(args.items, args.scorers)
     if args.varied:
@@ -174,7 +250,7 @@ def main() -> None:
     runs = len(detail.results) + len(detail.failures)
     failed = len(detail.failures)
     print(f"{args.items} items × {args.scorers} scorers ({runs} runs, {failed} failed)")
-    experiment_html(synthetic_detail(2, 1))  # warm-up: imports litellm for the cost estimate
+    experiment_html(synthetic_detail(2, 1))  # warm-up: reads the price table for the cost estimate
     html = ""
     variants = [("HTML report", {})]
     if args.plain:

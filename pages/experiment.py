@@ -436,14 +436,14 @@ def main() -> None:
     load: Callable[[], ExperimentDetail] = lambda: shared.load_experiment(info.id)  # noqa: E731
     if info.total_items == 0:
         with downloads:
-            render_downloads(load, name=info.name)
+            render_downloads(load, name=info.name, experiment_id=info.id)
         st.info("No result yet.")
         return
     tab = pick_tab()
     found = render_view(tab, info, aggregates, passing)
     with downloads:
         later = found if tab == "agreement" else _agreement_later(info)
-        render_downloads(load, later, name=info.name)
+        render_downloads(load, later, name=info.name, experiment_id=info.id)
 
 
 if __name__ == "__main__":  # run by the router (app.py), not on import

@@ -147,3 +147,15 @@ def test_export_json_and_csv_read_through_the_driver_alone(
     assert len(target.read_text().splitlines()) >= 4
     for heavy in ("sqlalchemy", "sqlmodel", "alembic", "plotly", "pandas", "litellm"):
         assert heavy not in report["loaded"], heavy
+
+
+def test_html_export_imports_no_litellm(judged: dict[str, str], tmp_path: Path) -> None:
+    """The report's estimated cost is priced from litellm's bundled table, read as a file
+    (core/judge/pricing.py): writing the report never imports litellm."""
+    target = tmp_path / "report.html"
+    report = child(judged, "export", judged["ID"], "--html", str(target))
+    assert report["code"] == 0, report
+    page = target.read_text(encoding="utf-8")
+    assert "Estimated cost (an estimate, not a bill)" in page
+    for heavy in ("litellm", "sqlalchemy", "sqlmodel", "alembic", "plotly"):
+        assert heavy not in report["loaded"], heavy

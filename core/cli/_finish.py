@@ -20,8 +20,15 @@ from core.cli._summary import (
     print_budget_reached,
     print_summary,
 )
-from core.cli.outputs import STDOUT, Export, csv_export, html_export, json_export, write_export
-from core.records import ExperimentDetail, ExperimentInfo, ExperimentProgress
+from core.cli.outputs import (
+    STDOUT,
+    Export,
+    csv_export,
+    html_pages_export,
+    json_export,
+    write_export,
+)
+from core.records import ExperimentInfo, ExperimentProgress
 
 if TYPE_CHECKING:
     from core.service import Service
@@ -62,15 +69,14 @@ def finish(
     failures = service.failures(experiment_id)
     verdict = gate(info, failures, thresholds, arguments.max_failure_rate)
     detail = None
-    if arguments.html is not None or arguments.label_column is not None:
-        detail = service.load_experiment(experiment_id)  # these two need every result at once
+    if arguments.label_column is not None:
+        detail = service.load_experiment(experiment_id)  # the agreement needs every result
     agreed = agreement(detail, arguments.label_column)
     ran_to_the_end = progress.status in ENDED and not interrupts.count
     unwritten = _write_outputs(
         arguments,
         service,
         info,
-        detail,
         verdict.thresholds,
         agreed,
         stop=lambda: not ran_to_the_end or bool(interrupts.count),
@@ -114,7 +120,6 @@ def _write_outputs(
     arguments: argparse.Namespace,
     service: Service,
     info: ExperimentInfo,
-    detail: ExperimentDetail | None,
     thresholds: list[ThresholdResult],
     agreed: LabelAgreement | None,
     *,
@@ -135,7 +140,8 @@ def _write_outputs(
             ),
         ),
         (arguments.csv, lambda: csv_export(service, experiment_id, total_items=total)),
-        (arguments.html, lambda: html_export(_whole(detail), agreed)),
+        # A page of items at a time, as `scorelab export --html` writes it (same bytes).
+        (arguments.html, lambda: html_pages_export(service, info, agreement=agreed)),
     ]
     show = bars_wanted(arguments.no_progress)
     unwritten = []
@@ -147,9 +153,3 @@ def _write_outputs(
             continue
         write_export(path, export(), show=show)
     return unwritten
-
-
-def _whole(detail: ExperimentDetail | None) -> ExperimentDetail:
-    if detail is None:  # loaded whenever --html is given
-        raise CliError("the HTML report needs the whole experiment")
-    return detail

@@ -31,7 +31,6 @@ __all__ = [
     "ReportSource",
     "TextOut",
     "csv_export",
-    "html_export",
     "html_pages_export",
     "json_export",
     "write_export",
@@ -139,22 +138,6 @@ def csv_export(service: ExportSource, experiment_id: str, *, total_items: int) -
             out.write(empty)
 
     return Export("csv", write, total_items)
-
-
-def html_export(
-    detail: ExperimentDetail,
-    agreement: LabelAgreement | None = None,
-    *,
-    thresholds: Sequence[JsonObject] | None = None,
-) -> Export:
-    """The HTML report of the whole experiment (it needs every result at once); with
-    `thresholds` (the results of the pass/fail thresholds), its Pass/fail section."""
-    from core.service.terminal import experiment_html
-
-    def write(out: TextOut, _advance: Callable[[int], None]) -> None:
-        out.write(experiment_html(detail, agreement=agreement, thresholds=thresholds))
-
-    return Export("html", write, None)
 
 
 def html_pages_export(

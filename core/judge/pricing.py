@@ -1,24 +1,35 @@
-"""Estimated judge cost from litellm's local price table: an estimate, never a bill.
+"""Estimated judge cost from litellm's bundled price table: an estimate, never a bill.
 
-litellm is imported only when a price is first looked up (and the caller only looks one up when
-there are judge tokens to price), so a page without judge usage never pays for the import.
+The prices are read straight from the table litellm ships in its package
+(`model_prices_and_context_window_backup.json`, the one litellm itself loads when
+`LITELLM_LOCAL_MODEL_COST_MAP` is set, as scorelab always sets it), without importing litellm
+(seconds): an export or a page that prices judge usage never pays for that import. The table is
+read once per process, on the first price asked for. The lookup follows litellm's own rule for a
+per-token price (a name, its `alias_of` row, a `<provider>/` prefix dropped when the entry is that
+provider's; tests/judge/test_pricing.py checks it against `litellm.cost_per_token` for every
+priced model of the table); the long-context tiers, off-peak hours and cache discounts litellm
+also knows are ignored: this is an estimate.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-from core.judge._litellm import litellm
+import json
+from functools import cache, lru_cache
+from importlib.util import find_spec
+from pathlib import Path
+from typing import TypeGuard
 
 __all__ = ["canonical_model", "estimate_cost_usd"]
 
 _DEFAULT_PROVIDER = "openai"
 """litellm's provider for a bare model name: `gpt-4o-mini` is `openai/gpt-4o-mini`."""
 
-_PROBE_TOKENS = 1_000
-"""Tokens priced once per model to get per-token prices: far below the long-context tiers some
-models have (priced above 128k or 200k prompt tokens), and large enough to avoid the rounding of
-per-character prices."""
+_PRICE_TABLE = "model_prices_and_context_window_backup.json"
+"""The price table litellm ships inside its package (the file its `LITELLM_LOCAL_MODEL_COST_MAP`
+mode loads)."""
+
+Prices = tuple[float, float]
+"""(USD per input token, USD per output token)."""
 
 
 def canonical_model(model: str, provider: str | None = None) -> str:
@@ -63,15 +74,76 @@ def _price_names(model: str, provider: str | None) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=256)
-def unit_prices(model: str) -> tuple[float, float] | None:
-    """(USD per input token, USD per output token) for `model`; None when litellm has no price.
+def unit_prices(model: str) -> Prices | None:
+    """(USD per input token, USD per output token) for `model`; None when litellm's price table
+    has no per-token input and output price for it.
 
-    Cached per model: litellm's lookup is slow next to the arithmetic done per judge execution.
+    The name is looked up as written (case and all, as litellm does); a name missing from the
+    table is looked up without its leading `<provider>/` when the entry left belongs to that
+    provider (`anthropic/claude-sonnet-4-5` is the table's `claude-sonnet-4-5`).
     """
-    try:
-        input_cost, output_cost = litellm().cost_per_token(
-            model=model, prompt_tokens=_PROBE_TOKENS, completion_tokens=_PROBE_TOKENS
-        )
-    except Exception:  # litellm raises several unrelated types for an unmapped model
-        return None
-    return float(input_cost) / _PROBE_TOKENS, float(output_cost) / _PROBE_TOKENS
+    table = _price_table()
+    found = table.get(model)
+    if found is None and "/" in model:
+        prefix, _slash, rest = model.partition("/")
+        entry = table.get(rest)
+        if entry is not None and entry[0] == prefix:
+            found = entry
+    return None if found is None else found[1]
+
+
+_Entry = tuple[str | None, Prices | None]
+"""A model's provider (`litellm_provider`) and its per-token prices (None without both)."""
+
+
+@cache
+def _price_table() -> dict[str, _Entry]:
+    """Every model of litellm's bundled table, its `alias_of` rows and `aliases` lists served as
+    their model (as litellm serves them; a canonical row wins a clash); empty without litellm."""
+    rows = _table_rows()
+    table = {name: _prices(row) for name, row in rows.items() if "alias_of" not in row}
+    for name, row in rows.items():
+        target = row.get("alias_of")
+        if isinstance(target, str) and target in table:
+            table.setdefault(name, table[target])
+    for name, row in rows.items():
+        aliases = row.get("aliases")
+        if name in table and isinstance(aliases, list):
+            for alias in aliases:
+                if isinstance(alias, str):
+                    table.setdefault(alias, table[name])
+    return table
+
+
+def _table_rows() -> dict[str, dict[str, object]]:
+    # find_spec locates the installed package without running its (slow) __init__.
+    spec = find_spec("litellm")
+    if spec is None or not spec.submodule_search_locations:
+        return {}
+    for folder in spec.submodule_search_locations:
+        path = Path(folder) / _PRICE_TABLE
+        if path.is_file():
+            loaded = json.loads(path.read_bytes())
+            return {
+                name: row
+                for name, row in loaded.items()
+                if isinstance(row, dict) and name not in _NOT_MODELS
+            }
+    return {}
+
+
+_NOT_MODELS = frozenset({"sample_spec", "fallback_generalizations"})
+"""Top-level keys of the table that are not models (litellm skips them too)."""
+
+
+def _prices(row: dict[str, object]) -> _Entry:
+    provider = row.get("litellm_provider")
+    input_price, output_price = row.get("input_cost_per_token"), row.get("output_cost_per_token")
+    prices = None
+    if _is_price(input_price) and _is_price(output_price):
+        prices = (float(input_price), float(output_price))
+    return (provider if isinstance(provider, str) else None, prices)
+
+
+def _is_price(value: object) -> TypeGuard[int | float]:
+    return isinstance(value, int | float) and not isinstance(value, bool)

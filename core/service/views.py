@@ -33,7 +33,7 @@ from core.dashboard_access import (
     unprotected_address_message,
 )
 from core.exchange.exports import experiment_json_text, results_csv
-from core.exchange.html import experiment_html
+from core.exchange.html import experiment_html, write_experiment_html
 from core.reporting import (
     ALL_STEPS,
     CHART_VALUES,
@@ -164,4 +164,5 @@ __all__ = [
     "usage_summary_frame",
     "usage_summary_totals",
     "usage_totals",
+    "write_experiment_html",
 ]

@@ -2,14 +2,18 @@
 Mastra-format JSON (which the Compare page can import back) and the spreadsheet-safe CSV.
 
 Each file is built by `core.reporting` only when its button is clicked (Streamlit runs the
-callable then), from the experiment loaded then, so showing the page never pays for loading
-a large experiment or building its report.
+callable then), so showing the page never pays for loading a large experiment or building its
+report. The HTML report is built a page of items at a time (`write_experiment_html`, as
+`scorelab export --html` builds it: the same bytes as from the whole experiment), so a large
+experiment's report never holds every result in memory at once.
 """
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -20,10 +24,14 @@ from core.service.views import (
     experiment_html,
     experiment_json_text,
     results_csv,
+    write_experiment_html,
 )
 from pages.ui.services import service
 
-__all__ = ["KEY", "file_stem", "json_download", "render_downloads"]
+if TYPE_CHECKING:
+    from core.service import Service
+
+__all__ = ["KEY", "file_stem", "html_download", "json_download", "render_downloads"]
 
 KEY = "downloads"
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -47,6 +55,30 @@ def _with_thresholds(
     return write(detail, agreement=agreement, thresholds=results or None)
 
 
+def html_download(
+    source: Service, experiment_id: str, agreement: LabelAgreement | None = None
+) -> str:
+    """The HTML report download, built a page of items at a time from `source` (the same
+    bytes as `experiment_html` of the whole experiment, its thresholds' Pass/fail section and
+    `agreement`'s section included), the experiment read as it is when the button is
+    clicked."""
+    info = source.get_experiment(experiment_id)
+    try:
+        thresholds = source.pass_fail(experiment_id).json() or None
+    except NotFoundError:  # an experiment deleted meanwhile: the file without them
+        thresholds = None
+    out = io.StringIO()
+    write_experiment_html(
+        out.write,
+        info,
+        source.experiment_pages(experiment_id),
+        reviews=source.reviews(experiment_id),
+        agreement=agreement,
+        thresholds=thresholds,
+    )
+    return out.getvalue()
+
+
 def json_download(detail: ExperimentDetail, agreement: LabelAgreement | None = None) -> str:
     """The JSON download: the same text as `scorelab export ID --json` for the experiment
     (its thresholds' results and its judge usage per prompt step included), plus the
@@ -65,18 +97,26 @@ def render_downloads(
     agreement: LabelAgreement | Callable[[], LabelAgreement | None] | None = None,
     *,
     name: str = "experiment",
+    experiment_id: str | None = None,
 ) -> None:
     """Three download buttons: HTML report, JSON, CSV; the HTML and the JSON include the
     scorers' agreement with a label column when `agreement` is given (or a callable giving it,
     called only when a file is built). The experiment is
     loaded (`load()`) only when a button is clicked, never to show the page; `name` names the
-    files."""
+    files. With `experiment_id`, the HTML report is built a page of items at a time
+    (`html_download`) instead of from `load()`."""
     stem = file_stem(name)
     later = agreement if callable(agreement) else (lambda: agreement)
+
+    def report() -> str:
+        if experiment_id is not None:
+            return html_download(service(), experiment_id, later())
+        return _with_thresholds(load(), experiment_html, later())
+
     html, json_file, csv_file = st.columns(3)
     html.download_button(
         "HTML report",
-        data=lambda: _with_thresholds(load(), experiment_html, later()),
+        data=report,
         file_name=f"{stem}.html",
         mime="text/html",
         icon=":material/description:",
