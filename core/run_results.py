@@ -375,10 +375,11 @@ def result_json(result: ScorerRunResult, *, without_item_texts: bool = False) ->
     dict: the record's fields go to orjson as they are, its nested records and sets through
     the `default` hook, as `json_ready` turns them. `without_item_texts`: the keys of
     `ITEM_TEXT_KEYS` left out (the store rebuilds them from the item when read)."""
+    own = result.__dict__  # the record's field values by name (no attribute lookup per field)
     fields = {
         alias: value
         for name, alias in (_WITHOUT_ITEM if without_item_texts else _RESULT_FIELDS)
-        if (value := getattr(result, name)) is not None
+        if (value := own[name]) is not None
     }
     return _encoded(fields, _as_ready) or _plain_dumps(json_ready(fields))
 
@@ -404,14 +405,17 @@ def _as_text(value: Any) -> Any:
     return str(value)
 
 
+_ONLY_TEXT = frozenset({str})
+
+
 def _as_ready(value: Any) -> Any:
     """What `json_ready` then `json.dumps(default=str)` make of a value orjson does not encode
     itself (a record, a set, a mapping that is not a dict...)."""
+    if type(value) is set or type(value) is frozenset:
+        if _ONLY_TEXT.issuperset(map(type, value)):  # json_ready's order for strings alone
+            return sorted(value)
+        return json_ready(value)
     if isinstance(value, set | frozenset):
-        texts = list(value)
-        if all(type(text) is str for text in texts):  # json_ready's order for strings alone
-            texts.sort()
-            return texts
         return json_ready(value)
     if isinstance(value, BaseModel | Mapping | list | tuple):
         return json_ready(value)

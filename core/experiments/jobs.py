@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence, Sized
 from datetime import UTC, datetime
 from typing import Any, Protocol, runtime_checkable
@@ -150,9 +151,9 @@ class ResultWriter:
     """Writes successful runs and the latest counts to a sink in batches, from its own thread.
     A sink that fails stops the writing: `error` holds why and `on_error` is called.
 
-    What it is handed (`put`: a pre-encoded row, or an outcome record) waits in one list; the
-    writer takes the whole list at once, when `_BATCH_SIZE` are waiting or every
-    `_FLUSH_EVERY_S`: one hand-off per batch, not per run.
+    What it is handed (`put`: a pre-encoded row, or an outcome record) waits in one queue,
+    appended to without a lock; the writer takes all it holds at once, when `_BATCH_SIZE` are
+    waiting or every `_FLUSH_EVERY_S`: one hand-off per batch, not per run.
 
     `own_process`: when the sink is `Detachable`, the batches are written by a child process
     of its own (the inserts, commits and index upkeep off this interpreter), this thread only
@@ -176,8 +177,11 @@ class ResultWriter:
         self._experiment_id = experiment_id
         self._counts = counts
         self._on_error = on_error
-        self._waiting: list[ResultRow | ScorerOutcome] = []
-        self._room = threading.Condition()  # guards `_waiting` and `_closing`
+        # Appended to by the runs without a lock (a deque's append and popleft are atomic):
+        # the writer takes what it holds by popping, never by swapping the container, so no
+        # entry can land in one it already took.
+        self._waiting: deque[ResultRow | ScorerOutcome] = deque()
+        self._room = threading.Condition()  # the runs wait on it for room; guards `_closing`
         self._due = threading.Event()
         self._closing = False
         self._written_counts: tuple[RunCounts, RunCounts] | None = None
@@ -193,13 +197,15 @@ class ResultWriter:
         """Queue a successful run for writing: its row, or its outcome record. Waits while
         `_QUEUED_AT_MOST` are queued (the writer thread always takes them, even after an
         error)."""
-        with self._room:
-            waiting = self._waiting
-            waiting.append(entry)
-            if len(waiting) == _BATCH_SIZE:
-                self._due.set()
-            while len(self._waiting) >= _QUEUED_AT_MOST and not self._closing:
-                self._room.wait()
+        waiting = self._waiting
+        waiting.append(entry)
+        queued = len(waiting)
+        if queued == _BATCH_SIZE:
+            self._due.set()
+        if queued >= _QUEUED_AT_MOST:
+            with self._room:  # the writer notifies under it once it took what was queued
+                while len(waiting) >= _QUEUED_AT_MOST and not self._closing:
+                    self._room.wait(_FLUSH_EVERY_S)
 
     def close(self) -> None:
         """Flush everything still queued and stop."""
@@ -262,8 +268,10 @@ class ResultWriter:
             self._due.wait(_FLUSH_EVERY_S)
             self._due.clear()
             with self._room:
-                batch, self._waiting = self._waiting, []
-                closing = self._closing
+                closing = self._closing  # read first: what was queued before it is taken now
+            waiting = self._waiting
+            batch = [waiting.popleft() for _ in range(len(waiting))]
+            with self._room:
                 self._room.notify_all()
             self._flush(batch)
             if closing:
