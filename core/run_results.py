@@ -411,11 +411,9 @@ _ONLY_TEXT = frozenset({str})
 def _as_ready(value: Any) -> Any:
     """What `json_ready` then `json.dumps(default=str)` make of a value orjson does not encode
     itself (a record, a set, a mapping that is not a dict...)."""
-    if type(value) is set or type(value) is frozenset:
+    if isinstance(value, set | frozenset):  # a subclass too (a scorer's own set)
         if _ONLY_TEXT.issuperset(map(type, value)):  # json_ready's order for strings alone
             return sorted(value)
-        return json_ready(value)
-    if isinstance(value, set | frozenset):
         return json_ready(value)
     if isinstance(value, BaseModel | Mapping | list | tuple):
         return json_ready(value)
