@@ -27,6 +27,7 @@ __all__ = [
     "ResultRow",
     "ScorerRunResult",
     "database_json",
+    "fields_json",
     "json_ready",
     "result_json",
     "step_usage_json",
@@ -375,7 +376,13 @@ def result_json(result: ScorerRunResult, *, without_item_texts: bool = False) ->
     dict: the record's fields go to orjson as they are, its nested records and sets through
     the `default` hook, as `json_ready` turns them. `without_item_texts`: the keys of
     `ITEM_TEXT_KEYS` left out (the store rebuilds them from the item when read)."""
-    own = result.__dict__  # the record's field values by name (no attribute lookup per field)
+    # The record's field values by name (no attribute lookup per field).
+    return fields_json(result.__dict__, without_item_texts=without_item_texts)
+
+
+def fields_json(own: Mapping[str, Any], *, without_item_texts: bool = False) -> str:
+    """`result_json` of the record whose field values by name are `own` (its `__dict__`, or
+    the fields of a run's parts that were never made a record)."""
     fields = {
         alias: value
         for name, alias in (_WITHOUT_ITEM if without_item_texts else _RESULT_FIELDS)

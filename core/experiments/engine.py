@@ -41,7 +41,7 @@ from core.records import (
     ScorerOutcome,
 )
 from core.run_results import JudgeExecutionFailure, JudgeUsage, ScorerRunResult
-from core.scoring import Scorer
+from core.scoring import RunParts, Scorer
 
 __all__ = [
     "MAX_CONCURRENCY",
@@ -146,7 +146,9 @@ class Run:
 
     item: DatasetItem
     scorer_id: str
-    result: ScorerRunResult | None
+    produced: ScorerRunResult | RunParts | None
+    """What the scorer returned: its result, or the parts of a run of function steps, whose
+    result is built only when `result` is read (a stored run's row needs none)."""
     error: Exception | None
     duration_ms: int
     usage: JudgeUsage = field(default_factory=JudgeUsage)
@@ -158,6 +160,12 @@ class Run:
     def ok(self) -> bool:
         """True when the scorer returned a result."""
         return self.error is None
+
+    @property
+    def result(self) -> ScorerRunResult | None:
+        """The scorer's result (None when it raised)."""
+        produced = self.produced
+        return produced.record() if isinstance(produced, RunParts) else produced
 
     def outcome(self) -> ScorerOutcome:
         """The run as an outcome record (success with the Mastra-format result, or failure
@@ -264,7 +272,7 @@ class _Totals:
             self.failed += 1
             return
         self.succeeded += 1
-        score = run.result.score if run.result is not None else None
+        score = run.produced.score if run.produced is not None else None
         if isinstance(score, int | float) and math.isfinite(score):
             entry = self.means.get(run.scorer_id)
             if entry is None:
@@ -412,7 +420,7 @@ async def _run(item: DatasetItem, scorer: Scorer, given: ScorerInput) -> Run:
     """One scorer on one item; a scorer failure is returned in the run, never raised."""
     started = time.perf_counter()
     try:
-        result = await scorer.run(
+        result = await scorer.run_parts(
             input=given.input,
             output=given.output,
             ground_truth=given.ground_truth,
@@ -427,6 +435,8 @@ async def _run(item: DatasetItem, scorer: Scorer, given: ScorerInput) -> Run:
         return Run(
             item, scorer.id, None, error, elapsed_ms(started), usage, calls, attempts, cached
         )
+    if isinstance(result, RunParts):  # function steps alone: no judge call to count
+        return Run(item, scorer.id, result, None, elapsed_ms(started), _NO_USAGE)
     usage, calls, attempts = result.judge_totals()
     return Run(
         item,
@@ -439,6 +449,9 @@ async def _run(item: DatasetItem, scorer: Scorer, given: ScorerInput) -> Run:
         attempts,
         result.cached_calls(),
     )
+
+
+_NO_USAGE = JudgeUsage()  # frozen: one serves every run without a judge
 
 
 def _recovered(error: Exception) -> dict[str, Any]:

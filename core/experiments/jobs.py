@@ -42,10 +42,10 @@ from core.run_results import (
     JudgeUsage,
     ResultRow,
     database_json,
-    result_json,
+    fields_json,
     step_usage_json,
 )
-from core.scoring import Scorer
+from core.scoring import RunParts, Scorer
 
 __all__ = [
     "Detachable",
@@ -757,23 +757,25 @@ class StoredPairs:
 
 def _row(run: Run) -> ResultRow:
     """A successful run as the store writes it (`core.run_results.RESULT_ROW_COLUMNS`)."""
-    result = run.result
-    assert result is not None
-    score, reason, usage, item = result.score, result.reason, run.usage, run.item
+    produced = run.produced
+    assert produced is not None
+    # A run of function steps is encoded from its parts, never made a record.
+    fields = produced.fields() if isinstance(produced, RunParts) else produced.__dict__
+    score, reason, usage, item = fields["score"], fields["reason"], run.usage, run.item
     # The run saw the item's own texts (no prepare_run changed them): the stored result need
     # not echo them, the store rebuilds them from the item when it is read.
     echoes = (
-        result.input is item.input
-        and result.output is item.output
-        and result.ground_truth is item.ground_truth
-        and result.request_context is (item.metadata or None)
+        fields["input"] is item.input
+        and fields["output"] is item.output
+        and fields["ground_truth"] is item.ground_truth
+        and fields["request_context"] is (item.metadata or None)
     )
     return (
         run.item.id,
         run.scorer_id,
         score if score is None or type(score) is float else float(score),
         "null" if reason is None else database_json(reason),
-        result_json(result, without_item_texts=echoes),
+        fields_json(fields, without_item_texts=echoes),
         run.duration_ms,
         usage.input_tokens,
         usage.output_tokens,
@@ -785,7 +787,7 @@ def _row(run: Run) -> ResultRow:
         run.judge_attempts,
         run.cached_calls,
         echoes,
-        step_usage_json(result.judge),
+        step_usage_json(fields["judge"]),
     )
 
 
