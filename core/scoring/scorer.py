@@ -483,7 +483,6 @@ class RunParts:
         }
 
 
-
 def _run_fields(run: ScorerRun) -> dict[str, Any]:
     return {
         "run_id": run.run_id,
