@@ -74,6 +74,15 @@ back on a busy machine."""
 _PROCESS_FIRST = False
 """True: a writer with a process of its own waits for it before its first batch, so the
 process writes every result (the tests of that path, whatever the machine's load)."""
+_HELD_WHILE_STARTING = 100_000
+"""Rows a writer with a process of its own holds while that process starts (its imports take
+seconds on a loaded machine; some 60 MB of rows at most), rather than writing them from this
+interpreter meanwhile: only past that many does this thread write them itself."""
+_START_WAIT_S = 120.0
+"""At the end, how long a writer waits for its starting process before writing the rows it
+holds itself."""
+_PART_ROWS = 10_000
+"""Rows per call to the sink when many were held (one commit, one frame to the process each)."""
 _FREEZE_FROM = 20_000
 """Planned runs from which the heap is frozen once the run is under way
 (core/experiments/_heap.py): a small run's collector passes cost little."""
@@ -157,8 +166,9 @@ class ResultWriter:
 
     `own_process`: when the sink is `Detachable`, the batches are written by a child process
     of its own (the inserts, commits and index upkeep off this interpreter), this thread only
-    handing them over and waiting for each to be committed; until the child is ready, and
-    when it cannot start, this thread writes them itself; a child that dies stops the writing
+    handing them over and waiting for each to be committed; until the child is ready the
+    rows wait for it (up to `_HELD_WHILE_STARTING`, then this thread writes them), and when
+    it cannot start, this thread writes them itself; a child that dies stops the writing
     as a broken database does."""
 
     def __init__(
@@ -184,6 +194,10 @@ class ResultWriter:
         self._room = threading.Condition()  # the runs wait on it for room; guards `_closing`
         self._due = threading.Event()
         self._closing = False
+        # True until the writer's process is ready (or will not be): the rows wait for it.
+        self._starting = own_process and isinstance(sink, Detachable)
+        # Meanwhile the runs may queue this many (`put`).
+        self._queued_at_most = _HELD_WHILE_STARTING if self._starting else _QUEUED_AT_MOST
         self._written_counts: tuple[RunCounts, RunCounts] | None = None
         self._last_beat = time.monotonic()  # the experiment row was just written
         self.error: BaseException | None = None
@@ -195,16 +209,16 @@ class ResultWriter:
 
     def put(self, entry: ResultRow | ScorerOutcome) -> None:
         """Queue a successful run for writing: its row, or its outcome record. Waits while
-        `_QUEUED_AT_MOST` are queued (the writer thread always takes them, even after an
-        error)."""
+        `_QUEUED_AT_MOST` are queued (`_HELD_WHILE_STARTING` while the writer's process
+        starts; the writer thread always takes them, even after an error)."""
         waiting = self._waiting
         waiting.append(entry)
         queued = len(waiting)
         if queued == _BATCH_SIZE:
             self._due.set()
-        if queued >= _QUEUED_AT_MOST:
+        if queued >= self._queued_at_most:
             with self._room:  # the writer notifies under it once it took what was queued
-                while len(waiting) >= _QUEUED_AT_MOST and not self._closing:
+                while len(waiting) >= self._queued_at_most and not self._closing:
                     self._room.wait(_FLUSH_EVERY_S)
 
     def close(self) -> None:
@@ -227,7 +241,8 @@ class ResultWriter:
         helper: threading.Thread | None = None
         if self._own_process and isinstance(self._sink, Detachable):
             # Started beside the writing: until the child has opened the database (a second
-            # or so of imports, on another core), this thread writes the batches itself.
+            # or so of imports, on another core), the rows wait for it (`_holding`), up to
+            # `_HELD_WHILE_STARTING` of them; past that, this thread writes them itself.
             helper = threading.Thread(
                 target=self._keep_process,
                 args=(self._sink,),
@@ -270,12 +285,27 @@ class ResultWriter:
             with self._room:
                 closing = self._closing  # read first: what was queued before it is taken now
             waiting = self._waiting
+            if self._holding(closing, len(waiting)):
+                self._flush([])  # the counts and the heartbeat, meanwhile
+                continue
             batch = [waiting.popleft() for _ in range(len(waiting))]
+            self._queued_at_most = _QUEUED_AT_MOST
             with self._room:
                 self._room.notify_all()
-            self._flush(batch)
+            for start in range(0, max(len(batch), 1), _PART_ROWS):
+                self._flush(batch[start : start + _PART_ROWS])
             if closing:
                 return
+
+    def _holding(self, closing: bool, queued: int) -> bool:
+        """True while the rows wait for the writer's process (it is starting, fewer than
+        `_HELD_WHILE_STARTING` are queued); at the end, the wait is for the process itself."""
+        if not self._starting or self._started.is_set() or self.error is not None:
+            return False
+        if closing:
+            self._started.wait(_START_WAIT_S)
+            return False
+        return queued < _HELD_WHILE_STARTING
 
     def _flush(self, batch: list[ResultRow | ScorerOutcome]) -> None:
         if self.error is not None:
