@@ -351,7 +351,19 @@ async def run_experiment(
             last_progress = now
             on_progress(ExperimentProgress.measured("running", totals.current(), now - started))
 
+    async def run_pair(item: DatasetItem, scorer: Scorer) -> None:
+        """One pair (not `per_item`: no prepare, gate or on_item, which need it)."""
+        run = await _run(item, scorer, ScorerInput.of(item))
+        if budget is not None and budget_refusal(run.error) is not None:
+            return  # not finished: the cap stopped it before its judge call
+        report(run)
+        if run.error is not None and on_error == "raise":
+            raise RunFailed(item, scorer.id, run.error) from run.error
+
     async def run_unit(item: DatasetItem, unit: tuple[Scorer, ...]) -> None:
+        if not per_item:
+            await run_pair(item, unit[0])
+            return
         try:
             given = ScorerInput.of(item) if prepare is None else await prepare(item)
         except asyncio.CancelledError:
