@@ -353,7 +353,7 @@ async def run_experiment(
 
     async def run_pair(item: DatasetItem, scorer: Scorer) -> None:
         """One pair (not `per_item`: no prepare, gate or on_item, which need it)."""
-        run = await _run(item, scorer, ScorerInput.of(item))
+        run = await _run(item, scorer)
         if budget is not None and budget_refusal(run.error) is not None:
             return  # not finished: the cap stopped it before its judge call
         report(run)
@@ -428,16 +428,25 @@ async def run_outcome(item: DatasetItem, scorer: Scorer) -> ScorerOutcome:
     return (await _run(item, scorer, ScorerInput.of(item))).outcome()
 
 
-async def _run(item: DatasetItem, scorer: Scorer, given: ScorerInput) -> Run:
-    """One scorer on one item; a scorer failure is returned in the run, never raised."""
+async def _run(item: DatasetItem, scorer: Scorer, given: ScorerInput | None = None) -> Run:
+    """One scorer on one item (given `given`, else the item's own fields, as
+    `ScorerInput.of` gives them); a scorer failure is returned in the run, never raised."""
     started = time.perf_counter()
     try:
-        result = await scorer.run_parts(
-            input=given.input,
-            output=given.output,
-            ground_truth=given.ground_truth,
-            request_context=given.request_context,
-        )
+        if given is None:
+            result = await scorer.run_parts(
+                input=item.input,
+                output=item.output,
+                ground_truth=item.ground_truth,
+                request_context=item.metadata or None,
+            )
+        else:
+            result = await scorer.run_parts(
+                input=given.input,
+                output=given.output,
+                ground_truth=given.ground_truth,
+                request_context=given.request_context,
+            )
     except asyncio.CancelledError:
         raise
     except Exception as error:
