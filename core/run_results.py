@@ -27,6 +27,7 @@ __all__ = [
     "ResultRow",
     "ScorerRunResult",
     "database_json",
+    "fields_json",
     "json_ready",
     "result_json",
     "step_usage_json",
@@ -375,10 +376,17 @@ def result_json(result: ScorerRunResult, *, without_item_texts: bool = False) ->
     dict: the record's fields go to orjson as they are, its nested records and sets through
     the `default` hook, as `json_ready` turns them. `without_item_texts`: the keys of
     `ITEM_TEXT_KEYS` left out (the store rebuilds them from the item when read)."""
+    # The record's field values by name (no attribute lookup per field).
+    return fields_json(result.__dict__, without_item_texts=without_item_texts)
+
+
+def fields_json(own: Mapping[str, Any], *, without_item_texts: bool = False) -> str:
+    """`result_json` of the record whose field values by name are `own` (its `__dict__`, or
+    the fields of a run's parts that were never made a record)."""
     fields = {
         alias: value
         for name, alias in (_WITHOUT_ITEM if without_item_texts else _RESULT_FIELDS)
-        if (value := getattr(result, name)) is not None
+        if (value := own[name]) is not None
     }
     return _encoded(fields, _as_ready) or _plain_dumps(json_ready(fields))
 
@@ -404,14 +412,15 @@ def _as_text(value: Any) -> Any:
     return str(value)
 
 
+_ONLY_TEXT = frozenset({str})
+
+
 def _as_ready(value: Any) -> Any:
     """What `json_ready` then `json.dumps(default=str)` make of a value orjson does not encode
     itself (a record, a set, a mapping that is not a dict...)."""
-    if isinstance(value, set | frozenset):
-        texts = list(value)
-        if all(type(text) is str for text in texts):  # json_ready's order for strings alone
-            texts.sort()
-            return texts
+    if isinstance(value, set | frozenset):  # a subclass too (a scorer's own set)
+        if _ONLY_TEXT.issuperset(map(type, value)):  # json_ready's order for strings alone
+            return sorted(value)
         return json_ready(value)
     if isinstance(value, BaseModel | Mapping | list | tuple):
         return json_ready(value)

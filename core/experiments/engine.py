@@ -41,7 +41,7 @@ from core.records import (
     ScorerOutcome,
 )
 from core.run_results import JudgeExecutionFailure, JudgeUsage, ScorerRunResult
-from core.scoring import Scorer
+from core.scoring import RunParts, Scorer
 
 __all__ = [
     "MAX_CONCURRENCY",
@@ -146,7 +146,9 @@ class Run:
 
     item: DatasetItem
     scorer_id: str
-    result: ScorerRunResult | None
+    produced: ScorerRunResult | RunParts | None
+    """What the scorer returned: its result, or the parts of a run of function steps, whose
+    result is built only when `result` is read (a stored run's row needs none)."""
     error: Exception | None
     duration_ms: int
     usage: JudgeUsage = field(default_factory=JudgeUsage)
@@ -158,6 +160,12 @@ class Run:
     def ok(self) -> bool:
         """True when the scorer returned a result."""
         return self.error is None
+
+    @property
+    def result(self) -> ScorerRunResult | None:
+        """The scorer's result (None when it raised)."""
+        produced = self.produced
+        return produced.record() if isinstance(produced, RunParts) else produced
 
     def outcome(self) -> ScorerOutcome:
         """The run as an outcome record (success with the Mastra-format result, or failure
@@ -264,7 +272,7 @@ class _Totals:
             self.failed += 1
             return
         self.succeeded += 1
-        score = run.result.score if run.result is not None else None
+        score = run.produced.score if run.produced is not None else None
         if isinstance(score, int | float) and math.isfinite(score):
             entry = self.means.get(run.scorer_id)
             if entry is None:
@@ -343,7 +351,19 @@ async def run_experiment(
             last_progress = now
             on_progress(ExperimentProgress.measured("running", totals.current(), now - started))
 
+    async def run_pair(item: DatasetItem, scorer: Scorer) -> None:
+        """One pair (not `per_item`: no prepare, gate or on_item, which need it)."""
+        run = await _run(item, scorer)
+        if budget is not None and budget_refusal(run.error) is not None:
+            return  # not finished: the cap stopped it before its judge call
+        report(run)
+        if run.error is not None and on_error == "raise":
+            raise RunFailed(item, scorer.id, run.error) from run.error
+
     async def run_unit(item: DatasetItem, unit: tuple[Scorer, ...]) -> None:
+        if not per_item:
+            await run_pair(item, unit[0])
+            return
         try:
             given = ScorerInput.of(item) if prepare is None else await prepare(item)
         except asyncio.CancelledError:
@@ -408,16 +428,25 @@ async def run_outcome(item: DatasetItem, scorer: Scorer) -> ScorerOutcome:
     return (await _run(item, scorer, ScorerInput.of(item))).outcome()
 
 
-async def _run(item: DatasetItem, scorer: Scorer, given: ScorerInput) -> Run:
-    """One scorer on one item; a scorer failure is returned in the run, never raised."""
+async def _run(item: DatasetItem, scorer: Scorer, given: ScorerInput | None = None) -> Run:
+    """One scorer on one item (given `given`, else the item's own fields, as
+    `ScorerInput.of` gives them); a scorer failure is returned in the run, never raised."""
     started = time.perf_counter()
     try:
-        result = await scorer.run(
-            input=given.input,
-            output=given.output,
-            ground_truth=given.ground_truth,
-            request_context=given.request_context,
-        )
+        if given is None:
+            result = await scorer.run_parts(
+                input=item.input,
+                output=item.output,
+                ground_truth=item.ground_truth,
+                request_context=item.metadata or None,
+            )
+        else:
+            result = await scorer.run_parts(
+                input=given.input,
+                output=given.output,
+                ground_truth=given.ground_truth,
+                request_context=given.request_context,
+            )
     except asyncio.CancelledError:
         raise
     except Exception as error:
@@ -427,6 +456,8 @@ async def _run(item: DatasetItem, scorer: Scorer, given: ScorerInput) -> Run:
         return Run(
             item, scorer.id, None, error, elapsed_ms(started), usage, calls, attempts, cached
         )
+    if isinstance(result, RunParts):  # function steps alone: no judge call to count
+        return Run(item, scorer.id, result, None, elapsed_ms(started), _NO_USAGE)
     usage, calls, attempts = result.judge_totals()
     return Run(
         item,
@@ -439,6 +470,9 @@ async def _run(item: DatasetItem, scorer: Scorer, given: ScorerInput) -> Run:
         attempts,
         result.cached_calls(),
     )
+
+
+_NO_USAGE = JudgeUsage()  # frozen: one serves every run without a judge
 
 
 def _recovered(error: Exception) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence, Sized
 from datetime import UTC, datetime
 from typing import Any, Protocol, runtime_checkable
@@ -41,10 +42,10 @@ from core.run_results import (
     JudgeUsage,
     ResultRow,
     database_json,
-    result_json,
+    fields_json,
     step_usage_json,
 )
-from core.scoring import Scorer
+from core.scoring import RunParts, Scorer
 
 __all__ = [
     "Detachable",
@@ -73,6 +74,15 @@ back on a busy machine."""
 _PROCESS_FIRST = False
 """True: a writer with a process of its own waits for it before its first batch, so the
 process writes every result (the tests of that path, whatever the machine's load)."""
+_HELD_WHILE_STARTING = 100_000
+"""Rows a writer with a process of its own holds while that process starts (its imports take
+seconds on a loaded machine; some 60 MB of rows at most), rather than writing them from this
+interpreter meanwhile: only past that many does this thread write them itself."""
+_START_WAIT_S = 120.0
+"""At the end, how long a writer waits for its starting process before writing the rows it
+holds itself."""
+_PART_ROWS = 10_000
+"""Rows per call to the sink when many were held (one commit, one frame to the process each)."""
 _FREEZE_FROM = 20_000
 """Planned runs from which the heap is frozen once the run is under way
 (core/experiments/_heap.py): a small run's collector passes cost little."""
@@ -150,14 +160,15 @@ class ResultWriter:
     """Writes successful runs and the latest counts to a sink in batches, from its own thread.
     A sink that fails stops the writing: `error` holds why and `on_error` is called.
 
-    What it is handed (`put`: a pre-encoded row, or an outcome record) waits in one list; the
-    writer takes the whole list at once, when `_BATCH_SIZE` are waiting or every
-    `_FLUSH_EVERY_S`: one hand-off per batch, not per run.
+    What it is handed (`put`: a pre-encoded row, or an outcome record) waits in one queue,
+    appended to without a lock; the writer takes all it holds at once, when `_BATCH_SIZE` are
+    waiting or every `_FLUSH_EVERY_S`: one hand-off per batch, not per run.
 
     `own_process`: when the sink is `Detachable`, the batches are written by a child process
     of its own (the inserts, commits and index upkeep off this interpreter), this thread only
-    handing them over and waiting for each to be committed; until the child is ready, and
-    when it cannot start, this thread writes them itself; a child that dies stops the writing
+    handing them over and waiting for each to be committed; until the child is ready the
+    rows wait for it (up to `_HELD_WHILE_STARTING`, then this thread writes them), and when
+    it cannot start, this thread writes them itself; a child that dies stops the writing
     as a broken database does."""
 
     def __init__(
@@ -176,10 +187,17 @@ class ResultWriter:
         self._experiment_id = experiment_id
         self._counts = counts
         self._on_error = on_error
-        self._waiting: list[ResultRow | ScorerOutcome] = []
-        self._room = threading.Condition()  # guards `_waiting` and `_closing`
+        # Appended to by the runs without a lock (a deque's append and popleft are atomic):
+        # the writer takes what it holds by popping, never by swapping the container, so no
+        # entry can land in one it already took.
+        self._waiting: deque[ResultRow | ScorerOutcome] = deque()
+        self._room = threading.Condition()  # the runs wait on it for room; guards `_closing`
         self._due = threading.Event()
         self._closing = False
+        # True until the writer's process is ready (or will not be): the rows wait for it.
+        self._starting = own_process and isinstance(sink, Detachable)
+        # Meanwhile the runs may queue this many (`put`).
+        self._queued_at_most = _HELD_WHILE_STARTING if self._starting else _QUEUED_AT_MOST
         self._written_counts: tuple[RunCounts, RunCounts] | None = None
         self._last_beat = time.monotonic()  # the experiment row was just written
         self.error: BaseException | None = None
@@ -191,15 +209,17 @@ class ResultWriter:
 
     def put(self, entry: ResultRow | ScorerOutcome) -> None:
         """Queue a successful run for writing: its row, or its outcome record. Waits while
-        `_QUEUED_AT_MOST` are queued (the writer thread always takes them, even after an
-        error)."""
-        with self._room:
-            waiting = self._waiting
-            waiting.append(entry)
-            if len(waiting) == _BATCH_SIZE:
-                self._due.set()
-            while len(self._waiting) >= _QUEUED_AT_MOST and not self._closing:
-                self._room.wait()
+        `_QUEUED_AT_MOST` are queued (`_HELD_WHILE_STARTING` while the writer's process
+        starts; the writer thread always takes them, even after an error)."""
+        waiting = self._waiting
+        waiting.append(entry)
+        queued = len(waiting)
+        if queued == _BATCH_SIZE:
+            self._due.set()
+        if queued >= self._queued_at_most:
+            with self._room:  # the writer notifies under it once it took what was queued
+                while len(waiting) >= self._queued_at_most and not self._closing:
+                    self._room.wait(_FLUSH_EVERY_S)
 
     def close(self) -> None:
         """Flush everything still queued and stop."""
@@ -221,7 +241,8 @@ class ResultWriter:
         helper: threading.Thread | None = None
         if self._own_process and isinstance(self._sink, Detachable):
             # Started beside the writing: until the child has opened the database (a second
-            # or so of imports, on another core), this thread writes the batches itself.
+            # or so of imports, on another core), the rows wait for it (`_holding`), up to
+            # `_HELD_WHILE_STARTING` of them; past that, this thread writes them itself.
             helper = threading.Thread(
                 target=self._keep_process,
                 args=(self._sink,),
@@ -262,12 +283,29 @@ class ResultWriter:
             self._due.wait(_FLUSH_EVERY_S)
             self._due.clear()
             with self._room:
-                batch, self._waiting = self._waiting, []
-                closing = self._closing
+                closing = self._closing  # read first: what was queued before it is taken now
+            waiting = self._waiting
+            if self._holding(closing, len(waiting)):
+                self._flush([])  # the counts and the heartbeat, meanwhile
+                continue
+            batch = [waiting.popleft() for _ in range(len(waiting))]
+            self._queued_at_most = _QUEUED_AT_MOST
+            with self._room:
                 self._room.notify_all()
-            self._flush(batch)
+            for start in range(0, max(len(batch), 1), _PART_ROWS):
+                self._flush(batch[start : start + _PART_ROWS])
             if closing:
                 return
+
+    def _holding(self, closing: bool, queued: int) -> bool:
+        """True while the rows wait for the writer's process (it is starting, fewer than
+        `_HELD_WHILE_STARTING` are queued); at the end, the wait is for the process itself."""
+        if not self._starting or self._started.is_set() or self.error is not None:
+            return False
+        if closing:
+            self._started.wait(_START_WAIT_S)
+            return False
+        return queued < _HELD_WHILE_STARTING
 
     def _flush(self, batch: list[ResultRow | ScorerOutcome]) -> None:
         if self.error is not None:
@@ -749,23 +787,25 @@ class StoredPairs:
 
 def _row(run: Run) -> ResultRow:
     """A successful run as the store writes it (`core.run_results.RESULT_ROW_COLUMNS`)."""
-    result = run.result
-    assert result is not None
-    score, reason, usage, item = result.score, result.reason, run.usage, run.item
+    produced = run.produced
+    assert produced is not None
+    # A run of function steps is encoded from its parts, never made a record.
+    fields = produced.fields() if isinstance(produced, RunParts) else produced.__dict__
+    score, reason, usage, item = fields["score"], fields["reason"], run.usage, run.item
     # The run saw the item's own texts (no prepare_run changed them): the stored result need
     # not echo them, the store rebuilds them from the item when it is read.
     echoes = (
-        result.input is item.input
-        and result.output is item.output
-        and result.ground_truth is item.ground_truth
-        and result.request_context is (item.metadata or None)
+        fields["input"] is item.input
+        and fields["output"] is item.output
+        and fields["ground_truth"] is item.ground_truth
+        and fields["request_context"] is (item.metadata or None)
     )
     return (
         run.item.id,
         run.scorer_id,
         score if score is None or type(score) is float else float(score),
         "null" if reason is None else database_json(reason),
-        result_json(result, without_item_texts=echoes),
+        fields_json(fields, without_item_texts=echoes),
         run.duration_ms,
         usage.input_tokens,
         usage.output_tokens,
@@ -777,7 +817,7 @@ def _row(run: Run) -> ResultRow:
         run.judge_attempts,
         run.cached_calls,
         echoes,
-        step_usage_json(result.judge),
+        step_usage_json(fields["judge"]),
     )
 
 

@@ -2,10 +2,11 @@
 
 from core.scoring.context import ScorerRun, StepContext, StepResults
 from core.scoring.not_scorable import NotScorable, not_scorable
-from core.scoring.scorer import Scorer, StepInfo, create_scorer, described
+from core.scoring.scorer import RunParts, Scorer, StepInfo, create_scorer, described
 
 __all__ = [
     "NotScorable",
+    "RunParts",
     "Scorer",
     "ScorerRun",
     "StepContext",

@@ -11,7 +11,7 @@ import random
 import time
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
 from core._sync import run_coroutine_sync
 from core.errors import ScorerConfigError, ScorerRunError
@@ -34,7 +34,7 @@ from core.run_results import (
 from core.scoring.context import ScorerRun, StepContext, StepResults
 from core.scoring.not_scorable import NotScorable
 
-__all__ = ["Scorer", "StepInfo", "create_scorer", "described"]
+__all__ = ["RunParts", "Scorer", "StepInfo", "create_scorer", "described"]
 
 StepFunction = Callable[[StepContext], Any]
 StepDefinition = StepFunction | PromptStep
@@ -234,6 +234,25 @@ class Scorer:
         except StopIteration as finished:
             result: ScorerRunResult = finished.value  # the pipeline's return value
             return result
+        return cast(ScorerRunResult, await _finish_async(pipeline, awaitable))
+
+    async def run_parts(
+        self,
+        *,
+        output: Any,
+        input: Any = None,
+        ground_truth: Any = None,
+        request_context: Any = None,
+    ) -> ScorerRunResult | RunParts:
+        """`run` for a caller that may never need the result record (an experiment storing
+        its row): a run of function steps alone that scored gives its `RunParts`, any other
+        (a prompt step, not scorable) its `ScorerRunResult`. Raises as `run` does."""
+        pipeline = self._pipeline(output, input, ground_truth, request_context, None, parts=True)
+        try:
+            awaitable = pipeline.send(None)
+        except StopIteration as finished:
+            produced: ScorerRunResult | RunParts = finished.value  # the pipeline's return value
+            return produced
         return await _finish_async(pipeline, awaitable)
 
     def run_sync(
@@ -252,7 +271,7 @@ class Scorer:
         except StopIteration as finished:
             result: ScorerRunResult = finished.value  # the pipeline's return value
             return result
-        return run_coroutine_sync(_finish_async(pipeline, awaitable))
+        return cast(ScorerRunResult, run_coroutine_sync(_finish_async(pipeline, awaitable)))
 
     def _pipeline(
         self,
@@ -261,9 +280,11 @@ class Scorer:
         ground_truth: Any,
         request_context: Any,
         run_id: str | None,
-    ) -> Generator[Awaitable[Any], Any, ScorerRunResult]:
+        parts: bool = False,
+    ) -> Generator[Awaitable[Any], Any, ScorerRunResult | RunParts]:
         """The whole run as a generator that yields only what must really be awaited, so that
-        synchronous scorers finish on the first `send` with no event loop at all."""
+        synchronous scorers finish on the first `send` with no event loop at all. `parts`: a
+        run of function steps alone that scored ends as its `RunParts` (`run_parts`)."""
         if not any(step.name == "generateScore" for step in self._steps):
             raise ScorerConfigError(
                 id="MASTR_SCORER_FAILED_TO_RUN_MISSING_GENERATE_SCORE",
@@ -323,6 +344,8 @@ class Scorer:
             if isinstance(value, NotScorable):
                 return state.result(run, NotScorableInfo(step=step.name, reason=value.reason))
             state.complete(step.name, value, outcome if is_prompt else None)
+        if parts and not state.judge:
+            return RunParts(run, state.values)
         return state.result(run)
 
     def _run_error(
@@ -403,6 +426,63 @@ class _RunState:
         return ScorerRunResult(**_run_fields(run), **self._fields(judge))
 
 
+class RunParts:
+    """What a run of function steps alone produced, kept as the pipeline left it: its
+    `ScorerRunResult` is built only when asked for (`record`), so a caller that stores the run
+    straight from its parts (an experiment's row) never builds one. Its `fields` are the values
+    the record would hold, by field name, in the record's order."""
+
+    __slots__ = ("_record", "run", "values")
+
+    judge: None = None
+    """A run of function steps has no judge executions (the record's `judge`)."""
+
+    def __init__(self, run: ScorerRun, values: dict[StepName, Any]) -> None:
+        self.run = run
+        """The run as the steps saw it (after `prepare_run`)."""
+        self.values = values
+        """The steps' results by step name."""
+        self._record: ScorerRunResult | None = None
+
+    @property
+    def score(self) -> Any:
+        """The generate_score result."""
+        return self.values.get("generateScore")
+
+    @property
+    def reason(self) -> Any:
+        """The generate_reason result, if that step exists."""
+        return self.values.get("generateReason")
+
+    def record(self) -> ScorerRunResult:
+        """The run's `ScorerRunResult` (built once)."""
+        if self._record is None:
+            self._record = ScorerRunResult(**self.fields())
+        return self._record
+
+    def fields(self) -> dict[str, Any]:
+        """The record's field values by name, as `ScorerRunResult(**fields)` holds them (its
+        fields that are not typed `Any` are the ones a function step never sets)."""
+        run, values = self.run, self.values
+        return {
+            "run_id": run.run_id,
+            "input": run.input,
+            "output": run.output,
+            "ground_truth": run.ground_truth,
+            "request_context": run.request_context,
+            "score": values.get("generateScore"),
+            "reason": values.get("generateReason"),
+            "preprocess_step_result": values.get("preprocess"),
+            "analyze_step_result": values.get("analyze"),
+            "preprocess_prompt": None,
+            "analyze_prompt": None,
+            "generate_score_prompt": None,
+            "generate_reason_prompt": None,
+            "judge": None,
+            "not_scorable": None,
+        }
+
+
 def _run_fields(run: ScorerRun) -> dict[str, Any]:
     return {
         "run_id": run.run_id,
@@ -414,8 +494,9 @@ def _run_fields(run: ScorerRun) -> dict[str, Any]:
 
 
 async def _finish_async(
-    pipeline: Generator[Awaitable[Any], Any, ScorerRunResult], awaitable: Awaitable[Any]
-) -> ScorerRunResult:
+    pipeline: Generator[Awaitable[Any], Any, ScorerRunResult | RunParts],
+    awaitable: Awaitable[Any],
+) -> ScorerRunResult | RunParts:
     """Drive the pipeline generator on from its first real await."""
     while True:
         try:
@@ -429,7 +510,7 @@ async def _finish_async(
         try:
             awaitable = step(argument)
         except StopIteration as finished:
-            result: ScorerRunResult = finished.value  # the pipeline's return value
+            result: ScorerRunResult | RunParts = finished.value  # the pipeline's value
             return result
 
 

@@ -294,13 +294,15 @@ def _item_stream(rows: Iterable[Sequence[Any]], *, decode: bool = False) -> Iter
     of models, which lived long enough to reach the oldest generation and made each of the
     collector's full passes over the scorers' lexicons come sooner (docs/storage.md)."""
     if decode:
+        loads = _loads
         for _, item_id, item_input, output, truth, metadata in rows:
+            # Most items have no ground truth or no metadata: their JSON is read as it is.
             yield DatasetItem(
                 id=item_id,
-                input=_loads(item_input),
-                output=_loads(output),
-                ground_truth=_loads(truth),
-                metadata=_loads(metadata) or {},
+                input=loads(item_input),
+                output=loads(output),
+                ground_truth=None if truth is None or truth == "null" else loads(truth),
+                metadata={} if metadata is None or metadata == "{}" else (loads(metadata) or {}),
             )
         return
     for _, item_id, item_input, output, truth, metadata in rows:
@@ -313,7 +315,7 @@ def _loads(text: str | float | None) -> Any:
     """A JSON column's text as its value (SQL NULL as None): orjson, or the standard library
     for what orjson refuses (an integer over 64 bits). SQLite gives a JSON column numeric
     affinity, so a bare number (an output of 42) comes back as the number itself."""
-    if text is None or isinstance(text, (int, float)):
+    if not isinstance(text, str):  # None, or a number (an int or a float)
         return text
     try:
         return orjson.loads(text)

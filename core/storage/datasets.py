@@ -182,7 +182,7 @@ class DatasetStore:
             yield from _item_stream(rows, decode=text)
             if len(rows) < page_size:
                 return
-            position = rows[-1].position + 1
+            position = rows[-1][0] + 1  # the first column: the position
 
     def dataset_items_by_id(self, dataset_id: str, item_ids: Iterable[str]) -> list[DatasetItem]:
         """The items of a dataset with these ids, in file order (unknown ids are left out);
@@ -245,4 +245,10 @@ def _compiled_rows(
     parameters: Any = compiled.params if values is None else {**compiled.params, **values}
     if compiled.positiontup is not None:  # qmark (SQLite), format: in their order
         parameters = tuple(parameters[name] for name in compiled.positiontup)
-    return list(connection.exec_driver_sql(compiled.string, parameters).fetchall())
+    # The DBAPI cursor's own fetch: plain tuples, not SQLAlchemy rows made from them.
+    cursor: Any = connection.connection.cursor()
+    try:
+        cursor.execute(compiled.string, parameters)
+        return list(cursor.fetchall())
+    finally:
+        cursor.close()
