@@ -29,7 +29,9 @@ STREAMLIT_MAIN = "\n".join(
         "from streamlit.runtime.pages_manager import PagesManager",
         "PagesManager.uses_pages_directory = False",
         "try:",
-        "    import core.service",
+        # core.service is lazy (core/_lazy.py): the modules the first page's run needs are
+        # named, else this imported nothing and the home page's first run paid for them.
+        "    import core.service.context, core.service.views, pandas.io.formats.style",
         "except ImportError:",
         "    pass",
         "from streamlit.web.cli import main",

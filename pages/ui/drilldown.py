@@ -207,7 +207,9 @@ def render_drilldown(
     outcomes = item_outcomes(detail, item_id)
     review.reviewer_field()
     reviews = service().reviews(info.id, item_id)  # one read for the item and every scorer
-    review.render_item_review(info, item_id, reviews, whole_page=True)
+    review.render_item_review(
+        info, item_id, reviews, whole_page=True, open_key=f"{KEY}.item_verdict"
+    )
     if not outcomes:
         st.info("No scorer result for this item yet.")
         return

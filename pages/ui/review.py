@@ -143,19 +143,39 @@ def render_item_review(
     reviews: Sequence[Review] | None = None,
     *,
     whole_page: bool = False,
+    open_key: str | None = None,
 ) -> None:
     """The verdict on the whole item (is the answer right?), with a note, and the verdicts
     it has; saved as a review of `WHOLE_ITEM`. `reviews`: the item's reviews if already read;
-    `whole_page`: a save reruns the page, not only the fragment (see `_rerun_after`)."""
+    `whole_page`: a save reruns the page, not only the fragment (see `_rerun_after`).
+
+    With `open_key` (the experiment page's drill-down) the expander starts shut and its form
+    is drawn only when open (a click on it reruns the fragment or page it is in); it stays open
+    or shut for the next item. Without, it is open until the reviewer has given a verdict."""
     every = _reviews(info.id, item_id) if reviews is None else reviews
     found = [r for r in every if r.scorer_id == WHOLE_ITEM]
     who = reviewer()
     mine = next((r for r in found if r.reviewer == who), None)
     key = f"review.{info.id}.{item_id}.item"
-    with st.expander(
-        "Verdict on the whole item" + (f" · yours: {mine.verdict}" if mine else ""),
-        expanded=mine is None,
-    ):
+    label = "Verdict on the whole item" + (f" · yours: {mine.verdict}" if mine else "")
+    if open_key is None:
+        expander = st.expander(label, expanded=mine is None)
+    else:
+        # Its form, note and buttons were a third of the browser's work on each row click
+        # (bench/browser_pages.py), drawn for every item while most are not judged whole.
+        # Its label (part of the expander's identity) changes with a verdict given: the
+        # open or shut state is kept apart so that it outlives the change.
+        kept = f"{open_key}.kept"
+        expander = st.expander(
+            label,
+            key=open_key,
+            expanded=bool(st.session_state.get(kept, False)),
+            on_change="rerun",
+        )
+        st.session_state[kept] = bool(expander.open)
+        if not expander.open:
+            return
+    with expander:
         with st.form(key, border=False):
             note = st.text_area(
                 "Note on the item (optional)",

@@ -263,6 +263,9 @@ def test_the_reviewer_name_is_kept_across_a_reload(
         field = page.get_by_role("textbox", name="Your name (for your reviews)")
         assert field.input_value() == "Ana Ng"
         page.keyboard.press("Escape")
+        # The whole item's verdict is shut at first (its form drawn only when open).
+        shut = in_view(page, page.get_by_text("Verdict on the whole item", exact=True))
+        fragment_rerun(page, shut.click)
         verdict = in_view(page, page.get_by_role("button", name="✗ Item is wrong"))
         # A save reruns the page, not only the drill-down (a fragment nested in the grid's):
         # the grid's `reviewed` column must show the verdict just given. `rerun` waits for a

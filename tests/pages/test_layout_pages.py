@@ -163,6 +163,8 @@ def test_a_verdict_on_the_whole_item_is_stored_with_the_reviewer(
     show(app, experiment_id, item="i003")
     app.text_input(key="review.name.field").input("Ana")
     app.run()
+    app.session_state["experiment.item_verdict"] = True  # a click on its expander
+    app.run()
     key = f"review.{experiment_id}.i003.item"
     app.text_area(key=f"{key}.note").input("the answer is plainly right")
     button(app, "✓ Item is right").click()
@@ -229,6 +231,8 @@ def test_the_name_comes_back_from_the_cookie(
     monkeypatch.setattr(review, "_cookie", lambda: "Zo%C3%AB")
     show(app, experiment_id, item="i001")
     assert app.text_input(key="review.name.field").value == "Zoë"
+    app.session_state["experiment.item_verdict"] = True  # the whole item's verdict opened
+    app.run()
     key = f"review.{experiment_id}.i001.item"
     assert app.text_area(key=f"{key}.note")
     button(app, "✗ Item is wrong").click()
@@ -325,6 +329,26 @@ def test_the_progress_is_drawn_under_the_start_button(app: AppTest, faq: str) ->
         n for n, t in enumerate(texts) if isinstance(t, str) and "Experiment finished" in t
     )
     assert finished_at > start_at, labels
+
+
+def test_the_whole_item_verdict_is_drawn_only_when_opened_and_kept_open(
+    app: AppTest, experiment_id: str
+) -> None:
+    show(app, experiment_id, item="i002")
+    verdicts = [e for e in app.expander if e.label.startswith("Verdict on the whole item")]
+    assert len(verdicts) == 1  # its expander is drawn (shut)
+    assert not [b for b in app.button if b.label.endswith("Item is right")]  # shut: no form
+    assert not [t for t in app.text_area if t.key and t.key.endswith(".item.note")]
+    app.session_state["experiment.item_verdict"] = True  # a click on its expander
+    app.run()
+    assert not app.exception, app.exception
+    assert button(app, "✓ Item is right") and button(app, "✗ Item is wrong")
+    app.button(key="experiment.next").click().run()  # the next item: still open
+    assert not app.exception, app.exception
+    assert opened(app) == "i003" and button(app, "✓ Item is right")
+    app.session_state["experiment.item_verdict"] = False  # shut again
+    app.run()
+    assert not [b for b in app.button if b.label.endswith("Item is right")]
 
 
 def test_the_drilldown_draws_a_step_and_the_metadata_only_when_opened(
