@@ -432,21 +432,14 @@ async def _run(item: DatasetItem, scorer: Scorer, given: ScorerInput | None = No
     """One scorer on one item (given `given`, else the item's own fields, as
     `ScorerInput.of` gives them); a scorer failure is returned in the run, never raised."""
     started = time.perf_counter()
+    if given is None:  # the item's own fields, without a ScorerInput made for each run
+        texts = (item.input, item.output, item.ground_truth, item.metadata or None)
+    else:
+        texts = (given.input, given.output, given.ground_truth, given.request_context)
     try:
-        if given is None:
-            result = await scorer.run_parts(
-                input=item.input,
-                output=item.output,
-                ground_truth=item.ground_truth,
-                request_context=item.metadata or None,
-            )
-        else:
-            result = await scorer.run_parts(
-                input=given.input,
-                output=given.output,
-                ground_truth=given.ground_truth,
-                request_context=given.request_context,
-            )
+        result = await scorer.run_parts(
+            input=texts[0], output=texts[1], ground_truth=texts[2], request_context=texts[3]
+        )
     except asyncio.CancelledError:
         raise
     except Exception as error:

@@ -463,13 +463,9 @@ class RunParts:
     def fields(self) -> dict[str, Any]:
         """The record's field values by name, as `ScorerRunResult(**fields)` holds them (its
         fields that are not typed `Any` are the ones a function step never sets)."""
-        run, values = self.run, self.values
+        values = self.values
         return {
-            "run_id": run.run_id,
-            "input": run.input,
-            "output": run.output,
-            "ground_truth": run.ground_truth,
-            "request_context": run.request_context,
+            **_run_fields(self.run),
             "score": values.get("generateScore"),
             "reason": values.get("generateReason"),
             "preprocess_step_result": values.get("preprocess"),
