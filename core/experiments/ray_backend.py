@@ -458,7 +458,7 @@ def _init(ray: Any, target: RayTarget) -> None:
         "log_to_driver": False,
     }
     if target.address is not None:
-        ray.init(address=target.address, **settings)
+        _init_at(ray, target.address, settings)
         return
     # A throw-away cluster: no dashboard, a small object store, and spilling off, so nothing
     # (failures or anything else) is ever written to this machine's disk by Ray.
@@ -469,6 +469,30 @@ def _init(ray: Any, target: RayTarget) -> None:
         _system_config={"automatic_object_spilling_enabled": False},
         **settings,
     )
+
+
+_CLIENT_SERVER_FAILED = "Starting Ray client server failed"
+_CLIENT_SERVER_RETRY_PAUSE_S = 2.0
+
+
+def _init_at(ray: Any, address: str, settings: Mapping[str, Any]) -> None:
+    """`ray.init` at an existing cluster. A Ray Client server that could not start the
+    per-connection server it forks for this client (Ray's own "Starting Ray client server
+    failed", seen once on a loaded CI machine: a process of Ray's that died while starting) is
+    asked once more before the address is called unreachable."""
+    try:
+        ray.init(address=address, **settings)
+    except (RuntimeError, ConnectionError) as error:  # Ray's client: ConnectionAbortedError
+        if not address.startswith("ray://") or _CLIENT_SERVER_FAILED not in str(error):
+            raise
+        logger.warning(
+            "The Ray Client server at %s could not start this connection's server; "
+            "asking once more", address
+        )
+        with contextlib.suppress(Exception):
+            ray.shutdown()
+        time.sleep(_CLIENT_SERVER_RETRY_PAUSE_S)
+        ray.init(address=address, **settings)
 
 
 class _Spend:

@@ -407,6 +407,8 @@ def test_a_run_through_the_ray_client_scores_as_the_local_backend(
             ray_address=ray_cluster.client_address,
         )
         progress = service.wait(client_id, timeout=600)
+    except ExperimentConfigError as error:  # what Ray's client servers said, to find why
+        raise AssertionError(f"{error}\n{client_server_logs(ray_cluster)}") from error
     finally:
         disconnect()  # the next test connects to the GCS address again
     assert progress.status == "completed", progress.error
@@ -415,6 +417,12 @@ def test_a_run_through_the_ray_client_scores_as_the_local_backend(
     assert [s.model_dump() for s in service.score_summaries(client_id)] == [
         s.model_dump() for s in service.score_summaries(local_id)
     ]
+
+
+def client_server_logs(cluster: Cluster) -> str:
+    """The tail of each Ray Client server log of the test cluster."""
+    logs = sorted(cluster.temp_dir.glob("session_*/logs/ray_client_server*"))
+    return "\n".join(f"--- {log.name}\n{log.read_text(errors='replace')[-3000:]}" for log in logs)
 
 
 UNREACHABLE = ["ray://127.0.0.1:{port}", "127.0.0.1:{port}", "ray://no-such-host.invalid:10001"]
