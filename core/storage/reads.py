@@ -8,7 +8,6 @@ Each function takes a connection and returns the small records of `core.records`
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,17 +16,12 @@ from sqlalchemy import (
     Connection,
     Text,
     and_,
-    cast,
     exists,
     func,
     literal,
-    literal_column,
-    or_,
     select,
-    table,
     type_coerce,
 )
-from sqlalchemy import column as sql_column
 
 from core.records import (
     ItemRow,
@@ -42,20 +36,22 @@ from core.run_results import JudgeUsage
 from core.storage._rows import _loads
 from core.storage.slices import metadata_filter
 from core.storage.tables import (
-    SEARCH_DATASETS,
-    SEARCH_ROWID_SPAN,
-    SEARCH_TABLE,
-    SEARCHED_TEXT,
     DatasetItemRow,
     ExperimentRow,
     ScoreRow,
+)
+from core.storage.text_search import (
+    index_walk,
+    like_condition,
+    matches,
+    search_base,
+    trigram_query,
 )
 
 __all__ = [
     "COUNT_AT_LEAST",
     "HISTOGRAM_BINS",
     "MAX_PAGE_SIZE",
-    "TRIGRAMS_MATCHED",
     "ScorerTotals",
     "check_query",
     "histogram_edges",
@@ -63,9 +59,7 @@ __all__ = [
     "result_page",
     "score_histograms",
     "scorer_totals",
-    "search_base",
     "stored_scores",
-    "trigram_query",
 ]
 
 HISTOGRAM_BINS = 10
@@ -88,14 +82,6 @@ _USAGE = (
 _results = ScoreRow.__table__
 _items = DatasetItemRow.__table__
 _experiments = ExperimentRow.__table__
-_search = table(SEARCH_TABLE, sql_column("rowid"))
-_search_datasets = table(
-    SEARCH_DATASETS, sql_column("ordinal"), sql_column("dataset_id"), sql_column("complete")
-)
-TRIGRAMS_MATCHED = 32
-"""A needle's trigrams looked up in SQLite's index at most (its first ones, distinct): the
-candidates of a longer needle are checked by LIKE anyway, and each trigram more is one more
-posting list read."""
 
 
 # ---- aggregates ----
@@ -446,7 +432,7 @@ def _row_source(scope: _Scope, query: ResultQuery, item_ids: Collection[str] | N
     if query.metadata:
         source = source.where(*metadata_filter(query.metadata, scope.dialect))
     if needle and found is not None:  # the index walked: its candidates tested by LIKE
-        source = source.where(_like(needle, scope.dialect))
+        source = source.where(like_condition(needle, scope.dialect))
     elif needle:  # before the scores' test: SQLite tests the conditions in this order
         source = source.where(_searched(scope, needle))
     if query.score_range is not None and not (query.sort != "position" and range_on_sort):
@@ -570,110 +556,18 @@ def _scored_within(scope: _Scope, query: ResultQuery, item_id: Any) -> Any:
 
 def _searched(scope: _Scope, needle: str) -> Any:
     """The search condition of `needle` on the scope's database."""
-    return _matches(needle.strip(), scope.dialect, scope.search_base)
+    return matches(needle.strip(), scope.dialect, scope.search_base)
+
+
+def _index_walk(scope: _Scope, found: str) -> Any:
+    assert scope.search_base is not None  # `_indexed` found `found` in the index
+    return index_walk(scope.search_base, found)
 
 
 def _indexed(scope: _Scope, needle: str) -> str | None:
     """The trigram index's query of `needle` when the index answers it (SQLite with revision
     0015, a needle of 3 characters or more), else None."""
     return None if scope.search_base is None else trigram_query(needle.strip())
-
-
-def search_base(connection: Connection, dataset_id: str) -> int | None:
-    """SQLite: the first rowid of the dataset's items in the trigram index of the items'
-    texts (revision 0015); None on PostgreSQL (which has its own), on a SQLite without FTS5's
-    trigrams, and for a dataset not yet wholly indexed (core/storage/search_index.py)."""
-    if connection.dialect.name != "sqlite":
-        return None
-    there = connection.exec_driver_sql(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (SEARCH_TABLE,)
-    )
-    if there.first() is None:
-        return None
-    ordinal = connection.execute(
-        select(_search_datasets.c.ordinal).where(
-            _search_datasets.c.dataset_id == dataset_id, _search_datasets.c.complete == 1
-        )
-    ).scalar_one_or_none()
-    return None if ordinal is None else int(ordinal) * SEARCH_ROWID_SPAN
-
-
-def trigram_query(needle: str) -> str | None:
-    """The FTS5 query of the items whose texts hold every trigram of `needle` (at most
-    `TRIGRAMS_MATCHED` of them, each a quoted string: FTS5's syntax never reads the needle's
-    characters); None for a needle under 3 characters, which has no trigram."""
-    trigrams = list(dict.fromkeys(needle[k : k + 3] for k in range(len(needle) - 2)))
-    if not trigrams:
-        return None
-    quoted = ('"' + trigram.replace('"', '""') + '"' for trigram in trigrams[:TRIGRAMS_MATCHED])
-    return " AND ".join(quoted)
-
-
-def _matches(needle: str, dialect: str, base: int | None = None) -> Any:
-    """A case-insensitive substring of the item's id, input, output or ground truth (their
-    JSON text: a string is matched inside its quotes). LIKE's wildcards in the needle are
-    escaped: the search is plain text. SQLite's LIKE ignores the case of ASCII letters by
-    itself, over each text; PostgreSQL's ILIKE reads the one expression its trigram index
-    holds (`SEARCHED_TEXT`, revision 0013: the four texts joined by a separator no needle
-    holds), so a search under a score filter is answered from the index (either way, no
-    lower() over a million texts). On SQLite with revision 0015's trigram index (`base`: the
-    dataset's first rowid there), a needle of 3 characters or more is looked up there first:
-    only the items holding its every trigram (case folded, a superset of LIKE's matches) are
-    then tested by the same LIKE, so the answer is LIKE's exactly."""
-    like = _like(needle, dialect)
-    found = trigram_query(needle) if base is not None and dialect == "sqlite" else None
-    if found is None or base is None:
-        return like
-    rowid = _search.c.rowid
-    candidates = select(rowid - base).where(
-        literal_column(SEARCH_TABLE).match(found), rowid >= base, rowid < base + SEARCH_ROWID_SPAN
-    )
-    return and_(_items.c.position.in_(candidates), like)
-
-
-def _like(needle: str, dialect: str) -> Any:
-    """`_matches` by LIKE alone (ILIKE on PostgreSQL, served by its trigram index)."""
-    escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    pattern = f"%{escaped}%"
-    if dialect == "postgresql":
-        searched = literal_column(f"({_qualified(SEARCHED_TEXT)})", Text)
-        return searched.ilike(pattern, escape="\\")
-    texts = [
-        _items.c.item_id,
-        cast(_items.c.input, Text),
-        cast(_items.c.output, Text),
-        cast(_items.c.ground_truth, Text),
-    ]
-    if dialect == "sqlite":
-        return or_(*(text.like(pattern, escape="\\") for text in texts))
-    return or_(*(text.ilike(pattern, escape="\\") for text in texts))
-
-
-def _index_walk(scope: _Scope, found: str) -> Any:
-    """SELECT the positions of the items the trigram index finds for `found`, walking its
-    matches in rowid order, which is dataset order (`search_rowid`, what the page is sorted
-    by): a page stops after its last row instead of sorting every match."""
-    base = scope.search_base
-    assert base is not None
-    rowid = _search.c.rowid
-    return (
-        select(_items.c.position, rowid.label("search_rowid"))
-        .select_from(_search)
-        .join(_items, _items.c.position == rowid - base)
-        .where(
-            literal_column(SEARCH_TABLE).match(found),
-            rowid >= base,
-            rowid < base + SEARCH_ROWID_SPAN,
-        )
-    )
-
-
-def _qualified(expression: str) -> str:
-    """`SEARCHED_TEXT` with its columns named by table (the search's statements join
-    others)."""
-    for column in ("item_id", "input", "output", "ground_truth"):
-        expression = re.sub(rf"\b(?<!\.){column}\b", f"dataset_items.{column}", expression)
-    return expression
 
 
 def _ordered(source: Any, query: ResultQuery) -> Any:

@@ -14,7 +14,7 @@ import core.service
 from core.records import ExperimentConfig, ScorerSpec
 from core.service import Service
 from core.storage import Store
-from core.storage.reads import search_base
+from core.storage.text_search import search_base
 
 ITEMS = 120
 

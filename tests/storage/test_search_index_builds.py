@@ -14,9 +14,9 @@ from scorelab_db import BACKENDS, database
 
 from core.records import ColumnMapping, DatasetItem, ResultQuery, ScorerOutcome, ScorerSpec
 from core.storage import NotFoundError, Store, search_index
-from core.storage.reads import search_base
 from core.storage.search_index import SearchIndexer
 from core.storage.tables import SEARCH_DATASETS
+from core.storage.text_search import search_base
 
 SQLITE = [p for p in BACKENDS if p.id == "sqlite"]
 ITEMS = 40

@@ -21,10 +21,10 @@ from sqlalchemy import select
 
 from core.records import ColumnMapping, DatasetItem, ResultQuery, ScorerOutcome, ScorerSpec
 from core.storage import Store
-from core.storage.reads import _like, search_base, trigram_query
 from core.storage.schema import alembic_config
 from core.storage.search_index import index_dataset_texts
 from core.storage.tables import SEARCH_DATASETS, SEARCH_TABLE, DatasetItemRow
+from core.storage.text_search import like_condition, search_base, trigram_query
 
 SQLITE = [p for p in BACKENDS if p.id == "sqlite"]
 
@@ -147,7 +147,7 @@ def _scanned(store: Store, dataset_id: str, needle: str) -> set[str]:
     items = DatasetItemRow.__table__
     with store.engine.connect() as connection:
         query = select(items.c.item_id).where(
-            items.c.dataset_id == dataset_id, _like(needle, connection.dialect.name)
+            items.c.dataset_id == dataset_id, like_condition(needle, connection.dialect.name)
         )
         return {row.item_id for row in connection.execute(query)}
 

@@ -16,8 +16,8 @@ from sqlalchemy import select
 
 from core.records import ColumnMapping, DatasetItem, ResultQuery, ScorerOutcome, ScorerSpec
 from core.storage import Store
-from core.storage.reads import _matches
 from core.storage.tables import SEARCHED_TEXT, TRIGRAM_INDEX, DatasetItemRow
+from core.storage.text_search import matches
 
 POSTGRES = [p for p in BACKENDS if p.id == "postgres"]
 
@@ -97,7 +97,7 @@ def test_the_searched_expression_is_served_by_the_trigram_index(store: Store) ->
     sent = _searches(store, experiment_id, ResultQuery(score_range=(0.1, 0.9), search="paris"))
     assert sent and all(SEARCHED_TEXT in s.replace("dataset_items.", "") for s, _ in sent)
     items = DatasetItemRow.__table__
-    search = select(items.c.position).where(_matches("paris river", "postgresql"))
+    search = select(items.c.position).where(matches("paris river", "postgresql"))
     with store.engine.connect() as connection:
         connection.exec_driver_sql("ANALYZE dataset_items")
         assert connection.exec_driver_sql(

@@ -5,7 +5,7 @@ summed once when it finished (`core/storage/totals.py`).
 Text search under a score filter served by an index on PostgreSQL: the `pg_trgm`
 extension and a GIN trigram index of the text the item table's search reads on PostgreSQL
 (`SEARCHED_TEXT`: the item's id and the JSON text of its input, output and ground truth, joined
-by a unit separator; `core.storage.reads._matches` searches that same expression), so
+by a unit separator; `core.storage.text_search.matches` searches that same expression), so
 `ILIKE '%needle%'` can be answered from the index instead of reading every item (the planner
 chooses it where it is cheaper: a rare needle in a large table). SQLite is left as it is
 (its LIKE has no such index).

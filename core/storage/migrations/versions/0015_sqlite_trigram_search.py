@@ -1,5 +1,5 @@
 """Text search served by an index on SQLite too (issue 22): an FTS5 table with the trigram
-tokenizer over the texts the item table's search reads (`core.storage.reads._matches`), filled
+tokenizer over the texts the item table's search reads (`core.storage.text_search.matches`), filled
 for a dataset by its first text search (core/storage/search_index.py, a chunk of items per
 transaction) and from then on kept in step with `dataset_items` by triggers. An import pays
 nothing for it: a dataset nobody searches is never indexed.
