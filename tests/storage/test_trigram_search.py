@@ -15,7 +15,7 @@ from scorelab_db import BACKENDS, database
 from sqlalchemy import select
 
 from core.records import ColumnMapping, DatasetItem, ResultQuery, ScorerOutcome, ScorerSpec
-from core.storage import Store
+from core.storage import Store, reads
 from core.storage.tables import SEARCHED_TEXT, TRIGRAM_INDEX, DatasetItemRow
 from core.storage.text_search import matches
 
@@ -136,3 +136,31 @@ def test_sqlite_has_no_trigram_index(store: Store) -> None:
     with store.engine.connect() as connection:
         names = {row[0] for row in connection.exec_driver_sql("PRAGMA index_list(dataset_items)")}
     assert TRIGRAM_INDEX not in names
+
+
+def _reads_only_items_in_range(store: Store, experiment_id: str, query: ResultQuery) -> bool:
+    """Whether the page's search statements start from the results in range (`scored`, the
+    plan for a narrow range) rather than test each item's text in dataset order."""
+    statements = [statement for statement, _ in _searches(store, experiment_id, query)]
+    return all("AS scored" in statement for statement in statements)
+
+
+@pytest.mark.parametrize(
+    ("score_range", "narrow"),
+    [((0.10, 0.115), True), ((0.10, 0.20), False), ((0.10, 0.90), False), ((0.0, 1.0), False)],
+)
+def test_a_large_datasets_share_in_range_is_guessed_from_a_sample(
+    store: Store, score_range: tuple[float, float], narrow: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Over 2,000 items: the share in range is guessed from 20 runs of 100 items, not counted;
+    # under 1/32 (1.5% here) the items in range are read, else every item in order.
+    experiment_id = _experiment(store, 4_000)
+    # The scan, as PostgreSQL and SQLite while its trigram index is built do.
+    monkeypatch.setattr(reads, "search_base", lambda *_: None)
+    query = ResultQuery(score_range=score_range, search="PARIS river", page_size=1_000)
+    assert _reads_only_items_in_range(store, experiment_id, query) is narrow
+    found = store.result_page(experiment_id, query)
+    low, high = score_range
+    expected = [f"q{n}" for n in range(4_000) if n % 50 == 7 and low <= n / 4_000 <= high]
+    assert [row.item_id for row in found.rows] == expected
+    assert found.total == len(expected) and not found.total_at_least
