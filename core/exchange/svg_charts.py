@@ -69,7 +69,9 @@ def _histogram(title: str, counts: Sequence[int], edges: Sequence[float]) -> str
 def histograms_of(scores: Mapping[str, Sequence[float]], scorer_ids: Sequence[str]) -> str:
     """One small histogram per scorer of `scorer_ids` that has an entry in `scores` (its scores,
     NaN left out): 10 bins over 0..1, widened when a score falls outside, titled with the
-    scorer id, the count scored and the mean; a note when nothing is scored."""
+    scorer id, the count scored and the mean; a note when nothing is scored.
+
+    Raises ValueError naming the scorer when one of its scores is infinite."""
     charts = []
     for scorer_id in [s for s in scorer_ids if s in scores]:
         scores_of = scores[scorer_id]
@@ -77,6 +79,11 @@ def histograms_of(scores: Mapping[str, Sequence[float]], scorer_ids: Sequence[st
             charts.append(f'<p class="note">{_e(scorer_id)}: no scores.</p>')
             continue
         low, high = min(0.0, min(scores_of)), max(1.0, max(scores_of))
+        if not math.isfinite(high - low):  # numpy.histogram refuses such a range too
+            raise ValueError(
+                f"scorer {scorer_id!r} has a score that is not a finite number "
+                f"(between {low} and {high}): the score chart needs finite scores"
+            )
         counts, edges = histogram_counts(scores_of, _BINS, low, high)
         title = f"{scorer_id} ({len(scores_of)} scored, mean {score_mean(scores_of):.3f})"
         charts.append(_histogram(title, counts, edges))

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.exchange.svg_charts import histogram_counts, score_mean
+from core.exchange.svg_charts import histogram_counts, histograms_of, score_mean
 from core.reporting.table_rows import grouped_sums
 
 
@@ -82,3 +82,8 @@ def test_the_report_modules_import_neither_pandas_nor_numpy() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+def test_an_infinite_score_is_refused_naming_its_scorer() -> None:
+    with pytest.raises(ValueError, match=r"scorer 'tone' has a score that is not a finite number"):
+        histograms_of({"tone": [0.5, float("inf")]}, ["tone"])
