@@ -9,6 +9,7 @@ times each command in a fresh Python process, `--runs` times:
 
 - `scorelab experiments` and `scorelab experiments --json`;
 - `scorelab export ID --json - --csv PATH`;
+- `scorelab export ID --html PATH` (no pandas, NumPy or scorer module since issue 21);
 - `scorelab resume ID` of that completed experiment (refused: exit 2);
 - `scorelab scorers --json`;
 
@@ -25,7 +26,7 @@ The children keep Python's compiled bytecode in a folder of their own (PYTHONPYC
 the temporary folder), written by the untimed first run of each command: what a user's second
 run of a command meets. The venv is installed by uv without bytecode, and with
 PYTHONDONTWRITEBYTECODE set (as in some shells) every start compiles every module it imports
-again (2-3 s for the HTML export here); `--no-bytecode` measures that case.
+again that has no bytecode yet; `--no-bytecode` measures that case.
 """
 
 from __future__ import annotations

@@ -27,8 +27,9 @@ out, err = io.StringIO(), io.StringIO()
 with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
     code = main(sys.argv[1:])
 loaded = sorted({name.split(".")[0] for name in sys.modules})
+ours = sorted(name for name in sys.modules if name.startswith("core."))
 print(json.dumps({"code": code, "stdout": out.getvalue(), "stderr": err.getvalue(),
-                  "loaded": loaded}))
+                  "loaded": loaded, "core": ours}))
 """
 
 
@@ -159,3 +160,23 @@ def test_html_export_imports_no_litellm(judged: dict[str, str], tmp_path: Path) 
     assert "Estimated cost (an estimate, not a bill)" in page
     for heavy in ("litellm", "sqlalchemy", "sqlmodel", "alembic", "plotly"):
         assert heavy not in report["loaded"], heavy
+
+
+def test_html_export_starts_without_pandas_numpy_or_the_scorers(
+    judged: dict[str, str], tmp_path: Path
+) -> None:
+    """The report is shaped in plain Python (core/reporting/table_rows.py, the SVG charts) and
+    its "Compares" column read from the scorers' table (core/scorers/metadata.py): no pandas,
+    no NumPy, no scorer module, no engine. The report still has its charts and comparisons."""
+    target = tmp_path / "report.html"
+    report = child(judged, "export", judged["ID"], "--html", str(target))
+    assert report["code"] == 0, report
+    page = target.read_text(encoding="utf-8")
+    assert '<div class="svg-charts" id="chart-scores"><svg' in page
+    assert f"<tr><td>{JUDGED}</td><td>output only</td>" in page  # what the scorer compares
+    for heavy in ("pandas", "numpy", "scipy", "plotly", "litellm", "sqlalchemy"):
+        assert heavy not in report["loaded"], heavy
+    scorers = [name for name in report["core"] if name.startswith("core.scorers.")]
+    assert scorers == ["core.scorers.metadata"]
+    for room in ("core.scoring", "core.experiments.engine", "core.judge.call"):
+        assert room not in report["core"], room

@@ -29,15 +29,12 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from html import escape
-from typing import IO, Any, cast
-
-import numpy as np
-import pandas as pd
+from typing import IO, Any
 
 from core.exchange._report_assets import REPORT_SCRIPT, REPORT_STYLE
 from core.exchange._review_html import reviews_section
 from core.exchange.exports import finite_values, masked_export
-from core.exchange.svg_charts import histograms_of, usage_svgs
+from core.exchange.svg_charts import histograms_of, score_mean, usage_svgs
 from core.records import ExperimentDetail, ExperimentInfo, Review, ScorerOutcome
 from core.reporting.agreement import (
     REVIEWS_SOURCE,
@@ -47,13 +44,16 @@ from core.reporting.agreement import (
     ranked_scorers,
     scorer_verdict,
 )
-from core.reporting.tables import (
+from core.reporting.table_rows import (
     TOKEN_COLUMNS,
+    FailureGroup,
+    ItemRows,
     experiment_cost,
-    failure_groups,
-    item_frame,
-    judge_usage_frame,
+    failure_group_rows,
+    grouped_sums,
+    item_rows,
     step_views,
+    usage_columns,
 )
 from core.visible_text import without_bidi_controls
 
@@ -124,9 +124,9 @@ def write_experiment_html(
     gathered = _Gathered(list(info.scorer_ids))
     with tempfile.TemporaryFile() as items, tempfile.TemporaryFile() as details:
         for page in pages:
-            frame = item_frame(page)
-            gathered.add(page, frame)
-            payload = _payload(page, frame)
+            rows = item_rows(page)
+            gathered.add(page, rows)
+            payload = _payload(page, rows)
             _spool(items, payload["items"])
             _spool(details, payload["details"])
             if advance is not None:
@@ -161,7 +161,7 @@ def write_experiment_html(
 def _markup(
     summary: ExperimentDetail,
     gathered: _Gathered,
-    usage: pd.DataFrame,
+    usage: list[dict[str, Any]],
     charts: list[str],
     generated_at: datetime | None,
     agreement: LabelAgreement | None,
@@ -198,54 +198,51 @@ class _Gathered:
 
     def __init__(self, scorer_ids: list[str]) -> None:
         self.scorer_ids = scorer_ids
-        self._scores: dict[str, list[np.ndarray]] = {s: [] for s in scorer_ids}
+        self._scores: dict[str, list[float]] = {s: [] for s in scorer_ids}
         self.failed_items = dict.fromkeys(scorer_ids, 0)
         self.failures: list[ScorerOutcome] = []
         self.in_memory = False
-        self._results_usage: list[pd.DataFrame] = []
-        self._failures_usage: list[pd.DataFrame] = []
+        self._results_usage: list[dict[str, Any]] = []
+        self._failures_usage: list[dict[str, Any]] = []
 
-    def add(self, page: ExperimentDetail, frame: pd.DataFrame) -> None:
+    def add(self, page: ExperimentDetail, rows: ItemRows) -> None:
         for scorer_id in self.scorer_ids:
-            self._scores[scorer_id].append(frame[scorer_id].dropna().to_numpy(dtype=float))
-        if not frame.empty:
-            failed = frame["failed"].str.split(",")
-            for scorer_id in self.scorer_ids:
-                counted = failed.map(lambda ids, s=scorer_id: s in ids).sum()
-                self.failed_items[scorer_id] += int(counted)
+            self._scores[scorer_id] += [v for v in rows.scores[scorer_id] if not math.isnan(v)]
+        failed = [text.split(",") for text in rows.failed]
+        for scorer_id in self.scorer_ids:
+            self.failed_items[scorer_id] += sum(scorer_id in ids for ids in failed)
         self.failures += page.failures
         self.in_memory = self.in_memory or page.failures_in_memory
-        self._results_usage.append(_compact(judge_usage_frame(page.results, priced=False)))
-        self._failures_usage.append(_compact(judge_usage_frame(page.failures, priced=False)))
+        self._results_usage += _compact(usage_columns(page.results, priced=False))
+        self._failures_usage += _compact(usage_columns(page.failures, priced=False))
 
-    def scores(self) -> dict[str, np.ndarray]:
+    def scores(self) -> dict[str, list[float]]:
         """Each scorer's scores (NaN left out), in item order."""
-        return {
-            scorer_id: np.concatenate(parts) if parts else np.empty(0)
-            for scorer_id, parts in self._scores.items()
-        }
+        return self._scores
 
-    def usage(self) -> pd.DataFrame:
-        """The judge executions summed (`_compact`), in the order the whole report meets
-        them: every successful run's, then every failed run's."""
-        parts = [*self._results_usage, *self._failures_usage]
-        if not parts:  # no page at all: what an experiment without items sums
-            parts = [_compact(judge_usage_frame([], priced=False))]
-        return pd.concat(parts, ignore_index=True)
+    def usage(self) -> list[dict[str, Any]]:
+        """The judge executions summed (`_compact`, a page at a time), in the order the whole
+        report meets them: every successful run's, then every failed run's."""
+        return [*self._results_usage, *self._failures_usage]
 
 
-_USAGE_KEYS = ["scorer_id", "step", "status", "cached"]
-_USAGE_SUMS = ["model_calls", "attempts", "duration_ms", *TOKEN_COLUMNS]
+_USAGE_KEYS = ("scorer_id", "step", "status", "cached")
+_USAGE_SUMS = ("model_calls", "attempts", "duration_ms", *TOKEN_COLUMNS)
 
 
-def _compact(usage: pd.DataFrame) -> pd.DataFrame:
-    """A `judge_usage_frame` summed per (scorer, step, status, cached), groups in the order
-    first met, with `executions` (rows summed): what the report's usage tables and charts
+def _compact(usage: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    """`usage_columns` summed per (scorer, step, status, cached), groups in the order first
+    met, with `executions` (the executions summed): what the report's usage tables and charts
     sum, without a row per execution."""
-    grouped = usage.groupby(_USAGE_KEYS, sort=False)
-    compact = grouped[_USAGE_SUMS].sum()
-    compact["executions"] = grouped.size()
-    return compact.reset_index()
+    rows = [dict(zip(usage, values, strict=True)) for values in zip(*usage.values(), strict=True)]
+    sums = grouped_sums(
+        [row | {"executions": 1} for row in rows], _USAGE_KEYS, [*_USAGE_SUMS, "executions"]
+    )
+    return [
+        dict(zip(_USAGE_KEYS, key, strict=True))
+        | dict(zip([*_USAGE_SUMS, "executions"], values, strict=True))
+        for key, values in sums.items()
+    ]
 
 
 def _spool(file: IO[bytes], values: list[Any]) -> None:
@@ -347,25 +344,22 @@ def _text(value: Any) -> str:
 # ---- data for the script ----
 
 
-def _payload(detail: ExperimentDetail, frame: pd.DataFrame) -> dict[str, Any]:
+def _payload(detail: ExperimentDetail, rows: ItemRows) -> dict[str, Any]:
     scorer_ids = list(detail.info.scorer_ids)
     column = {scorer_id: k for k, scorer_id in enumerate(scorer_ids)}
-    scores = frame[scorer_ids].to_numpy(dtype=float) if scorer_ids else None
     by_item = _outcomes_by_item(detail)
     items, details = [], []
     for row, item in enumerate(detail.items):
         outcomes = by_item.get(item.id, {})
         failed = sorted(column[s] for s, o in outcomes.items() if o.status == "failed")
-        row_scores = [] if scores is None else [_score(v) for v in scores[row]]
         items.append(
             [
                 item.id,
-                frame.at[row, "input"],
-                frame.at[row, "output"],
-                frame.at[row, "ground_truth"],
-                # An integer column; pandas-stubs types any cell as any scalar.
-                int(cast(int, frame.at[row, "judge_tokens"])),
-                row_scores,
+                rows.input[row],
+                rows.output[row],
+                rows.ground_truth[row],
+                rows.judge_tokens[row],
+                [_score(rows.scores[scorer_id][row]) for scorer_id in scorer_ids],
                 failed,
             ]
         )
@@ -482,8 +476,8 @@ def _means(scorer_ids: Sequence[str], gathered: _Gathered, comparisons: Mapping[
     scored = gathered.scores()
     rows = []
     for scorer_id in scorer_ids:
-        scores = pd.Series(scored[scorer_id], dtype=float)
-        mean = f"{scores.mean():.4f}" if len(scores) else "—"
+        scores = scored[scorer_id]
+        mean = f"{score_mean(scores):.4f}" if scores else "—"
         failures = gathered.failed_items[scorer_id]
         rows.append(
             f"<tr><td>{_e(scorer_id)}</td><td>{_e(comparisons.get(scorer_id, ''))}</td>"
@@ -645,8 +639,7 @@ def _failures_section(detail: ExperimentDetail) -> str:
         )
     if not detail.failures:
         return f"{title}<p>No scorer run failed.</p></section>"
-    groups = failure_groups(detail.failures)
-    rows = "".join(_failure_row(group) for group in groups.itertuples(index=False))
+    rows = "".join(_failure_row(group) for group in failure_group_rows(detail.failures))
     return (
         f"{title}<p class=note>Failed scorer runs are kept in memory only, never in the score "
         "storage; each item's details above show its failed step, completed steps and the "
@@ -655,13 +648,13 @@ def _failures_section(detail: ExperimentDetail) -> str:
     )
 
 
-def _failure_row(group: Any) -> str:
-    ids = list(group.item_ids)
+def _failure_row(group: FailureGroup) -> str:
+    ids = group.item_ids
     shown = ", ".join(ids[:_FAILURE_IDS_SHOWN])
     more = f" and {len(ids) - _FAILURE_IDS_SHOWN} more" if len(ids) > _FAILURE_IDS_SHOWN else ""
     return (
         f"<tr><td>{_e(group.scorer_id)}</td><td>{_e(group.failed_step or '—')}</td>"
-        f'<td class="text">{_e(group.error)}</td><td class="num">{group.count}</td>'
+        f'<td class="text">{_e(group.error)}</td><td class="num">{group.runs}</td>'
         f"<td>{_e(shown + more)}</td></tr>"
     )
 
@@ -680,9 +673,9 @@ _USAGE_LABELS: tuple[tuple[str, str], ...] = (
 )
 
 
-def _usage_section(usage: pd.DataFrame, cost: float | None) -> str:
+def _usage_section(usage: list[dict[str, Any]], cost: float | None) -> str:
     title = '<section id="usage"><h2>Judge usage</h2>'
-    if usage.empty:
+    if not usage:
         return f"{title}<p>No judge call.</p></section>"
     totals = _usage_totals(usage)
     rows = "".join(
@@ -695,20 +688,19 @@ def _usage_section(usage: pd.DataFrame, cost: float | None) -> str:
     return f"{title}{note}<table>{rows}</table>{_usage_by_step(usage)}</section>"
 
 
-def _usage_totals(usage: pd.DataFrame) -> dict[str, float]:
+def _usage_totals(usage: list[dict[str, Any]]) -> dict[str, float]:
     """`usage_totals` over the summed executions (`_compact`)."""
-    totals = {name: float(usage[name].sum()) for name in _USAGE_SUMS}
-    executions = usage["executions"]
-    totals["executions"] = float(executions.sum())
-    totals["failed"] = float(executions[usage["status"] == "failed"].sum())
-    totals["cached"] = float(executions[usage["cached"].astype(bool)].sum())
+    totals = {name: float(sum(row[name] for row in usage)) for name in _USAGE_SUMS}
+    totals["executions"] = float(sum(row["executions"] for row in usage))
+    totals["failed"] = float(sum(row["executions"] for row in usage if row["status"] == "failed"))
     return totals
 
 
-def _usage_by_step(usage: pd.DataFrame) -> str:
-    sums = usage.groupby(["scorer_id", "step"], sort=False)[
-        ["model_calls", "attempts", "input_tokens", "output_tokens", "total_tokens"]
-    ].sum()
+_BY_STEP = ("model_calls", "attempts", "input_tokens", "output_tokens", "total_tokens")
+
+
+def _usage_by_step(usage: list[dict[str, Any]]) -> str:
+    sums = grouped_sums(usage, ("scorer_id", "step"), _BY_STEP)
     head = (
         "<tr><th>Scorer</th><th>Step</th><th class=num>Model calls</th>"
         "<th class=num>Attempts</th><th class=num>Input tokens</th>"
@@ -716,8 +708,8 @@ def _usage_by_step(usage: pd.DataFrame) -> str:
     )
     rows = "".join(
         f"<tr><td>{_e(scorer)}</td><td>{_e(step)}</td>"
-        + "".join(f'<td class="num">{int(v):,}</td>' for v in values)
+        + "".join(f'<td class="num">{v:,}</td>' for v in values)
         + "</tr>"
-        for (scorer, step), values in zip(sums.index, sums.to_numpy(), strict=True)
+        for (scorer, step), values in sums.items()
     )
     return f"<h3>By scorer and step</h3><table>{head}{rows}</table>"

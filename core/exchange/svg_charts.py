@@ -13,11 +13,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from html import escape
+from typing import Any
 
-import numpy as np
-import pandas as pd
+from core.reporting.table_rows import grouped_sums
 
-__all__ = ["PALETTE", "bars_svg", "histograms_of", "histograms_svg", "usage_svgs"]
+__all__ = ["PALETTE", "bars_svg", "histogram_counts", "histograms_of", "score_mean", "usage_svgs"]
 
 PALETTE = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2")
 """The series colours, in order."""
@@ -66,29 +66,89 @@ def _histogram(title: str, counts: Sequence[int], edges: Sequence[float]) -> str
     return "".join(parts)
 
 
-def histograms_svg(items: pd.DataFrame, scorer_ids: Sequence[str]) -> str:
-    """One small histogram per scorer (10 bins over 0..1, widened when a score falls outside),
-    titled with the scorer id, the count scored and the mean; a note when nothing is scored."""
-    present = [s for s in scorer_ids if s in items.columns]
-    return histograms_of({s: items[s].dropna().to_numpy(dtype=float) for s in present}, present)
+def histograms_of(scores: Mapping[str, Sequence[float]], scorer_ids: Sequence[str]) -> str:
+    """One small histogram per scorer of `scorer_ids` that has an entry in `scores` (its scores,
+    NaN left out): 10 bins over 0..1, widened when a score falls outside, titled with the
+    scorer id, the count scored and the mean; a note when nothing is scored.
 
-
-def histograms_of(scores: Mapping[str, np.ndarray], scorer_ids: Sequence[str]) -> str:
-    """`histograms_svg` of each scorer's scores given as an array (NaN left out), for the
-    scorers of `scorer_ids` that have an entry."""
+    Raises ValueError naming the scorer when one of its scores is infinite."""
     charts = []
     for scorer_id in [s for s in scorer_ids if s in scores]:
         scores_of = scores[scorer_id]
-        if scores_of.size == 0:
+        if not scores_of:
             charts.append(f'<p class="note">{_e(scorer_id)}: no scores.</p>')
             continue
-        low, high = min(0.0, float(scores_of.min())), max(1.0, float(scores_of.max()))
-        counts, edges = np.histogram(scores_of, bins=_BINS, range=(low, high))
-        title = f"{scorer_id} ({scores_of.size} scored, mean {scores_of.mean():.3f})"
-        charts.append(_histogram(title, [int(c) for c in counts], [float(e) for e in edges]))
+        low, high = min(0.0, min(scores_of)), max(1.0, max(scores_of))
+        if not math.isfinite(high - low):  # numpy.histogram refuses such a range too
+            raise ValueError(
+                f"scorer {scorer_id!r} has a score that is not a finite number "
+                f"(between {low} and {high}): the score chart needs finite scores"
+            )
+        counts, edges = histogram_counts(scores_of, _BINS, low, high)
+        title = f"{scorer_id} ({len(scores_of)} scored, mean {score_mean(scores_of):.3f})"
+        charts.append(_histogram(title, counts, edges))
     if not any(chart.startswith("<svg") for chart in charts):
         return '<p class="note">No scores to chart.</p>'
     return f'<div class="svg-charts" id="chart-scores">{"".join(charts)}</div>'
+
+
+def histogram_counts(
+    values: Sequence[float], bins: int, low: float, high: float
+) -> tuple[list[int], list[float]]:
+    """`numpy.histogram(values, bins, range=(low, high))` in plain Python, to the last bit:
+    the counts and the `bins + 1` edges (`low + k * step`, the last `high`); a value on an
+    inner edge counts in the bin above it, `high` in the last bin; values outside are left out.
+    `low` < `high`."""
+    step = (high - low) / bins
+    edges = [k * step + low for k in range(bins)] + [high]
+    counts = [0] * bins
+    for value in values:
+        if not low <= value <= high:
+            continue
+        index = min(int((value - low) / (high - low) * bins), bins - 1)
+        if value < edges[index]:  # the division can land a ulp off an edge
+            index -= 1
+        elif value >= edges[index + 1] and index != bins - 1:
+            index += 1
+        counts[index] += 1
+    return counts, edges
+
+
+def score_mean(values: Sequence[float]) -> float:
+    """The mean as NumPy (and pandas) compute it, to the last bit: the sum by NumPy's pairwise
+    summation over the values in order, divided by their count (NaN when there is none)."""
+    if not values:
+        return math.nan
+    return (0.0 + _pairwise_sum(values, 0, len(values))) / len(values)
+
+
+_PAIRWISE_BLOCK = 128
+
+
+def _pairwise_sum(values: Sequence[float], start: int, count: int) -> float:
+    """NumPy's pairwise sum of `values[start:start + count]`: fewer than 8 added in order; up to
+    128 in 8 running sums, combined as a tree, then the rest; more split in two halves (the
+    first a multiple of 8 long)."""
+    if count < 8:
+        total = 0.0
+        for value in values[start : start + count]:
+            total += value
+        return total
+    if count <= _PAIRWISE_BLOCK:
+        lanes = [float(value) for value in values[start : start + 8]]
+        end = start + count - count % 8
+        for offset in range(start + 8, end, 8):
+            for lane in range(8):
+                lanes[lane] += values[offset + lane]
+        total = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + (
+            (lanes[4] + lanes[5]) + (lanes[6] + lanes[7])
+        )
+        for value in values[end : start + count]:
+            total += value
+        return total
+    half = count // 2
+    half -= half % 8
+    return _pairwise_sum(values, start, half) + _pairwise_sum(values, start + half, count - half)
 
 
 def bars_svg(
@@ -143,32 +203,30 @@ def bars_svg(
     return "".join(parts)
 
 
-def usage_svgs(usage: pd.DataFrame) -> list[str]:
-    """The judge usage charts of a `judge_usage_frame`: tokens by scorer and step (input,
-    output), and model calls and attempts by scorer; none without judge executions."""
-    if usage.empty:
+def usage_svgs(usage: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The judge usage charts of judge executions given as rows (`usage_columns`' names, one
+    row per execution or per group of them summed): tokens by scorer and step (input, output),
+    and model calls and attempts by scorer; none without judge executions."""
+    if not usage:
         return []
-    by_step = usage.groupby(["scorer_id", "step"], sort=False)[
-        ["input_tokens", "output_tokens"]
-    ].sum()
-    labels = [f"{scorer} · {step}" for scorer, step in by_step.index]
+    by_step = grouped_sums(usage, ("scorer_id", "step"), ("input_tokens", "output_tokens"))
     tokens = bars_svg(
         "chart-tokens",
         "Judge tokens by scorer and step",
-        labels,
+        [f"{scorer} · {step}" for scorer, step in by_step],
         [
-            ("input tokens", by_step["input_tokens"].astype(float).tolist()),
-            ("output tokens", by_step["output_tokens"].astype(float).tolist()),
+            ("input tokens", [float(sums[0]) for sums in by_step.values()]),
+            ("output tokens", [float(sums[1]) for sums in by_step.values()]),
         ],
     )
-    by_scorer = usage.groupby("scorer_id", sort=False)[["model_calls", "attempts"]].sum()
+    by_scorer = grouped_sums(usage, ("scorer_id",), ("model_calls", "attempts"))
     calls = bars_svg(
         "chart-calls",
         "Model calls and attempts by scorer",
-        [str(s) for s in by_scorer.index],
+        [str(scorer) for (scorer,) in by_scorer],
         [
-            ("model calls", by_scorer["model_calls"].astype(float).tolist()),
-            ("attempts", by_scorer["attempts"].astype(float).tolist()),
+            ("model calls", [float(sums[0]) for sums in by_scorer.values()]),
+            ("attempts", [float(sums[1]) for sums in by_scorer.values()]),
         ],
     )
     return [tokens, calls]

@@ -19,14 +19,14 @@ from plotly.subplots import make_subplots
 from core.judge.pricing import canonical_model
 from core.records import ResultPage, ScoreHistogram, ScorerOutcome, ScorerUsage, StepUsage
 from core.reporting.figures import NO_SCORES, _note
-from core.reporting.tables import (
+from core.reporting.table_rows import (
     ITEM_COLUMNS,
     TOKEN_COLUMNS,
     USAGE_COLUMNS,
     _check_scorer_ids,
     _display,
-    judge_usage_frame,
 )
+from core.reporting.tables import judge_usage_frame
 
 __all__ = [
     "ALL_STEPS",

@@ -13,13 +13,14 @@ several acceptable answers instead (`ground_truth_answers`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, Literal, TypeGuard, get_args
 
 from core.errors import ScorerConfigError
 from core.scorers._options import ScorerOptions
-from core.scorers._registry import PrebuiltScorer, reference_comparison, reference_needs
+from core.scorers._registry import PrebuiltScorer, reference_needs
 from core.scorers._text import ScorerInputError, join_texts, side_texts
+from core.scorers.metadata import COMPARES, Compares
 from core.scoring import NotScorable, Scorer, ScorerRun, StepContext, create_scorer, not_scorable
 
 __all__ = [
@@ -162,10 +163,11 @@ def reference_entry(
     description: str,
     factory: Callable[..., Scorer],
     options_model: type[ScorerOptions] = ReferenceOptions,
-    compares: str | Callable[[Mapping[str, Any]], str] = reference_comparison,
+    compares: Compares | None = None,
 ) -> PrebuiltScorer:
     """The catalog entry of a code scorer with the `reference` option: no judge, what it
-    compares and the data it needs read from that option."""
+    compares (`compares`, else its entry in `COMPARES`) and the data it needs read from that
+    option."""
     return PrebuiltScorer(
         scorer_id,
         name,
@@ -173,6 +175,6 @@ def reference_entry(
         factory,
         calls_judge=False,
         options_model=options_model,
-        compares=compares,
+        compares=COMPARES[scorer_id] if compares is None else compares,
         needs=reference_needs,
     )

@@ -6,13 +6,14 @@ Each scorer module declares its entry next to its factory::
     CATALOG_ENTRY = PrebuiltScorer(
         SCORER_ID, "Faithfulness", DESCRIPTION, create_faithfulness_scorer,
         calls_judge=True, options_model=FaithfulnessOptions,
-        compares="output vs context", needs=context_needs,
+        compares=COMPARES[SCORER_ID], needs=context_needs,
     )
 
-and `core.scorers` only collects the entries. The options model is the only declaration of
-the scorer's options: `entry.options` (what forms and the CLI show), `entry.build(options,
-judge)` (validation through the model, then the factory), `entry.catalog_entry()` and
-`entry.judge_calls_per_item(options)` are all derived from it.
+and `core.scorers.prebuilt` collects the entries; what each compares is its line of
+`core.scorers.metadata.COMPARES` (read without importing the scorers). The options model is the
+only declaration of the scorer's options: `entry.options` (what forms and the CLI show),
+`entry.build(options, judge)` (validation through the model, then the factory),
+`entry.catalog_entry()` and `entry.judge_calls_per_item(options)` are all derived from it.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from core.records import ScorerCatalogEntry, ScorerOptionInfo, ScorerStepInfo
 from core.scorers._option_info import ScorerOption, describe_options, placeholder_options
 from core.scorers._options import ScorerOptions, field_names
 from core.scorers._text import describe_value
+from core.scorers.metadata import GROUND_TRUTH, Compares, reference_comparison, worded
 from core.scoring import Scorer
 
 __all__ = [
@@ -45,10 +47,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-GROUND_TRUTH = "ground_truth"
-"""The `DataNeed.column` of the dataset's mapped ground-truth column (other needs name a
-metadata column, which reaches the scorers in each item's request context)."""
 
 _STAND_IN_JUDGE = JudgeConfig(model="openai/catalog")
 """The judge a scorer is built with to learn its steps; it is never called."""
@@ -95,9 +93,10 @@ class PrebuiltScorer:
     calls_judge: bool
     options_model: type[ScorerOptions] = ScorerOptions
     """The scorer's options, declared once: one field per option (the base: none)."""
-    compares: str | Callable[[Mapping[str, Any]], str] = "output vs input"
+    compares: Compares = "output vs input"
     """What the score compares, in words ("output vs ground truth"), or a function of the
-    options that says it."""
+    options that says it: a prebuilt scorer's is its entry in `core.scorers.metadata.COMPARES`
+    (which `scorelab export` reads without importing the scorers)."""
     needs: Callable[[Mapping[str, Any]], tuple[DataNeed, ...]] = _no_needs
     """What every item must hold, given the options (checked before an experiment starts)."""
     options: tuple[ScorerOption, ...] = field(init=False, repr=False, compare=False)
@@ -108,9 +107,7 @@ class PrebuiltScorer:
 
     def comparison(self, options: Mapping[str, Any] | None = None) -> str:
         """What this scorer compares with these options, in words."""
-        if isinstance(self.compares, str):
-            return self.compares
-        return self.compares(options or {})
+        return worded(self.compares, options)
 
     def data_needs(self, options: Mapping[str, Any] | None = None) -> tuple[DataNeed, ...]:
         """What every item must hold with these options."""
@@ -245,13 +242,6 @@ class PrebuiltScorer:
             ],
             steps=self.steps(),
         )
-
-
-def reference_comparison(options: Mapping[str, Any]) -> str:
-    """The words for a two-text code scorer's `reference` option."""
-    if options.get("reference") == GROUND_TRUTH:
-        return "output vs ground truth"
-    return "output vs input"
 
 
 def reference_needs(options: Mapping[str, Any]) -> tuple[DataNeed, ...]:

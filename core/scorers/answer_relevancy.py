@@ -22,6 +22,7 @@ from core.scorers._prompts import as_json, explain_step, tagged
 from core.scorers._registry import PrebuiltScorer
 from core.scorers._scores import round_to_two_decimals
 from core.scorers._text import js_trim
+from core.scorers.metadata import COMPARES
 from core.scoring import Scorer, StepContext, create_scorer
 
 __all__ = [
@@ -211,6 +212,6 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_answer_relevancy_scorer,
     calls_judge=True,
-    compares="output vs input",
+    compares=COMPARES[SCORER_ID],
     options_model=AnswerRelevancyOptions,
 )

@@ -33,6 +33,7 @@ from core.scorers._options import ScorerOptions, build_options
 from core.scorers._prompts import as_json, explain_step, tagged
 from core.scorers._registry import DataNeed, PrebuiltScorer, ground_truth_needs
 from core.scorers._scores import round_to_two_decimals
+from core.scorers.metadata import COMPARES
 from core.scoring import Scorer, StepContext, create_scorer
 
 __all__ = [
@@ -289,7 +290,7 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_answer_similarity_scorer,
     calls_judge=True,
-    compares="output vs ground truth",
+    compares=COMPARES[SCORER_ID],
     needs=_needs,
     options_model=AnswerSimilarityOptions,
 )

@@ -21,6 +21,7 @@ from core.scorers._options import ScorerOptions, build_options
 from core.scorers._prompts import as_json, explain_step, tagged
 from core.scorers._registry import PrebuiltScorer
 from core.scorers._scores import round_to_two_decimals
+from core.scorers.metadata import COMPARES
 from core.scoring import Scorer, StepContext, create_scorer
 
 __all__ = ["CATALOG_ENTRY", "SCORER_ID", "BiasOptions", "bias_score", "create_bias_scorer"]
@@ -179,6 +180,6 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_bias_scorer,
     calls_judge=True,
-    compares="output only",
+    compares=COMPARES[SCORER_ID],
     options_model=BiasOptions,
 )

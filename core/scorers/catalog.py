@@ -14,6 +14,7 @@ from core.errors import ExperimentConfigError
 from core.judge import JudgeConfig
 from core.records import DatasetInfo, ExperimentInfo, ScorerCatalogEntry, ScorerSpec
 from core.scorers._registry import GROUND_TRUTH, DataNeed, PrebuiltScorer, ScorerBuildError
+from core.scorers.metadata import comparisons
 from core.scoring import Scorer
 
 __all__ = ["ScorerCatalog"]
@@ -88,14 +89,7 @@ class ScorerCatalog(Mapping[str, PrebuiltScorer]):
 
     def comparisons(self, info: ExperimentInfo) -> dict[str, str]:
         """What each scorer of an experiment compared, in words, by scorer id."""
-        if len(info.scorers) != len(info.scorer_ids):
-            return {}  # an import whose file did not list the scorers behind the ids
-        found = {}
-        for spec, scorer_id in zip(info.scorers, info.scorer_ids, strict=True):
-            comparison = self.comparison(spec)
-            if comparison is not None:
-                found[scorer_id] = comparison
-        return found
+        return comparisons(info, self.comparison)
 
     def judge_calls_per_item(self, specs: Sequence[ScorerSpec]) -> int:
         """Judge calls per item at least (the fallback and retries can add more)."""

@@ -35,6 +35,7 @@ from core.scorers._options import OptionType, ScorerOptions
 from core.scorers._registry import PrebuiltScorer
 from core.scorers._text import assistant_texts, side_texts, tool_invocations
 from core.scorers.content_similarity import dice_similarity
+from core.scorers.metadata import COMPARES
 from core.scoring import Scorer, StepContext, create_scorer
 
 __all__ = [
@@ -371,20 +372,16 @@ class MaxToolCallsOptions(ScorerOptions):
     id: CheckId = None
 
 
-_TEXT = "output vs the given text"
-_TOOLS = "the output's tool calls"
-
-
 def _entry(
     kind: str,
     name: str,
     description: str,
     factory: Callable[..., Scorer],
     options: type[ScorerOptions],
-    compares: str,
 ) -> PrebuiltScorer:
+    scorer_id = f"checks.{kind}"
     return PrebuiltScorer(
-        f"checks.{kind}", f"Check: {name}", description, factory, False, options, compares
+        scorer_id, f"Check: {name}", description, factory, False, options, COMPARES[scorer_id]
     )
 
 
@@ -395,7 +392,6 @@ CATALOG_ENTRIES: tuple[PrebuiltScorer, ...] = (
         "1 when the output contains the text, else 0.",
         includes,
         IncludesOptions,
-        _TEXT,
     ),
     _entry(
         "excludes",
@@ -403,7 +399,6 @@ CATALOG_ENTRIES: tuple[PrebuiltScorer, ...] = (
         "1 when the output does not contain the text, else 0.",
         excludes,
         ExcludesOptions,
-        _TEXT,
     ),
     _entry(
         "equals",
@@ -411,7 +406,6 @@ CATALOG_ENTRIES: tuple[PrebuiltScorer, ...] = (
         "1 when the assistant's answer equals the text, else 0.",
         equals,
         EqualsOptions,
-        _TEXT,
     ),
     _entry(
         "matches",
@@ -419,7 +413,6 @@ CATALOG_ENTRIES: tuple[PrebuiltScorer, ...] = (
         "1 when the assistant's answer matches the regular expression, else 0.",
         matches,
         MatchesOptions,
-        "output vs the given pattern",
     ),
     _entry(
         "similarity",
@@ -428,7 +421,6 @@ CATALOG_ENTRIES: tuple[PrebuiltScorer, ...] = (
         " threshold.",
         similarity,
         SimilarityOptions,
-        _TEXT,
     ),
     _entry(
         "calledTool",
@@ -436,7 +428,6 @@ CATALOG_ENTRIES: tuple[PrebuiltScorer, ...] = (
         "1 when the tool was called at least the given number of times, else 0.",
         called_tool,
         CalledToolOptions,
-        _TOOLS,
     ),
     _entry(
         "didNotCall",
@@ -444,7 +435,6 @@ CATALOG_ENTRIES: tuple[PrebuiltScorer, ...] = (
         "1 when the tool was never called, else 0.",
         did_not_call,
         DidNotCallOptions,
-        _TOOLS,
     ),
     _entry(
         "toolOrder",
@@ -452,7 +442,6 @@ CATALOG_ENTRIES: tuple[PrebuiltScorer, ...] = (
         "1 when the tools were called in the given order (others may come between), else 0.",
         tool_order,
         ToolOrderOptions,
-        _TOOLS,
     ),
     _entry(
         "maxToolCalls",
@@ -460,7 +449,6 @@ CATALOG_ENTRIES: tuple[PrebuiltScorer, ...] = (
         "1 when there were at most the given number of tool calls, else 0.",
         max_tool_calls,
         MaxToolCallsOptions,
-        _TOOLS,
     ),
     _entry(
         "usedNoTools",
@@ -468,7 +456,6 @@ CATALOG_ENTRIES: tuple[PrebuiltScorer, ...] = (
         "1 when no tool was called, else 0.",
         used_no_tools,
         IdOptions,
-        _TOOLS,
     ),
     _entry(
         "noToolErrors",
@@ -476,7 +463,6 @@ CATALOG_ENTRIES: tuple[PrebuiltScorer, ...] = (
         "1 when no tool invocation failed, else 0.",
         no_tool_errors,
         IdOptions,
-        _TOOLS,
     ),
 )
 """The catalog entries of the checks (`checks.includes`, ...), in this order."""

@@ -25,6 +25,7 @@ from core.scorers._prompts import as_json, explain_step, numbered, tagged
 from core.scorers._registry import PrebuiltScorer, context_needs
 from core.scorers._scores import round_to_two_decimals
 from core.scorers._text import js_trim
+from core.scorers.metadata import COMPARES
 from core.scoring import Scorer, StepContext, create_scorer, described
 
 __all__ = [
@@ -181,7 +182,7 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_context_precision_scorer,
     calls_judge=True,
-    compares="context vs input and output",
+    compares=COMPARES[SCORER_ID],
     needs=context_needs,
     options_model=ContextPrecisionOptions,
 )

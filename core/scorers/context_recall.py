@@ -28,6 +28,7 @@ from core.scorers._prompts import as_json, claims_prompt, explain_step, numbered
 from core.scorers._registry import DataNeed, PrebuiltScorer, context_needs, ground_truth_needs
 from core.scorers._scores import round_to_two_decimals
 from core.scorers._text import js_trim
+from core.scorers.metadata import COMPARES
 from core.scoring import Scorer, ScorerRun, StepContext
 
 __all__ = [
@@ -193,7 +194,7 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_context_recall_scorer,
     calls_judge=True,
-    compares="ground truth vs context",
+    compares=COMPARES[SCORER_ID],
     needs=_needs,
     options_model=ContextRecallOptions,
 )

@@ -32,6 +32,7 @@ from core.scorers._options import Scale, ScorerOptions, build_options
 from core.scorers._prompts import as_json, explain_step, numbered, tagged
 from core.scorers._registry import PrebuiltScorer, context_needs
 from core.scorers._scores import round_to_two_decimals
+from core.scorers.metadata import COMPARES
 from core.scoring import Scorer, StepContext, create_scorer, described
 
 __all__ = [
@@ -257,7 +258,7 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_context_relevance_scorer_llm,
     calls_judge=True,
-    compares="context vs input",
+    compares=COMPARES[SCORER_ID],
     needs=context_needs,
     options_model=ContextRelevanceOptions,
 )

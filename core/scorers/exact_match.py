@@ -33,6 +33,7 @@ from typing import Any
 from core.scorers._reference import ground_truth_answers
 from core.scorers._registry import PrebuiltScorer, ground_truth_needs
 from core.scorers._text import join_texts
+from core.scorers.metadata import COMPARES
 from core.scoring import NotScorable, Scorer, StepContext, create_scorer
 
 __all__ = [
@@ -127,6 +128,6 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_exact_match_scorer,
     calls_judge=False,
-    compares="output vs ground truth",
+    compares=COMPARES[SCORER_ID],
     needs=ground_truth_needs,
 )

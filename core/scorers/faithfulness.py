@@ -25,6 +25,7 @@ from core.scorers._messages import assistant_message, tool_result_context
 from core.scorers._options import Scale, build_options
 from core.scorers._prompts import as_json, claims_prompt, explain_step, numbered, tagged
 from core.scorers._registry import PrebuiltScorer, context_needs
+from core.scorers.metadata import COMPARES
 from core.scoring import Scorer, ScorerRun, StepContext
 
 __all__ = [
@@ -164,7 +165,7 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_faithfulness_scorer,
     calls_judge=True,
-    compares="output vs context",
+    compares=COMPARES[SCORER_ID],
     needs=context_needs,
     options_model=FaithfulnessOptions,
 )

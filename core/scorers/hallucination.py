@@ -33,6 +33,7 @@ from core.scorers._messages import assistant_message
 from core.scorers._options import Scale, build_options, call_maybe_async
 from core.scorers._prompts import as_json, claims_prompt, explain_step, numbered, tagged
 from core.scorers._registry import PrebuiltScorer, context_needs
+from core.scorers.metadata import COMPARES
 from core.scoring import Scorer, StepContext
 
 __all__ = [
@@ -209,7 +210,7 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_hallucination_scorer,
     calls_judge=True,
-    compares="output vs context",
+    compares=COMPARES[SCORER_ID],
     needs=context_needs,
     options_model=HallucinationOptions,
 )

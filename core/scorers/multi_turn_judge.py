@@ -21,6 +21,7 @@ from core.scorers._options import ScorerOptions, build_options
 from core.scorers._prompts import tagged
 from core.scorers._registry import PrebuiltScorer
 from core.scorers._scores import format_score
+from core.scorers.metadata import COMPARES
 from core.scoring import Scorer, StepContext, create_scorer, described
 
 __all__ = [
@@ -158,6 +159,6 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_multi_turn_judge_scorer,
     calls_judge=True,
-    compares="assistant turns vs criterion",
+    compares=COMPARES[SCORER_ID],
     options_model=MultiTurnJudgeSettings,
 )

@@ -34,6 +34,7 @@ from core.scorers._options import ScorerOptions, build_options
 from core.scorers._prompts import as_json, explain_step, tagged
 from core.scorers._registry import DataNeed, PrebuiltScorer
 from core.scorers._scores import round_to_two_decimals
+from core.scorers.metadata import COMPARES
 from core.scoring import Scorer, StepContext, create_scorer
 
 __all__ = [
@@ -272,7 +273,7 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_noise_sensitivity_scorer_llm,
     calls_judge=True,
-    compares="output vs baseline response on a noisy query",
+    compares=COMPARES[SCORER_ID],
     needs=_needs,
     options_model=NoiseSensitivityOptions,
 )

@@ -36,6 +36,7 @@ from core.scorers._options import ScorerOptions, build_options
 from core.scorers._prompts import as_json, explain_step, tagged
 from core.scorers._registry import PrebuiltScorer
 from core.scorers._scores import round_to_two_decimals
+from core.scorers.metadata import COMPARES
 from core.scoring import Scorer, StepContext, create_scorer
 
 __all__ = [
@@ -322,6 +323,6 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_prompt_alignment_scorer_llm,
     calls_judge=True,
-    compares="output vs prompt",
+    compares=COMPARES[SCORER_ID],
     options_model=PromptAlignmentOptions,
 )

@@ -28,6 +28,7 @@ from core.scorers._options import OptionType, ScorerOptions, build_options
 from core.scorers._prompts import tagged
 from core.scorers._registry import PrebuiltScorer
 from core.scorers._scores import format_score
+from core.scorers.metadata import COMPARES
 from core.scoring import Scorer, ScorerRun, StepContext, create_scorer, described
 
 __all__ = [
@@ -260,6 +261,6 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_rubric_scorer,
     calls_judge=True,
-    compares="output vs rubric",
+    compares=COMPARES[SCORER_ID],
     options_model=RubricOptions,
 )

@@ -29,6 +29,7 @@ from core.scorers._options import ScorerOptions, build_options, call_maybe_async
 from core.scorers._prompts import as_json, explain_step, tagged
 from core.scorers._registry import PrebuiltScorer
 from core.scorers._scores import round_to_two_decimals
+from core.scorers.metadata import COMPARES
 from core.scoring import Scorer, StepContext, create_scorer
 
 __all__ = [
@@ -279,6 +280,6 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_summarization_scorer,
     calls_judge=True,
-    compares="summary (output) vs source (input)",
+    compares=COMPARES[SCORER_ID],
     options_model=SummarizationOptions,
 )

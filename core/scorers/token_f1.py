@@ -30,6 +30,7 @@ from core.scorers._reference import ground_truth_answers
 from core.scorers._registry import PrebuiltScorer, ground_truth_needs
 from core.scorers._text import join_texts
 from core.scorers.exact_match import normalise_answer
+from core.scorers.metadata import COMPARES
 from core.scoring import NotScorable, Scorer, StepContext, create_scorer
 
 __all__ = ["CATALOG_ENTRY", "DESCRIPTION", "SCORER_ID", "create_token_f1_scorer", "token_f1"]
@@ -126,6 +127,6 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_token_f1_scorer,
     calls_judge=False,
-    compares="output vs ground truth",
+    compares=COMPARES[SCORER_ID],
     needs=ground_truth_needs,
 )

@@ -27,7 +27,6 @@ and `reference="ground_truth"` would both name the reference, so giving both is 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
@@ -42,6 +41,7 @@ from core.scorers._reference import (
     reference_text,
 )
 from core.scorers._text import JS_WHITESPACE, join_texts, js_trim
+from core.scorers.metadata import COMPARES
 from core.scoring import NotScorable, Scorer, StepContext
 
 __all__ = [
@@ -219,14 +219,6 @@ def _generate_score(ctx: StepContext) -> float:
     return score
 
 
-def _comparison(options: Mapping[str, Any]) -> str:
-    if options.get("reference_tone"):
-        return "output tone vs the given reference tone"
-    if options.get("reference") == "ground_truth":
-        return "output tone vs ground truth tone"
-    return "output tone stability (output only)"
-
-
 CATALOG_ENTRY = reference_entry(
-    SCORER_ID, "Tone", DESCRIPTION, create_tone_scorer, ToneOptions, compares=_comparison
+    SCORER_ID, "Tone", DESCRIPTION, create_tone_scorer, ToneOptions, COMPARES[SCORER_ID]
 )

@@ -28,6 +28,7 @@ from core.scorers._prompts import as_json, explain_step, tagged
 from core.scorers._registry import PrebuiltScorer
 from core.scorers._scores import round_to_two_decimals
 from core.scorers._text import tool_invocations
+from core.scorers.metadata import COMPARES
 from core.scoring import Scorer, StepContext, create_scorer, described
 
 __all__ = [
@@ -255,6 +256,6 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_tool_call_accuracy_scorer_llm,
     calls_judge=True,
-    compares="tool calls vs input",
+    compares=COMPARES[SCORER_ID],
     options_model=ToolCallAccuracyOptions,
 )

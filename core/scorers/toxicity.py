@@ -22,6 +22,7 @@ from core.scorers._prompts import as_json, explain_step, tagged
 from core.scorers._registry import PrebuiltScorer
 from core.scorers._scores import round_to_two_decimals
 from core.scorers._text import js_trim
+from core.scorers.metadata import COMPARES
 from core.scoring import Scorer, StepContext, create_scorer
 
 __all__ = [
@@ -142,6 +143,6 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_toxicity_scorer,
     calls_judge=True,
-    compares="output only",
+    compares=COMPARES[SCORER_ID],
     options_model=ToxicityOptions,
 )

@@ -34,6 +34,7 @@ from core.scorers._prompts import as_json, explain_step, tagged
 from core.scorers._registry import PrebuiltScorer
 from core.scorers._scores import round_to_two_decimals
 from core.scorers._text import ScorerInputError, tool_invocations
+from core.scorers.metadata import COMPARES
 from core.scoring import Scorer, StepContext, create_scorer, described
 
 __all__ = [
@@ -280,6 +281,6 @@ CATALOG_ENTRY = PrebuiltScorer(
     DESCRIPTION,
     create_trajectory_accuracy_scorer_llm,
     calls_judge=True,
-    compares="trajectory vs expected trajectory",
+    compares=COMPARES[SCORER_ID],
     options_model=TrajectoryAccuracyOptions,
 )

@@ -6,7 +6,8 @@ SQLAlchemy, no sqlmodel, no Alembic); else the `Service` itself, the same record
 `quick_export_source` gives an object with the `Service` methods the exports call
 (`get_experiment`, `experiment_pages`, `judge_usage`, `reviews`), answering them as the
 `Service` of a fresh process does: no failure in memory, every secret in the record's error
-masked, each scorer's comparison from the catalog. An experiment with pass/fail thresholds
+masked, each scorer's comparison from the catalog's table (`core.scorers.metadata`, which
+imports no scorer). An experiment with pass/fail thresholds
 kept is left to the `Service` (`Service.pass_fail` weighs them)."""
 
 from __future__ import annotations
@@ -34,11 +35,10 @@ class QuickExportSource:
     @cached_property
     def _info(self) -> ExperimentInfo:
         from core.judge.secrets import secret_masker
-        from core.scorers import PREBUILT
-        from core.scorers.catalog import ScorerCatalog
+        from core.scorers.metadata import comparisons  # the scorers' words, not the scorers
 
         info = self._reader.info()
-        update: dict[str, object] = {"comparisons": ScorerCatalog(PREBUILT).comparisons(info)}
+        update: dict[str, object] = {"comparisons": comparisons(info)}
         if info.error:
             update["error"] = secret_masker().text(info.error)
         return info.model_copy(update=update)

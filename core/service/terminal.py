@@ -22,27 +22,26 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from core.dashboard_access import (
-    SecretsError,
-    is_loopback,
-    login_problems,
-    read_secrets,
-    unprotected_address_message,
-)
-from core.datasets.upload import release_unused_memory
-from core.experiments.engine import MAX_CONCURRENCY
-from core.experiments.thresholds import (
-    Threshold,
-    ThresholdResult,
-    check_threshold,
-    failures_within,
-)
-from core.judge.pricing import estimate_cost_usd
-
 if TYPE_CHECKING:
+    from core.dashboard_access import (
+        SecretsError,
+        is_loopback,
+        login_problems,
+        read_secrets,
+        unprotected_address_message,
+    )
+    from core.datasets.upload import release_unused_memory
     from core.exchange.exports import experiment_json, masked_export, results_csv
     from core.exchange.html import experiment_html, write_experiment_html
+    from core.experiments.engine import MAX_CONCURRENCY
     from core.experiments.ray_backend import check_ray_address
+    from core.experiments.thresholds import (
+        Threshold,
+        ThresholdResult,
+        check_threshold,
+        failures_within,
+    )
+    from core.judge.pricing import estimate_cost_usd
     from core.reporting import (
         LabelAgreement,
         LabelError,
@@ -55,6 +54,18 @@ if TYPE_CHECKING:
     )
 
 _LAZY = {
+    "SecretsError": "core.dashboard_access",
+    "is_loopback": "core.dashboard_access",
+    "login_problems": "core.dashboard_access",
+    "read_secrets": "core.dashboard_access",
+    "unprotected_address_message": "core.dashboard_access",
+    "release_unused_memory": "core.datasets.upload",
+    "MAX_CONCURRENCY": "core.experiments.engine",
+    "Threshold": "core.experiments.thresholds",
+    "ThresholdResult": "core.experiments.thresholds",
+    "check_threshold": "core.experiments.thresholds",
+    "failures_within": "core.experiments.thresholds",
+    "estimate_cost_usd": "core.judge.pricing",
     "check_ray_address": "core.experiments.ray_backend",
     "experiment_json": "core.exchange.exports",
     "masked_export": "core.exchange.exports",
@@ -70,8 +81,9 @@ _LAZY = {
     "label_agreement": "core.reporting",
     "label_values": "core.reporting",
 }
-"""The export files', the agreement's and the Ray check's names, imported on first use: a
-command that writes no report (`scorelab experiments`) starts without pandas and plotly."""
+"""Every name, imported on first use: a command that writes no report (`scorelab experiments`)
+starts without pandas and plotly, and one that writes files (`scorelab export`) without the
+engine, the scorers and the dataset upload."""
 
 __all__ = [
     "MAX_CONCURRENCY",
