@@ -37,6 +37,8 @@ OPEN_KEY = f"{KEY}.open"
 """Session key: which item of the grid's page to open when it is next read ("first" or
 "last"), set when previous/next turns the page."""
 Opening = Literal["first", "last"]
+SCORE_REVIEW_KEY = f"{KEY}.score_review"
+"""The key of the open scorer's review expander (one for every scorer: one tab is drawn)."""
 
 
 @dataclass(frozen=True)
@@ -223,4 +225,11 @@ def render_drilldown(
             continue
         with tab:
             render_outcome(outcome)
-            review.render_review(info, item_id, outcome.scorer_id, reviews, whole_page=True)
+            review.render_review(
+                info,
+                item_id,
+                outcome.scorer_id,
+                reviews,
+                whole_page=True,
+                open_key=SCORE_REVIEW_KEY,
+            )

@@ -127,6 +127,9 @@ def review_three_scores(page: Any, experiment: str) -> None:
     for item, verdict in (("t02", "wrong"), ("t05", "right"), ("t09", "wrong")):
         open_page(page, f"{experiment}&label=&item={item}")
         page.get_by_text(f"Item {item}").wait_for()
+        # The score's review is drawn when its expander is opened (a fragment's run).
+        shut = page.get_by_text(re.compile("^Review this score")).first
+        fragment_rerun(page, in_view(page, shut).click)
         mark = "✓ Score is right" if verdict == "right" else "✗ Score is wrong"
         button = in_view(page, page.get_by_role("button", name=mark).first)
         rerun(page, button.click)  # a save reruns the page (the grid shows the review)
