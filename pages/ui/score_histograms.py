@@ -1,5 +1,5 @@
 """The experiment page's Distributions view: each scorer's score histogram, from the bins the
-database counted, drawn as one inline SVG (st.html) in small multiples, two a row.
+database counted, drawn as one inline SVG in small multiples, two a row.
 
 Not a plotly figure: opening the view mounted plotly.js and built one figure of five subplots
 in the browser, a quarter to half a second of its work on each visit (bench/browser_pages.py);
@@ -57,8 +57,8 @@ def _panel(histogram: ScoreHistogram, mean: float | None, x: float, y: float) ->
         f'fill="currentColor">{tallest:,}</text>',
         f'<text x="{left - 6}" y="{base}" font-size="11" text-anchor="end" '
         'fill="currentColor">0</text>',
-        f'<text x="{left - 34}" y="{y + _TOP + height / 2}" font-size="11" '
-        f'fill="currentColor" transform="rotate(-90 {left - 34} {y + _TOP + height / 2})" '
+        f'<text x="{left - 38}" y="{y + _TOP + height / 2}" font-size="11" '
+        f'fill="currentColor" transform="rotate(-90 {left - 38} {y + _TOP + height / 2})" '
         'text-anchor="middle">items</text>',
         f'<text x="{left + width / 2}" y="{base + 34}" font-size="11" text-anchor="middle" '
         'fill="currentColor">score</text>',
@@ -113,5 +113,8 @@ def render_histograms(
     if svg is None:
         st.caption("No scores yet.")
         return
-    st.html(svg)
+    # st.html keeps HTML only (its sanitiser's profile drops SVG); Markdown passes an HTML
+    # block as it is: `<div>` alone on the first line opens one, read as raw HTML up to the
+    # next blank line (the SVG has no line break), so no Markdown is read in the names.
+    st.markdown(f'<div class="score-histograms-box">\n{svg}\n</div>', unsafe_allow_html=True)
     st.caption("Each bar: the items scored in that range (its tooltip gives the range and count).")

@@ -74,8 +74,8 @@ def grid_shown(app: AppTest) -> bool:
 
 
 def histograms(app: AppTest) -> list[str]:
-    """The Distributions view's SVG of histograms, as drawn (st.html)."""
-    return [h.proto.body for h in app.get("html") if "score-histograms" in h.proto.body]
+    """The Distributions view's SVG of histograms, as drawn (an HTML block of st.markdown)."""
+    return [m.value for m in app.markdown if m.value.startswith('<div class="score-histograms')]
 
 
 def test_one_view_at_a_time_kept_in_the_url(app: AppTest, experiment_id: str) -> None:
