@@ -26,7 +26,7 @@ from core.service.views import item_outcomes, scored_label, step_views
 from pages.ui import fmt, review
 from pages.ui.grid import turn_to
 from pages.ui.services import service
-from pages.ui.text import md_short, md_text, show_item_texts, show_text
+from pages.ui.text import md_short, md_text, show_item_texts, show_text, texts_block
 
 KEY = "experiment"
 ITEM_PARAM = "item"
@@ -75,8 +75,7 @@ def render_outcome(outcome: ScorerOutcome) -> None:
             f"recovered score {fmt.score(outcome.recovered_score)} (kept in memory only)"
         )
     else:
-        st.markdown(f"**Score** {fmt.score(outcome.score)}")
-        show_text("Reason", outcome.reason)
+        texts_block([(f"Score {fmt.score(outcome.score)} · Reason", outcome.reason)])
     for number, step in enumerate(step_views(outcome)):
         label = f"{'❌ ' if step.failed else ''}{md_short(step.name)} · {md_text(step.kind)}"
         # Drawn only when open (a click on it reruns this fragment), and kept open or shut
