@@ -151,10 +151,11 @@ def render_item_steps(
     page = grid if isinstance(grid, GridPage) else GridPage(ids=tuple(grid))
     before, after = neighbours(item_id, page.ids)
     on_page = item_id in page.ids
-    left, right = st.columns(2)
+    # One horizontal container, not two columns: three elements for the browser, not five.
+    buttons = st.container(horizontal=True, wrap=False, gap="small")
     turn_back = on_page and before is None and page.previous_page is not None
     turn_on = on_page and after is None and page.next_page is not None
-    left.button(
+    buttons.button(
         "Previous item",
         key=f"{KEY}.previous",
         icon=":material/arrow_upward:",
@@ -165,7 +166,7 @@ def render_item_steps(
         shortcut="K",
         width="stretch",
     )
-    right.button(
+    buttons.button(
         "Next item",
         key=f"{KEY}.next",
         icon=":material/arrow_downward:",
