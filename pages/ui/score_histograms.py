@@ -50,7 +50,7 @@ def _panel(histogram: ScoreHistogram, mean: float | None, x: float, y: float) ->
     left, base = x + _LEFT, y + _TOP + height
     title = _title(histogram, mean)
     parts = [
-        f'<text x="{left}" y="{y + 18}" font-size="13" font-weight="600" fill="currentColor">'
+        f'<text x="{left}" y="{y + 18}" font-size="13" fill="currentColor">'
         f"<title>{_e(title)}</title>{_e(_short(title))}</text>",
         f'<line x1="{left}" y1="{base}" x2="{left + width}" y2="{base}" stroke="#999"/>',
         f'<text x="{left - 6}" y="{y + _TOP + 4}" font-size="11" text-anchor="end" '
