@@ -163,8 +163,8 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 TEXT_BOX_CLASS = "scorelab-text"
 """The class of each text box `texts_block` draws (tests find the texts by it)."""
 _BOX_STYLE = (
-    "margin:0.25rem 0 0.75rem 0;padding:0.75rem 1rem;border-radius:0.5rem;"
-    "background:rgba(151,166,195,0.15);white-space:pre-wrap;overflow-wrap:anywhere;"
+    "margin:0.25rem 0 0.75rem 0;padding:0.5rem 0.75rem;border-radius:0.5rem;"
+    "background:rgba(151,166,195,0.15);white-space:pre-wrap;overflow-wrap:break-word;word-break:normal;"
     "font-family:'Source Code Pro',monospace;font-size:0.875rem;line-height:1.5"
 )
 
@@ -184,11 +184,12 @@ def texts_block(texts: Sequence[tuple[str, object]], *, columns: int = 1, empty:
 
     An HTML block of Markdown: `<div>` alone on the first line opens it, its source has no
     line break after (`_box_text`), so it is passed as it is to the browser, every text
-    entity-escaped: no Markdown, link, icon or tag can come out of a text."""
+    entity-escaped: no Markdown, link, icon or tag can come out of a text. A `<div>` box, not
+    a `<pre>`: Streamlit's Markdown draws a `<pre>` its own way, without the box's style."""
     cells = "".join(
         f'<div style="min-width:0"><p style="margin:0"><strong>{html.escape(label)}</strong>'
-        f'</p><pre class="{TEXT_BOX_CLASS}" style="{_BOX_STYLE}">{_box_text(value, empty)}'
-        "</pre></div>"
+        f'</p><div class="{TEXT_BOX_CLASS}" style="{_BOX_STYLE}">{_box_text(value, empty)}'
+        "</div></div>"
         for label, value in texts
     )
     grid = f"display:grid;grid-template-columns:repeat({columns},minmax(0,1fr));gap:1rem"

@@ -45,4 +45,4 @@ def test_a_click_on_a_grid_cell_opens_its_item(
         page.get_by_text("Item i003").wait_for()
         assert "item=i003" in page.evaluate("location.href")
         # The item's input, in the drill-down beside the grid (its texts' boxes).
-        page.locator("pre.scorelab-text", has_text="question 3").first.wait_for()
+        page.locator(".scorelab-text", has_text="question 3").first.wait_for()

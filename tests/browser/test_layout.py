@@ -68,7 +68,7 @@ def click_row(page: Any, row: int) -> int:
 
 
 def item_input(page: Any, text: str) -> None:
-    page.locator("pre.scorelab-text", has_text=re.compile(f"^{text}$")).first.wait_for()
+    page.locator(".scorelab-text", has_text=re.compile(f"^{text}$")).first.wait_for()
 
 
 def test_tabs_drilldown_beside_the_grid_and_next_item(
