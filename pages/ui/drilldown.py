@@ -75,7 +75,7 @@ def render_outcome(outcome: ScorerOutcome) -> None:
             f"recovered score {fmt.score(outcome.recovered_score)} (kept in memory only)"
         )
     else:
-        texts_block([(f"Score {fmt.score(outcome.score)} · Reason", outcome.reason)])
+        texts_block([("Reason", outcome.reason)], heading=f"Score {fmt.score(outcome.score)}")
     for number, step in enumerate(step_views(outcome)):
         label = f"{'❌ ' if step.failed else ''}{md_short(step.name)} · {md_text(step.kind)}"
         # Drawn only when open (a click on it reruns this fragment), and kept open or shut

@@ -176,11 +176,17 @@ def _box_text(value: object, empty: str) -> str:
     return _LINE_BREAK.sub("&#10;", html.escape(text, quote=True))
 
 
-def texts_block(texts: Sequence[tuple[str, object]], *, columns: int = 1, empty: str = "—") -> None:
+def texts_block(
+    texts: Sequence[tuple[str, object]],
+    *,
+    columns: int = 1,
+    empty: str = "—",
+    heading: str | None = None,
+) -> None:
     """Several labelled texts (the page's own label, anyone's text) in one Markdown element:
     each text in a box that reads no Markdown and wraps long lines, like `show_text`'s, laid
-    out `columns` to a row. One element where `show_text` makes two per text: a drill-down
-    redrawn on every row click drew a dozen (bench/browser_pages.py).
+    out `columns` to a row, under `heading` if given. One element where `show_text` makes two
+    per text: a drill-down redrawn on every row click drew a dozen (bench/browser_pages.py).
 
     An HTML block of Markdown: `<div>` alone on the first line opens it, its source has no
     line break after (`_box_text`), so it is passed as it is to the browser, every text
@@ -193,8 +199,14 @@ def texts_block(texts: Sequence[tuple[str, object]], *, columns: int = 1, empty:
         for label, value in texts
     )
     grid = f"display:grid;grid-template-columns:repeat({columns},minmax(0,1fr));gap:1rem"
+    # `heading`: the page's own words, a bold line of their own above the texts.
+    top = (
+        ""
+        if heading is None
+        else f'<p style="margin:0 0 0.5rem 0"><strong>{html.escape(heading)}</strong></p>'
+    )
     st.markdown(
-        f'<div class="scorelab-texts">\n<div style="{grid}">{cells}</div>\n</div>',
+        f'<div class="scorelab-texts">\n{top}<div style="{grid}">{cells}</div>\n</div>',
         unsafe_allow_html=True,
     )
 

@@ -100,8 +100,8 @@ def click_a_grid_row(page: Any, experiment: str) -> None:
     fragment_rerun(page, lambda: page.mouse.click(x, y))  # the grid's fragment only
     page.get_by_text("Item t03").wait_for()
     assert "item=t03" in page.evaluate("location.href")
-    # The item's input, in the drill-down's code block (drawn after its heading).
-    page.locator("code", has_text="Is jaywalking a crime in the UK?").first.wait_for()
+    # The item's input, in the drill-down's text box (drawn after its heading).
+    page.locator(".scorelab-text", has_text="Is jaywalking a crime in the UK?").first.wait_for()
     no_exception(page)
 
 
