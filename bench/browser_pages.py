@@ -17,14 +17,16 @@
 run the click asked for has finished and no other run follows, then the browser drew a frame.
 
     python bench/browser_pages.py [--sizes 817,10000] [--data DIR] [--layout-only]
-        [--repeat N] [--root CHECKOUT]
+        [--repeat N] [--root CHECKOUT] [--against CHECKOUT [--rounds N]]
 
 Each figure comes with the CPU seconds the server process and the browser (Chromium's
 processes) used meanwhile (from /proc): on a machine shared with other work the wall clock
 varies twofold from run to run, the CPU time much less. `--root` serves another checkout of the
 project (e.g. main's, exported with `git archive`) with this file's measurements, so two
-versions can be timed alternately in one session; `--layout-only` times only the experiment
-page (issue 21), not the tour of every page.
+versions can be timed alternately in one session; `--against CHECKOUT` serves this checkout and
+another at once and times the experiment page's steps on each in turn (`--rounds` turns, the
+order swapped each turn), printing both side by side; `--layout-only` times only the
+experiment page (issue 21), not the tour of every page.
 
 Targets (issue 14): a page switch < 1.0 s and an interaction < 0.5 s at 817 × 5; < 2 s and
 < 1 s at 10,000 × 5; the home page after a restart < 3 s. Issue 21: a row click to the
@@ -53,7 +55,7 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -510,6 +512,48 @@ def measure(
     return rows
 
 
+def measure_side_by_side(
+    browser: Any, database: Path, folder: Path, other: Path, rounds: int, repeat: int
+) -> dict[str, dict[str, list[Timing]]]:
+    """The experiment page's steps (`measure_layout`) on this checkout and on `other`, both
+    served at once and timed in turn, `rounds` times (the order swapped each round), so that
+    both see the same load; each round's median per step, by version."""
+    versions = {"this": SERVED[-1], "other": other.resolve()}
+    found: dict[str, dict[str, list[Timing]]] = {name: {} for name in versions}
+    with ExitStack() as stack:
+        served = {}
+        for name, root in versions.items():
+            SERVED.append(root)
+            url, _, pid = stack.enter_context(serve(database, folder / f"serve-{name}.log"))
+            context = browser.new_context(viewport={"width": 1400, "height": 1000})
+            page = context.new_page()
+            page.set_default_timeout(60_000)
+            watch_runs(page)
+            served[name] = (url, page, ServerClock(pid), BrowserClock(pid))
+        for turn in range(rounds):
+            for name in list(versions)[:: 1 if turn % 2 == 0 else -1]:
+                url, page, clock, drawing = served[name]
+                CLOCK.append(clock)
+                BROWSER.append(drawing)
+                for row_name, *timing in measure_layout(page, url, repeat):
+                    step = row_name.strip().split(" [")[0]
+                    found[name].setdefault(step, []).append(tuple(timing))  # type: ignore[arg-type]
+    return found
+
+
+def print_side_by_side(found: dict[str, dict[str, list[Timing]]], other: Path) -> None:
+    """Wall and browser CPU seconds per step, this checkout beside the other (medians)."""
+    print(f"  {'':<40} {'other wall / browser':>22} {'this wall / browser':>22}   (other: {other})")
+    for step in found["this"]:
+        cells = []
+        for name in ("other", "this"):
+            timings = found[name].get(step, [])
+            wall = statistics.median(t[0] for t in timings) if timings else float("nan")
+            drawn = statistics.median(t[2] for t in timings) if timings else float("nan")
+            cells.append(f"{wall:6.2f} s / {drawn:5.2f} s")
+        print(f"  {step:<40} {cells[0]:>22} {cells[1]:>22}")
+
+
 def verdict(name: str, seconds: float, items: int) -> str:
     switch, interaction = TARGETS.get(items, (2.0, 1.0))
     if name.startswith(("server", "experiment page", "page switches")):
@@ -541,6 +585,13 @@ def main() -> None:
     )
     parser.add_argument("--repeat", type=int, default=1, help="times each layout step")
     parser.add_argument("--root", type=Path, help="serve this checkout instead of this one")
+    parser.add_argument(
+        "--against",
+        type=Path,
+        help="time the experiment page here and on this other checkout, served side by side "
+        "and measured in turn (--rounds times, --repeat each)",
+    )
+    parser.add_argument("--rounds", type=int, default=2, help="turns of each with --against")
     arguments = parser.parse_args()
     if arguments.root is not None:
         SERVED.append(arguments.root.resolve())
@@ -561,6 +612,22 @@ def main() -> None:
                     print(f"building {items:,} items × {len(CODE_SCORERS)} scorers, twice…")
                     build_database(database, items)
                 load_before = os.getloadavg()
+                if arguments.against is not None:
+                    found = measure_side_by_side(
+                        browser,
+                        database,
+                        folder,
+                        arguments.against,
+                        arguments.rounds,
+                        arguments.repeat,
+                    )
+                    load_after = os.getloadavg()
+                    print(
+                        f"\n{items:,} items, side by side (load average before "
+                        f"{load_before[0]:.2f}, after {load_after[0]:.2f}; {os.cpu_count()} cores)"
+                    )
+                    print_side_by_side(found, arguments.against)
+                    continue
                 results[items] = measure(
                     browser, database, folder, items, arguments.layout_only, arguments.repeat
                 )

@@ -2,9 +2,9 @@
 status, a Resume button for an experiment stopped part-way, the downloads), then one view at a
 time, picked in a segmented control kept in the URL (`tab`): Results (the grid with its
 filters, kept in the URL by pages/ui/grid.py, and the drill-down of the row clicked beside it),
-Distributions (score histograms), Slices (pages/ui/slices.py), Agreement (each scorer against a
-label column or the reviews), Themes (pages/ui/themes.py) and Reviews (every review of the
-experiment). Only the view picked is drawn.
+Distributions (score histograms in one SVG, pages/ui/score_histograms.py), Slices
+(pages/ui/slices.py), Agreement (each scorer against a label column or the reviews), Themes
+(pages/ui/themes.py) and Reviews (every review of the experiment). Only the view picked is drawn.
 
 The results view is an `st.fragment` (key `RESULTS_FRAGMENT`): a filter or a page turn reruns
 only it, never the summary or the picker. The drill-down beside the grid is a fragment nested
@@ -33,7 +33,6 @@ from core.service.pass_fail import PassFail
 from core.service.views import (
     LabelAgreement,
     agreement_frame,
-    binned_histograms,
     experiment_cost,
     suggested_label_column,
 )
@@ -47,9 +46,10 @@ from pages.ui.grid import render_filters, render_grid
 from pages.ui.judge_key import judge_key_input
 from pages.ui.manage import render_experiment_manage
 from pages.ui.pass_fail import pass_column, render_pass_fail
+from pages.ui.score_histograms import render_histograms
 from pages.ui.services import service
 from pages.ui.slices import render_slices
-from pages.ui.text import chart_text, md_short, md_text, plain_dataframe, plain_text
+from pages.ui.text import md_short, md_text, plain_dataframe, plain_text
 from pages.ui.themes import render_themes
 from pages.ui.widgets import pick_experiment, running_experiments
 
@@ -159,12 +159,6 @@ def render_resume(info: ExperimentInfo) -> bool:
         return False
     st.toast(f"Resuming {md_text(info.name)}")
     return True
-
-
-def score_chart(info: ExperimentInfo, aggregates: Aggregates):
-    """The score histograms from the database's bins, titled with entity-escaped ids."""
-    titles = {s: chart_text(s) for s in info.scorer_ids}
-    return binned_histograms(aggregates.histograms, titles, info.scores)
 
 
 def pick_label_column(columns: list[str]) -> str | None:
@@ -404,7 +398,7 @@ def render_view(
     """The view picked; returns the label agreement it showed (Agreement), if any."""
     shared = service()
     if tab == "distributions":
-        st.plotly_chart(score_chart(info, aggregates), width="stretch")
+        render_histograms(aggregates.histograms, info.scores)
     elif tab == "slices":
         render_slices(info, shared.metadata_columns(info.id))
     elif tab == "agreement":

@@ -26,7 +26,7 @@ from core.service.views import item_outcomes, scored_label, step_views
 from pages.ui import fmt, review
 from pages.ui.grid import turn_to
 from pages.ui.services import service
-from pages.ui.text import md_short, md_text, show_item_texts, show_text
+from pages.ui.text import md_short, md_text, show_item_texts, show_text, texts_block
 
 KEY = "experiment"
 ITEM_PARAM = "item"
@@ -37,6 +37,8 @@ OPEN_KEY = f"{KEY}.open"
 """Session key: which item of the grid's page to open when it is next read ("first" or
 "last"), set when previous/next turns the page."""
 Opening = Literal["first", "last"]
+SCORE_REVIEW_KEY = f"{KEY}.score_review"
+"""The key of the open scorer's review expander (one for every scorer: one tab is drawn)."""
 
 
 @dataclass(frozen=True)
@@ -73,8 +75,7 @@ def render_outcome(outcome: ScorerOutcome) -> None:
             f"recovered score {fmt.score(outcome.recovered_score)} (kept in memory only)"
         )
     else:
-        st.markdown(f"**Score** {fmt.score(outcome.score)}")
-        show_text("Reason", outcome.reason)
+        texts_block([("Reason", outcome.reason)], heading=f"Score {fmt.score(outcome.score)}")
     for number, step in enumerate(step_views(outcome)):
         label = f"{'❌ ' if step.failed else ''}{md_short(step.name)} · {md_text(step.kind)}"
         # Drawn only when open (a click on it reruns this fragment), and kept open or shut
@@ -150,10 +151,11 @@ def render_item_steps(
     page = grid if isinstance(grid, GridPage) else GridPage(ids=tuple(grid))
     before, after = neighbours(item_id, page.ids)
     on_page = item_id in page.ids
-    left, right = st.columns(2)
+    # One horizontal container, not two columns: three elements for the browser, not five.
+    buttons = st.container(horizontal=True, wrap=False, gap="small")
     turn_back = on_page and before is None and page.previous_page is not None
     turn_on = on_page and after is None and page.next_page is not None
-    left.button(
+    buttons.button(
         "Previous item",
         key=f"{KEY}.previous",
         icon=":material/arrow_upward:",
@@ -164,7 +166,7 @@ def render_item_steps(
         shortcut="K",
         width="stretch",
     )
-    right.button(
+    buttons.button(
         "Next item",
         key=f"{KEY}.next",
         icon=":material/arrow_downward:",
@@ -223,4 +225,11 @@ def render_drilldown(
             continue
         with tab:
             render_outcome(outcome)
-            review.render_review(info, item_id, outcome.scorer_id, reviews, whole_page=True)
+            review.render_review(
+                info,
+                item_id,
+                outcome.scorer_id,
+                reviews,
+                whole_page=True,
+                open_key=SCORE_REVIEW_KEY,
+            )

@@ -17,6 +17,8 @@ from pages.ui.services import service
 from pages.ui.text import md_text
 
 KEY = "manage"
+EXPERIMENT_EDITOR = f"{KEY}.experiment.open"
+"""Session key of the experiment page's "Name, note and tags" expander (open or shut)."""
 TAG_FILTER_KEY = "home.tags"
 _REFUSED = (InvalidInputError, ExperimentConfigError, NotFoundError, StorageError)
 
@@ -55,7 +57,17 @@ def render_experiment_manage(info: ExperimentInfo) -> None:
     """Its note and tags under the title, then an expander to edit them, rename it, or delete
     it (after a confirmation saying what goes with it)."""
     render_note(info)
-    with st.expander("Name, note and tags", icon=":material/edit_note:"):
+    # Drawn only when open (a click on it reruns the page): its fields and buttons were
+    # redrawn on every view switch of the experiment page while shut.
+    editor = st.expander(
+        "Name, note and tags",
+        icon=":material/edit_note:",
+        key=EXPERIMENT_EDITOR,
+        on_change="rerun",
+    )
+    if not editor.open:
+        return
+    with editor:
         _edit_experiment(info)
         st.divider()
         confirm_delete(

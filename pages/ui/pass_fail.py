@@ -38,7 +38,12 @@ def render_pass_fail(info: ExperimentInfo) -> PassFail:
                 f"**Failed** on {', '.join(md_short(s) for s in failing)}: {rates}{items}",
                 icon=":material/cancel:",
             )
-    with st.expander("Pass/fail thresholds", expanded=False):
+    # Drawn only when open (a click on it reruns the page): its two number fields per scorer
+    # were redrawn on every view switch while shut.
+    editor = st.expander("Pass/fail thresholds", key=f"{KEY}.open", on_change="rerun")
+    if not editor.open:
+        return found
+    with editor:
         st.caption(
             "A scorer passes when its mean is within its bounds (inclusive) and none of its "
             "runs failed — the rule of `scorelab run --threshold`. Empty: no threshold."

@@ -19,6 +19,7 @@ from urllib.parse import quote, unquote
 
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core.records import REVIEW_NOTE_MAX, ExperimentInfo, Review, ReviewVerdict
@@ -165,16 +166,10 @@ def render_item_review(
         # (bench/browser_pages.py), drawn for every item while most are not judged whole.
         # Its label (part of the expander's identity) changes with a verdict given: the
         # open or shut state is kept apart so that it outlives the change.
-        kept = f"{open_key}.kept"
-        expander = st.expander(
-            label,
-            key=open_key,
-            expanded=bool(st.session_state.get(kept, False)),
-            on_change="rerun",
-        )
-        st.session_state[kept] = bool(expander.open)
-        if not expander.open:
+        opened = _drawn_when_open(label, open_key)
+        if opened is None:
             return
+        expander = opened
     with expander:
         with st.form(key, border=False):
             note = st.text_area(
@@ -190,6 +185,29 @@ def render_item_review(
         _listing(found, info, item_id, WHOLE_ITEM, who, whole_page)
 
 
+def _drawn_when_open(label: str, open_key: str) -> DeltaGenerator | None:
+    """An expander that starts shut and whose content is drawn only when open (a click on it
+    reruns the fragment or page it is in); None while shut. It stays open or shut for the next
+    item: its label (part of its identity) changes with the item's reviews, so the state is
+    kept apart, under `open_key` + ".kept"."""
+    kept = f"{open_key}.kept"
+    expander = st.expander(
+        label,
+        key=open_key,
+        expanded=bool(st.session_state.get(kept, False)),
+        on_change="rerun",
+    )
+    st.session_state[kept] = bool(expander.open)
+    return expander if expander.open else None
+
+
+def _score_review_label(found: Sequence[Review], mine: Review | None) -> str:
+    """The shut review expander's label: what it holds, so that the reader need not open it
+    ("no review yet", how many reviews, the reader's own verdict)."""
+    held = f"{len(found)} review{'s' if len(found) != 1 else ''}" if found else "no review yet"
+    return f"Review this score · {held}" + (f" · yours: {mine.verdict}" if mine else "")
+
+
 def render_review(
     info: ExperimentInfo,
     item_id: str,
@@ -197,17 +215,44 @@ def render_review(
     reviews: Sequence[Review] | None = None,
     *,
     whole_page: bool = False,
+    open_key: str | None = None,
 ) -> None:
     """The review form of one scorer's score of one item, and the reviews it has. `reviews`:
     the item's reviews if already read (one read for every scorer of the item); `whole_page`:
-    a save reruns the page, not only the fragment (see `_rerun_after`)."""
+    a save reruns the page, not only the fragment (see `_rerun_after`).
+
+    With `open_key` (the experiment page's drill-down) the form and the reviews are in an
+    expander that starts shut, its label saying how many reviews there are and the reader's
+    verdict, drawn only when open and kept open or shut for the next item and scorer."""
     every = _reviews(info.id, item_id) if reviews is None else reviews
     found = [r for r in every if r.scorer_id == scorer_id]
     who = reviewer()
     mine = next((r for r in found if r.reviewer == who), None)
+    if open_key is None:
+        st.markdown("**Your review**")
+        _score_form(info, item_id, scorer_id, found, mine, who, whole_page)
+        return
+    # The form's number field, note and buttons were most of the elements a row click drew
+    # (bench/browser_pages.py), for every item while few are reviewed.
+    opened = _drawn_when_open(_score_review_label(found, mine), open_key)
+    if opened is not None:
+        with opened:
+            _score_form(info, item_id, scorer_id, found, mine, who, whole_page)
+
+
+def _score_form(
+    info: ExperimentInfo,
+    item_id: str,
+    scorer_id: str,
+    found: list[Review],
+    mine: Review | None,
+    who: str,
+    whole_page: bool,
+) -> None:
+    """The review form of one score (the reviewer's own score, a note, the two verdict
+    buttons), then the reviews it has."""
     low, high = scorer_range(info, scorer_id)
     key = f"review.{info.id}.{item_id}.{scorer_id}"
-    st.markdown("**Your review**")
     with st.form(key, border=True):
         score = st.number_input(
             f"The score you would give ({low:g} to {high:g}, optional)",

@@ -27,6 +27,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -46,6 +47,7 @@ __all__ = [
     "plain_frame",
     "plain_text",
     "show_text",
+    "texts_block",
     "without_bidi_controls",
 ]
 
@@ -157,19 +159,67 @@ def show_text(
     target.code(text if text else empty, language=language, wrap_lines=True)
 
 
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+TEXT_BOX_CLASS = "scorelab-text"
+"""The class of each text box `texts_block` draws (tests find the texts by it)."""
+_BOX_STYLE = (
+    "margin:0.25rem 0 0.75rem 0;padding:0.5rem 0.75rem;border-radius:0.5rem;"
+    "background:rgba(151,166,195,0.15);white-space:pre-wrap;overflow-wrap:break-word;word-break:normal;"
+    "font-family:'Source Code Pro',monospace;font-size:0.875rem;line-height:1.5"
+)
+
+
+def _box_text(value: object, empty: str) -> str:
+    """`value` as `show_text` shows it, entity-escaped, each line break an entity: an HTML
+    block of Markdown ends at a blank line, so the block's source holds none."""
+    text = as_text(value) or empty
+    return _LINE_BREAK.sub("&#10;", html.escape(text, quote=True))
+
+
+def texts_block(
+    texts: Sequence[tuple[str, object]],
+    *,
+    columns: int = 1,
+    empty: str = "—",
+    heading: str | None = None,
+) -> None:
+    """Several labelled texts (the page's own label, anyone's text) in one Markdown element:
+    each text in a box that reads no Markdown and wraps long lines, like `show_text`'s, laid
+    out `columns` to a row, under `heading` if given. One element where `show_text` makes two
+    per text: a drill-down redrawn on every row click drew a dozen (bench/browser_pages.py).
+
+    An HTML block of Markdown: `<div>` alone on the first line opens it, its source has no
+    line break after (`_box_text`), so it is passed as it is to the browser, every text
+    entity-escaped: no Markdown, link, icon or tag can come out of a text. A `<div>` box, not
+    a `<pre>`: Streamlit's Markdown draws a `<pre>` its own way, without the box's style."""
+    cells = "".join(
+        f'<div style="min-width:0"><p style="margin:0"><strong>{html.escape(label)}</strong>'
+        f'</p><div class="{TEXT_BOX_CLASS}" style="{_BOX_STYLE}">{_box_text(value, empty)}'
+        "</div></div>"
+        for label, value in texts
+    )
+    grid = f"display:grid;grid-template-columns:repeat({columns},minmax(0,1fr));gap:1rem"
+    # `heading`: the page's own words, a bold line of their own above the texts.
+    top = (
+        ""
+        if heading is None
+        else f'<p style="margin:0 0 0.5rem 0"><strong>{html.escape(heading)}</strong></p>'
+    )
+    st.markdown(
+        f'<div class="scorelab-texts">\n{top}<div style="{grid}">{cells}</div>\n</div>',
+        unsafe_allow_html=True,
+    )
+
+
 def show_item_texts(item: DatasetItem, metadata_key: str | None = None) -> None:
-    """A dataset item's input, output and ground truth side by side (each through `show_text`),
-    then its metadata in an expander: the top of an item's drill-down, wherever it is opened.
+    """A dataset item's input, output and ground truth side by side (one `texts_block`), then
+    its metadata in an expander: the top of an item's drill-down, wherever it is opened.
     With `metadata_key` the expander is drawn only when open (a click on it reruns the
     fragment or page it is in; it stays open or shut for the next item)."""
-    columns = st.columns(3)
-    for column, title, value in zip(
-        columns,
-        ("Input", "Output", "Ground truth"),
-        (item.input, item.output, item.ground_truth),
-        strict=True,
-    ):
-        show_text(title, value, where=column)
+    texts_block(
+        [("Input", item.input), ("Output", item.output), ("Ground truth", item.ground_truth)],
+        columns=3,
+    )
     if not item.metadata:
         return
     if metadata_key is None:

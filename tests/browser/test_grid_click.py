@@ -44,5 +44,5 @@ def test_a_click_on_a_grid_cell_opens_its_item(
         assert fragment_rerun(page, lambda: page.mouse.click(x, y)) == 0  # the page not rerun
         page.get_by_text("Item i003").wait_for()
         assert "item=i003" in page.evaluate("location.href")
-        # The item's input, in the drill-down beside the grid (code blocks draw a moment later).
-        page.locator('[data-testid="stCode"]', has_text="question 3").first.wait_for()
+        # The item's input, in the drill-down beside the grid (its texts' boxes).
+        page.locator(".scorelab-text", has_text="question 3").first.wait_for()

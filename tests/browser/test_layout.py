@@ -68,7 +68,7 @@ def click_row(page: Any, row: int) -> int:
 
 
 def item_input(page: Any, text: str) -> None:
-    page.locator('[data-testid="stCode"]', has_text=re.compile(f"^{text}$")).first.wait_for()
+    page.locator(".scorelab-text", has_text=re.compile(f"^{text}$")).first.wait_for()
 
 
 def test_tabs_drilldown_beside_the_grid_and_next_item(
@@ -86,7 +86,7 @@ def test_tabs_drilldown_beside_the_grid_and_next_item(
             return views.get_by_text(name, exact=True)
 
         rerun(page, view("Distributions").click)
-        page.locator('[data-testid="stPlotlyChart"]').first.wait_for()
+        page.locator("svg.score-histograms rect").first.wait_for()  # one SVG, no plotly
         assert page.locator('[data-testid="stDataFrame"]').count() == 0
         assert "tab=distributions" in page.url
         rerun(page, view("Results").click)

@@ -100,8 +100,8 @@ def click_a_grid_row(page: Any, experiment: str) -> None:
     fragment_rerun(page, lambda: page.mouse.click(x, y))  # the grid's fragment only
     page.get_by_text("Item t03").wait_for()
     assert "item=t03" in page.evaluate("location.href")
-    # The item's input, in the drill-down's code block (drawn after its heading).
-    page.locator("code", has_text="Is jaywalking a crime in the UK?").first.wait_for()
+    # The item's input, in the drill-down's text box (drawn after its heading).
+    page.locator(".scorelab-text", has_text="Is jaywalking a crime in the UK?").first.wait_for()
     no_exception(page)
 
 
@@ -127,6 +127,9 @@ def review_three_scores(page: Any, experiment: str) -> None:
     for item, verdict in (("t02", "wrong"), ("t05", "right"), ("t09", "wrong")):
         open_page(page, f"{experiment}&label=&item={item}")
         page.get_by_text(f"Item {item}").wait_for()
+        # The score's review is drawn when its expander is opened (a fragment's run).
+        shut = page.get_by_text(re.compile("^Review this score")).first
+        fragment_rerun(page, in_view(page, shut).click)
         mark = "✓ Score is right" if verdict == "right" else "✗ Score is wrong"
         button = in_view(page, page.get_by_role("button", name=mark).first)
         rerun(page, button.click)  # a save reruns the page (the grid shows the review)

@@ -422,7 +422,7 @@ def test_experiment_detail_and_the_payload_items(dashboard: str, page: Any, seen
     open_tab(page, "[check]")  # only the open tab is drawn: a fragment run
     text_only(page, "Experiment detail", f"Hi {LINK} {IMAGE} {COLOUR}")
     open_page(page, experiment_url(dashboard, run, tab="distributions"))  # one view at a time
-    page.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for()
+    page.locator("svg.score-histograms text").first.wait_for()
     text_only(page, "Experiment detail, the distributions")
     open_page(page, experiment_url(dashboard, run, tab="agreement"))
     page.get_by_text(f"Labels from column {LABEL_COLUMN}").wait_for()  # the label picker's

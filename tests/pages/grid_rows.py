@@ -44,3 +44,15 @@ def open_scorer_tab(app: AppTest, experiment_id: str, index: int) -> None:
     app.session_state[f"experiment.scorer_tab.{experiment_id}"] = labels[index]
     app.run()
     assert not app.exception, app.exception
+
+
+SCORE_REVIEW = "experiment.score_review"
+"""The drill-down's review expander of the open scorer (pages/ui/drilldown.py)."""
+
+
+def open_score_review(app: AppTest) -> None:
+    """Open the drill-down's review of the open scorer's score, as a click on its expander
+    does (its form is drawn only when open), and rerun."""
+    app.session_state[SCORE_REVIEW] = True
+    app.run()
+    assert not app.exception, app.exception

@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 import core.service
 from core.records import ExperimentConfig, ScorerSpec
 from core.service import Service
+from pages.ui.manage import EXPERIMENT_EDITOR
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -59,6 +60,14 @@ def visit(app: AppTest, page: str, experiment_id: str | None = None) -> AppTest:
     app.run()
     assert not app.exception, app.exception
     return app
+
+
+def open_editor(app: AppTest) -> AppTest:
+    """Open the experiment page's "Name, note and tags" expander, as a click on it does: its
+    form is drawn only when open."""
+    assert not [b for b in app.button if b.label == "Delete…"]  # shut: nothing drawn in it
+    app.session_state[EXPERIMENT_EDITOR] = True
+    return rerun(app)
 
 
 def rerun(app: AppTest) -> AppTest:
@@ -163,7 +172,7 @@ def test_note_and_tags_are_edited_shown_and_filtered(
         )
     )
     shared.wait(other, timeout=60)
-    visit(app, "pages/experiment.py", experiment_id)
+    open_editor(visit(app, "pages/experiment.py", experiment_id))
     key = f"manage.experiment.{experiment_id}"
     app.text_input(key=f"{key}.name").input("baseline run")
     app.text_area(key=f"{key}.note").input("Prompt v3, before the fix.")
@@ -196,7 +205,7 @@ def test_note_and_tags_are_edited_shown_and_filtered(
 def test_delete_an_experiment_after_saying_what_goes(
     app: AppTest, shared: Service, experiment_id: str
 ) -> None:
-    visit(app, "pages/experiment.py", experiment_id)
+    open_editor(visit(app, "pages/experiment.py", experiment_id))
     button(app, "Delete…").click()
     rerun(app)
     results = shared.store.result_count(experiment_id)

@@ -29,6 +29,10 @@ def test_thresholds_set_on_the_page(app: AppTest) -> None:
     app.run()
     assert not app.exception, app.exception
     assert not [s for s in app.success if "Passed" in s.value]  # no threshold yet
+    # The thresholds' editor is shut: its fields not drawn.
+    assert not [n for n in app.number_input if (n.key or "").startswith("experiment.pass.")]
+    app.session_state["experiment.pass.open"] = True  # a click on its expander
+    app.run()
     app.number_input(key="experiment.pass.min.r").set_value(0.8)
     app.button(key="FormSubmitter:experiment.pass.form-Save thresholds").click()
     app.run()

@@ -4,6 +4,7 @@ experiment of code scorers (docs/review.md)."""
 from __future__ import annotations
 
 import pytest
+from grid_rows import SCORE_REVIEW, open_score_review, open_scorer_tab
 from page_text import plain  # tests/pages is on sys.path (no package: `pages` is the app)
 from streamlit.testing.v1 import AppTest
 
@@ -54,8 +55,13 @@ def button(app: AppTest, label: str, index: int = 0):  # type: ignore[no-untyped
 
 def test_the_drilldown_saves_a_review_with_the_typed_name(app: AppTest, experiment_id: str) -> None:
     show(app, "pages/experiment.py", experiment_id, item="c")
-    assert any("No review of this score yet" in c.value for c in app.caption)
+    # Shut, its label says what it holds; the form is drawn only when opened.
+    (shut,) = [e for e in app.expander if e.label.startswith("Review this score")]
+    assert "no review yet" in plain(shut.label)
+    assert not [b for b in app.button if b.label == "✗ Score is wrong"]
     app.text_input(key="review.name.field").input("Ana")
+    open_score_review(app)
+    assert any("No review of this score yet" in c.value for c in app.caption)
     key = form_key(experiment_id, "c", SCORERS[0])
     app.number_input(key=f"{key}.score").set_value(0.25)
     app.text_area(key=f"{key}.note").input("misses the point")
@@ -68,16 +74,26 @@ def test_the_drilldown_saves_a_review_with_the_typed_name(app: AppTest, experime
     text = plain(" ".join(m.value for m in app.markdown))
     assert "wrong" in text and "would give 0.25" in text and "Ana" in text
     assert "misses the point" in [t.value for t in app.text]
+    # Kept open for the next item, whose label counts its own reviews.
+    (opened,) = [e for e in app.expander if e.label.startswith("Review this score")]
+    assert "1 review · yours: wrong" in plain(opened.label)
+    app.query_params["item"] = "b"
+    app.run()
+    assert [b for b in app.button if b.label == "✗ Score is wrong"]
+    (other,) = [e for e in app.expander if e.label.startswith("Review this score")]
+    assert "no review yet" in plain(other.label)
+    app.session_state[SCORE_REVIEW] = False  # shut again: no form
+    app.run()
+    assert not [b for b in app.button if b.label == "✗ Score is wrong"]
 
 
 def test_an_unsigned_review_is_anonymous_and_saving_again_updates_it(
     app: AppTest, experiment_id: str
 ) -> None:
     show(app, "pages/experiment.py", experiment_id, item="a")
+    open_score_review(app)
     assert len([b for b in app.button if b.label == "✓ Score is right"]) == 1  # the open tab's
-    from grid_rows import open_scorer_tab  # tests/pages is on sys.path (no package)
-
-    open_scorer_tab(app, experiment_id, 1)  # the second scorer's tab
+    open_scorer_tab(app, experiment_id, 1)  # the second scorer's tab: its review open too
     button(app, "✓ Score is right").click()
     app.run()
     button(app, "✗ Score is wrong").click()

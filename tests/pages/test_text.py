@@ -96,3 +96,27 @@ def test_bidi_controls_are_shown_as_escapes(control: str) -> None:
 
     assert as_text(spoof) == escaped  # what show_text's code block shows
     assert as_text({"k": spoof}) == '{\n  "k": "' + escaped + '"\n}'
+
+
+def texts_app(values: list[object]) -> None:
+    from pages.ui.text import texts_block
+
+    texts_block([(f"T{n}", value) for n, value in enumerate(values)], columns=2, heading="Head")
+
+
+def test_texts_block_is_one_html_block_whose_texts_read_back_as_they_are() -> None:
+    import html
+
+    values: list[object] = [*PAYLOADS, "two\n\nparagraphs\r\nand\rbreaks", None, {"k": "<b>"}]
+    app = AppTest.from_function(texts_app, args=(values,), default_timeout=30)
+    app.run()
+    assert not app.exception, app.exception
+    (block,) = [m.value for m in app.markdown]
+    first, body, last = block.split("\n")  # `<div>` alone, the block on one line, `</div>`
+    assert first == '<div class="scorelab-texts">' and last == "</div>"
+    assert "<p style=\"margin:0 0 0.5rem 0\"><strong>Head</strong></p>" in body
+    boxes = re.findall(r'<div class="scorelab-text" style="[^"]*">(.*?)</div>', body)
+    expected = [*PAYLOADS, "two\n\nparagraphs\nand\nbreaks", "—", '{\n  "k": "<b>"\n}']
+    assert [html.unescape(box) for box in boxes] == expected
+    # No tag, no line break from a text: every `<` in a box is an entity.
+    assert all("<" not in box and ">" not in box and "\n" not in box for box in boxes)
