@@ -395,7 +395,12 @@ def fields_json(own: Mapping[str, Any], *, without_item_texts: bool = False) -> 
 def aliased_json(fields: dict[str, Any]) -> str:
     """`fields_json` of fields already keyed by their JSON alias, in the record's order, the
     None ones left out (what a run of function steps builds straight from its parts)."""
-    return _encoded(fields, _as_ready) or _plain_dumps(json_ready(fields))
+    # `_encoded`, spelled out: it runs once per stored run of a code scorer.
+    try:
+        text = orjson.dumps(fields, default=_as_ready, option=_ENCODE_OPTIONS).decode()
+    except TypeError:  # orjson.JSONEncodeError: a non-string key, a huge integer, a surrogate
+        return _plain_dumps(json_ready(fields))
+    return _plain_dumps(json_ready(fields)) if "null" in text else text
 
 
 def _encoded(value: Any, default: Any) -> str | None:

@@ -454,7 +454,10 @@ def _start(
     returned without a coroutine made for it; any other gives the coroutine that finishes it."""
     started = time.perf_counter()
     if given is None:  # the item's own fields, without a ScorerInput made for each run
-        texts = (item.input, item.output, item.ground_truth, item.metadata or None)
+        # Read from its __dict__: a pydantic record's attribute goes through its __getattr__
+        # hook first, four times a run.
+        own = item.__dict__
+        texts = (own["input"], own["output"], own["ground_truth"], own["metadata"] or None)
     else:
         texts = (given.input, given.output, given.ground_truth, given.request_context)
     try:

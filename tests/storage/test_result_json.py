@@ -64,6 +64,7 @@ def test_result_json_is_the_exact_text(step_result: dict[str, Any]) -> None:
         ({"keywords": _Keywords({"river", "paris", "3"})}, None, None, None),
         ({"numbers": {10, 9, 100}, "none": None}, "because é", "truth", {"k": [1, 2]}),
         (None, "only a reason", {"nested": {"a"}}, None),
+        ({"ratio": float("nan"), "big": 2**70}, None, None, None),  # the exact (slow) path
     ],
 )
 def test_a_function_runs_parts_give_its_records_text(
