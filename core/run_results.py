@@ -26,6 +26,7 @@ __all__ = [
     "NotScorableInfo",
     "ResultRow",
     "ScorerRunResult",
+    "aliased_json",
     "database_json",
     "fields_json",
     "json_ready",
@@ -391,14 +392,28 @@ def fields_json(own: Mapping[str, Any], *, without_item_texts: bool = False) -> 
     return _encoded(fields, _as_ready) or _plain_dumps(json_ready(fields))
 
 
+def aliased_json(fields: dict[str, Any]) -> str:
+    """`fields_json` of fields already keyed by their JSON alias, in the record's order, the
+    None ones left out (what a run of function steps builds straight from its parts)."""
+    # `_encoded`, spelled out: it runs once per stored run of a code scorer.
+    try:
+        text = orjson.dumps(fields, default=_as_ready, option=_ENCODE_OPTIONS).decode()
+    except TypeError:  # orjson.JSONEncodeError: a non-string key, a huge integer, a surrogate
+        return _plain_dumps(json_ready(fields))
+    return _plain_dumps(json_ready(fields)) if "null" in text else text
+
+
 def _encoded(value: Any, default: Any) -> str | None:
     try:
         encoded = orjson.dumps(value, default=default, option=_ENCODE_OPTIONS)
     except TypeError:  # orjson.JSONEncodeError: a non-string key, a huge integer, a surrogate
         return None
     # orjson writes NaN and Infinity as null: a null anywhere takes the exact (slow) path,
-    # which writes them as strings. A real None inside data is rare on the hot path.
-    return None if b"null" in encoded else encoded.decode()
+    # which writes them as strings. A real None inside data is rare on the hot path. (Looked
+    # for in the text: `bytes in bytes` first tries the needle as an integer, and formats
+    # the TypeError it then drops.)
+    text = encoded.decode()
+    return None if "null" in text else text
 
 
 def _as_text(value: Any) -> Any:
@@ -413,16 +428,19 @@ def _as_text(value: Any) -> Any:
 
 
 _ONLY_TEXT = frozenset({str})
+# Made once: a `set | frozenset` written in the call builds its union on every call.
+_SETS = (set, frozenset)
+_CONTAINERS = (BaseModel, Mapping, list, tuple)
 
 
 def _as_ready(value: Any) -> Any:
     """What `json_ready` then `json.dumps(default=str)` make of a value orjson does not encode
     itself (a record, a set, a mapping that is not a dict...)."""
-    if isinstance(value, set | frozenset):  # a subclass too (a scorer's own set)
+    if isinstance(value, _SETS):  # a subclass too (a scorer's own set)
         if _ONLY_TEXT.issuperset(map(type, value)):  # json_ready's order for strings alone
             return sorted(value)
         return json_ready(value)
-    if isinstance(value, BaseModel | Mapping | list | tuple):
+    if isinstance(value, _CONTAINERS):
         return json_ready(value)
     return _as_text(value)
 

@@ -23,7 +23,7 @@ import inspect
 import math
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence, Sized
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Sequence, Sized
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -263,7 +263,12 @@ class _Totals:
         )
 
     def add(self, run: Run) -> None:
-        if run.judge_calls or run.judge_attempts or not run.usage.is_empty():
+        usage = run.usage
+        if (
+            run.judge_calls
+            or run.judge_attempts
+            or (usage is not _NO_USAGE and not usage.is_empty())
+        ):
             self.usage = self.usage + run.usage
             self.judge_calls += run.judge_calls
             self.judge_attempts += run.judge_attempts
@@ -346,24 +351,26 @@ async def run_experiment(
             on_run(run)
         if on_outcome is not None:
             on_outcome(run.outcome())
-        now = time.perf_counter()
-        if on_progress is not None and now - last_progress >= progress_interval_s:
-            last_progress = now
-            on_progress(ExperimentProgress.measured("running", totals.current(), now - started))
+        if on_progress is not None:
+            now = time.perf_counter()
+            if now - last_progress >= progress_interval_s:
+                last_progress = now
+                counts = totals.current()
+                on_progress(ExperimentProgress.measured("running", counts, now - started))
 
-    async def run_pair(item: DatasetItem, scorer: Scorer) -> None:
-        """One pair (not `per_item`: no prepare, gate or on_item, which need it)."""
-        run = await _run(item, scorer)
-        if budget is not None and budget_refusal(run.error) is not None:
-            return  # not finished: the cap stopped it before its judge call
+    def pair_done(run: Run) -> None:
+        """One pair's run finished (not `per_item`: no prepare, gate or on_item, which need
+        it)."""
+        if run.error is not None:
+            if budget is not None and budget_refusal(run.error) is not None:
+                return  # not finished: the cap stopped it before its judge call
+            report(run)
+            if on_error == "raise":
+                raise RunFailed(run.item, run.scorer_id, run.error) from run.error
+            return
         report(run)
-        if run.error is not None and on_error == "raise":
-            raise RunFailed(item, scorer.id, run.error) from run.error
 
     async def run_unit(item: DatasetItem, unit: tuple[Scorer, ...]) -> None:
-        if not per_item:
-            await run_pair(item, unit[0])
-            return
         try:
             given = ScorerInput.of(item) if prepare is None else await prepare(item)
         except asyncio.CancelledError:
@@ -392,7 +399,7 @@ async def run_experiment(
         totals.left_out += 1
         return True
 
-    units = _units(items, scorers, per_item, skipped)
+    units = _units(items, scorers, per_item, skipped if skip is not None else None)
 
     async def worker() -> None:
         for item, unit in units:
@@ -400,7 +407,12 @@ async def run_experiment(
                 return
             if budget is not None and budget.reached:
                 return
-            await run_unit(item, unit)
+            if per_item:
+                await run_unit(item, unit)
+                continue
+            # A pair: begun here, awaited only when the scorer has something to await.
+            run = _start(item, unit[0])
+            pair_done(run if isinstance(run, Run) else await run)
 
     # No more workers than units of work: each is a task, and idle ones cost memory too.
     units_count = item_count if per_item else item_count * len(scorers)
@@ -431,38 +443,68 @@ async def run_outcome(item: DatasetItem, scorer: Scorer) -> ScorerOutcome:
 async def _run(item: DatasetItem, scorer: Scorer, given: ScorerInput | None = None) -> Run:
     """One scorer on one item (given `given`, else the item's own fields, as
     `ScorerInput.of` gives them); a scorer failure is returned in the run, never raised."""
+    run = _start(item, scorer, given)
+    return run if isinstance(run, Run) else await run
+
+
+def _start(
+    item: DatasetItem, scorer: Scorer, given: ScorerInput | None = None
+) -> Run | Coroutine[Any, Any, Run]:
+    """`_run` begun here: a run with nothing to await (a code scorer's) is finished and
+    returned without a coroutine made for it; any other gives the coroutine that finishes it."""
     started = time.perf_counter()
     if given is None:  # the item's own fields, without a ScorerInput made for each run
-        texts = (item.input, item.output, item.ground_truth, item.metadata or None)
+        # Read from its __dict__: a pydantic record's attribute goes through its __getattr__
+        # hook first, four times a run.
+        own = item.__dict__
+        texts = (own["input"], own["output"], own["ground_truth"], own["metadata"] or None)
     else:
         texts = (given.input, given.output, given.ground_truth, given.request_context)
     try:
-        result = await scorer.run_parts(
+        produced = scorer.start_parts(
             input=texts[0], output=texts[1], ground_truth=texts[2], request_context=texts[3]
         )
+    except Exception as error:
+        return _failed(item, scorer.id, error, started)
+    if isinstance(produced, RunParts):  # function steps alone: no judge call to count
+        return Run(item, scorer.id, produced, None, elapsed_ms(started), _NO_USAGE)
+    if isinstance(produced, ScorerRunResult):
+        return _succeeded(item, scorer.id, produced, started)
+    return _finish(item, scorer.id, produced, started)
+
+
+async def _finish(
+    item: DatasetItem,
+    scorer_id: str,
+    pending: Coroutine[Any, Any, ScorerRunResult | RunParts],
+    started: float,
+) -> Run:
+    """The rest of a run that had something to await (a judge call, an async step)."""
+    try:
+        produced = await pending
     except asyncio.CancelledError:
         raise
     except Exception as error:
-        snapshot = error.result if isinstance(error, ScorerRunError) else None
-        usage, calls, attempts = snapshot.judge_totals() if snapshot else (JudgeUsage(), 0, 0)
-        cached = snapshot.cached_calls() if snapshot else 0
-        return Run(
-            item, scorer.id, None, error, elapsed_ms(started), usage, calls, attempts, cached
-        )
-    if isinstance(result, RunParts):  # function steps alone: no judge call to count
-        return Run(item, scorer.id, result, None, elapsed_ms(started), _NO_USAGE)
+        return _failed(item, scorer_id, error, started)
+    if isinstance(produced, RunParts):
+        return Run(item, scorer_id, produced, None, elapsed_ms(started), _NO_USAGE)
+    return _succeeded(item, scorer_id, produced, started)
+
+
+def _succeeded(item: DatasetItem, scorer_id: str, result: ScorerRunResult, started: float) -> Run:
     usage, calls, attempts = result.judge_totals()
     return Run(
-        item,
-        scorer.id,
-        result,
-        None,
-        elapsed_ms(started),
-        usage,
-        calls,
-        attempts,
+        item, scorer_id, result, None, elapsed_ms(started), usage, calls, attempts,
         result.cached_calls(),
-    )
+    )  # fmt: skip
+
+
+def _failed(item: DatasetItem, scorer_id: str, error: Exception, started: float) -> Run:
+    """A scorer that raised: the run keeps its error and what its snapshot counted."""
+    snapshot = error.result if isinstance(error, ScorerRunError) else None
+    usage, calls, attempts = snapshot.judge_totals() if snapshot else (JudgeUsage(), 0, 0)
+    cached = snapshot.cached_calls() if snapshot else 0
+    return Run(item, scorer_id, None, error, elapsed_ms(started), usage, calls, attempts, cached)
 
 
 _NO_USAGE = JudgeUsage()  # frozen: one serves every run without a judge
@@ -506,24 +548,30 @@ def _units(
     items: Iterable[DatasetItem],
     scorers: Sequence[Scorer],
     per_item: bool,
-    skipped: Callable[[DatasetItem, Scorer], bool],
+    skipped: Callable[[DatasetItem, Scorer], bool] | None,
 ) -> Iterator[tuple[DatasetItem, tuple[Scorer, ...]]]:
     """The work, shared by the workers: an item with all its scorers, or one (item, scorer)
     pair at a time, item by item (the items of an iterable are checked as they come), less the
-    pairs `skipped` leaves out."""
+    pairs `skipped` leaves out (None: none is)."""
     everyone = tuple(scorers)
+    singles = tuple((scorer,) for scorer in everyone)  # one unit per scorer, made once
     checked = isinstance(items, Sequence)  # a sequence's items were checked up front
     for position, item in enumerate(items):
         if not checked and not isinstance(item, DatasetItem):
             raise TypeError(f"items[{position}] must be a DatasetItem, not {type(item).__name__}")
         if per_item:
-            unit = tuple(scorer for scorer in everyone if not skipped(item, scorer))
+            unit = tuple(
+                scorer for scorer in everyone if skipped is None or not skipped(item, scorer)
+            )
             if unit or not everyone:  # no scorer at all: the item still runs its gates
                 yield item, unit
+        elif skipped is None:
+            for single in singles:
+                yield item, single
         else:
-            for scorer in everyone:
-                if not skipped(item, scorer):
-                    yield item, (scorer,)
+            for single in singles:
+                if not skipped(item, single[0]):
+                    yield item, single
 
 
 async def _run_workers(

@@ -789,6 +789,8 @@ def _row(run: Run) -> ResultRow:
     """A successful run as the store writes it (`core.run_results.RESULT_ROW_COLUMNS`)."""
     produced = run.produced
     assert produced is not None
+    if type(produced) is RunParts:
+        return _parts_row(run, produced)
     # A run of function steps is encoded from its parts, never made a record.
     fields = produced.fields() if isinstance(produced, RunParts) else produced.__dict__
     score, reason, usage, item = fields["score"], fields["reason"], run.usage, run.item
@@ -818,6 +820,40 @@ def _row(run: Run) -> ResultRow:
         run.cached_calls,
         echoes,
         step_usage_json(fields["judge"]),
+    )
+
+
+def _parts_row(run: Run, parts: RunParts) -> ResultRow:
+    """`_row` of a run of function steps, from its parts (no judge execution: no step usage)."""
+    # The records' fields read from their __dict__: a pydantic record's attribute goes
+    # through its __getattr__ hook first.
+    scored, item, usage = parts.run.__dict__, run.item.__dict__, run.usage.__dict__
+    values = parts.values
+    echoes = (
+        scored["input"] is item["input"]
+        and scored["output"] is item["output"]
+        and scored["ground_truth"] is item["ground_truth"]
+        and scored["request_context"] is (item["metadata"] or None)
+    )
+    score, reason = values.get("generateScore"), values.get("generateReason")
+    return (
+        item["id"],
+        run.scorer_id,
+        score if score is None or type(score) is float else float(score),
+        "null" if reason is None else database_json(reason),
+        parts.result_json(without_item_texts=echoes),
+        run.duration_ms,
+        usage["input_tokens"],
+        usage["output_tokens"],
+        usage["total_tokens"],
+        usage["reasoning_tokens"],
+        usage["cached_input_tokens"],
+        usage["cache_creation_input_tokens"],
+        run.judge_calls,
+        run.judge_attempts,
+        run.cached_calls,
+        echoes,
+        None,
     )
 
 

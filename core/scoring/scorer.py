@@ -9,7 +9,7 @@ import numbers
 import os
 import random
 import time
-from collections.abc import Awaitable, Callable, Generator, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, cast
 
@@ -30,6 +30,7 @@ from core.run_results import (
     JudgeStepResult,
     NotScorableInfo,
     ScorerRunResult,
+    aliased_json,
 )
 from core.scoring.context import ScorerRun, StepContext, StepResults
 from core.scoring.not_scorable import NotScorable
@@ -247,13 +248,33 @@ class Scorer:
         """`run` for a caller that may never need the result record (an experiment storing
         its row): a run of function steps alone that scored gives its `RunParts`, any other
         (a prompt step, not scorable) its `ScorerRunResult`. Raises as `run` does."""
+        produced = self.start_parts(
+            output=output, input=input, ground_truth=ground_truth, request_context=request_context
+        )
+        if isinstance(produced, RunParts | ScorerRunResult):
+            return produced
+        return await produced
+
+    def start_parts(
+        self,
+        *,
+        output: Any,
+        input: Any = None,
+        ground_truth: Any = None,
+        request_context: Any = None,
+    ) -> ScorerRunResult | RunParts | Coroutine[Any, Any, ScorerRunResult | RunParts]:
+        """`run_parts` begun here, without a coroutine of its own: a run with nothing to await
+        (plain function steps) is finished and its `RunParts` or `ScorerRunResult` returned
+        (or its error raised, as `run` raises it); any other returns the coroutine that
+        finishes it. The experiment engine's hot loop, where a coroutine per run of a fast
+        code scorer cost a share of the run itself."""
         pipeline = self._pipeline(output, input, ground_truth, request_context, None, parts=True)
         try:
             awaitable = pipeline.send(None)
         except StopIteration as finished:
             produced: ScorerRunResult | RunParts = finished.value  # the pipeline's return value
             return produced
-        return await _finish_async(pipeline, awaitable)
+        return _finish_async(pipeline, awaitable)
 
     def run_sync(
         self,
@@ -460,6 +481,25 @@ class RunParts:
             self._record = ScorerRunResult(**self.fields())
         return self._record
 
+    def result_json(self, *, without_item_texts: bool = False) -> str:
+        """`core.run_results.fields_json(self.fields(), ...)`, the stored JSON of the run's
+        result, built straight from the run and the step results (no dict of every field
+        first: a stored row of a fast code scorer is made once per run)."""
+        # The run's fields read from its __dict__: a pydantic record's attribute goes
+        # through its __getattr__ hook first.
+        run, values = self.run.__dict__, self.values
+        fields: dict[str, Any] = {"runId": run["run_id"]}
+        if not without_item_texts:
+            for name, alias in _TEXT_ALIASES:
+                value = run[name]
+                if value is not None:
+                    fields[alias] = value
+        for step, alias in _STEP_RESULT_ALIASES:
+            value = values.get(step)
+            if value is not None:
+                fields[alias] = value
+        return aliased_json(fields)
+
     def fields(self) -> dict[str, Any]:
         """The record's field values by name, as `ScorerRunResult(**fields)` holds them (its
         fields that are not typed `Any` are the ones a function step never sets)."""
@@ -477,6 +517,24 @@ class RunParts:
             "judge": None,
             "not_scorable": None,
         }
+
+
+_TEXT_ALIASES = (
+    ("input", "input"),
+    ("output", "output"),
+    ("ground_truth", "groundTruth"),
+    ("request_context", "requestContext"),
+)
+"""The run's texts a stored result echoes, by field name and JSON alias."""
+
+_STEP_RESULT_ALIASES: tuple[tuple[StepName, str], ...] = (
+    ("generateScore", "score"),
+    ("generateReason", "reason"),
+    ("preprocess", "preprocessStepResult"),
+    ("analyze", "analyzeStepResult"),
+)
+"""The step results a run of function steps stores, by the JSON alias of the result's field
+that holds each, in the record's order."""
 
 
 def _run_fields(run: ScorerRun) -> dict[str, Any]:

@@ -292,23 +292,59 @@ def _item_stream(rows: Iterable[Sequence[Any]], *, decode: bool = False) -> Iter
     """`_items`, one item at a time as it is taken: a page of a large experiment's items is
     held as the driver's tuples (of text, which the collector stops tracking), never as a page
     of models, which lived long enough to reach the oldest generation and made each of the
-    collector's full passes over the scorers' lexicons come sooner (docs/storage.md)."""
+    collector's full passes over the scorers' lexicons come sooner (docs/storage.md). Each
+    item is made by `_stored_item`, without a validation per item."""
     if decode:
         loads = _loads
         for _, item_id, item_input, output, truth, metadata in rows:
             # Most items have no ground truth or no metadata: their JSON is read as it is.
-            yield DatasetItem(
-                id=item_id,
-                input=loads(item_input),
-                output=loads(output),
-                ground_truth=None if truth is None or truth == "null" else loads(truth),
-                metadata={} if metadata is None or metadata == "{}" else (loads(metadata) or {}),
+            yield _stored_item(
+                item_id,
+                loads(item_input),
+                loads(output),
+                None if truth is None or truth == "null" else loads(truth),
+                {} if metadata is None or metadata == "{}" else (loads(metadata) or {}),
             )
         return
     for _, item_id, item_input, output, truth, metadata in rows:
-        yield DatasetItem(
-            id=item_id, input=item_input, output=output, ground_truth=truth, metadata=metadata or {}
-        )
+        yield _stored_item(item_id, item_input, output, truth, metadata or {})
+
+
+_new_record = object.__new__
+_set_slot = object.__setattr__  # a frozen record's own fields are set through object
+_ITEM_FIELDS = set(DatasetItem.model_fields)
+
+
+def _stored_item(
+    item_id: Any, item_input: Any, output: Any, ground_truth: Any, metadata: Any
+) -> DatasetItem:
+    """A `DatasetItem` of a stored item's values, the record `DatasetItem(id=..., ...)` makes
+    (every field given, no extra, no private attribute), without its validation when the
+    values need none: its id is text and its metadata a dict (of text keys: decoded JSON, or
+    the driver's), the other fields take anything. Any other value (a number for an id,
+    metadata that is a list: a database written by something else) is validated, so it is
+    refused with pydantic's error naming the field, as it always was."""
+    if type(item_id) is not str or type(metadata) is not dict:
+        return DatasetItem(
+            id=item_id, input=item_input, output=output, ground_truth=ground_truth,
+            metadata=metadata,
+        )  # fmt: skip
+    item = _new_record(DatasetItem)
+    _set_slot(
+        item,
+        "__dict__",
+        {
+            "id": item_id,
+            "input": item_input,
+            "output": output,
+            "ground_truth": ground_truth,
+            "metadata": metadata,
+        },
+    )
+    _set_slot(item, "__pydantic_fields_set__", _ITEM_FIELDS.copy())
+    _set_slot(item, "__pydantic_extra__", None)
+    _set_slot(item, "__pydantic_private__", None)
+    return item
 
 
 def _loads(text: str | float | None) -> Any:

@@ -487,3 +487,43 @@ async def test_skip_works_item_by_item_too() -> None:
     )
     assert sorted(seen) == [("i0", ["a", "b"]), ("i2", ["b"])]  # i1 skipped whole
     assert (summary.counts.total, summary.counts.succeeded) == (3, 3)
+
+
+def test_a_function_runs_row_is_the_row_of_its_record() -> None:
+    """The stored row of a run of function steps, built from its parts, is the row its
+    result record gives (every column), whether the run echoed the item or changed its texts;
+    a scorer awaiting something on the same experiment is run and counted too."""
+    from dataclasses import replace
+
+    from core.experiments.jobs import _row
+    from core.scoring import RunParts
+
+    async def later(ctx):  # type: ignore[no-untyped-def]
+        await asyncio.sleep(0)
+        return 0.5
+
+    echoing = (
+        create_scorer(id="echoing", description="d")
+        .preprocess(lambda ctx: {"words": {"b", "a"}})
+        .generate_score(lambda ctx: 1)
+        .generate_reason(lambda ctx: "fine")
+    )
+    changing = create_scorer(
+        id="changing", description="d", prepare_run=lambda run: {**run.model_dump(), "input": "x"}
+    ).generate_score(lambda ctx: 0.25)
+    awaiting = create_scorer(id="awaiting", description="d").generate_score(later)
+    runs = []
+    given = [
+        DatasetItem(id="i1", input="q", output="a", ground_truth="t", metadata={"k": 1}),
+        *items(2),
+    ]
+    summary = asyncio.run(
+        run_experiment(items=given, scorers=[echoing, changing, awaiting], on_run=runs.append)
+    )
+    assert summary.counts.succeeded == 9 and summary.scores["awaiting"] == 0.5
+    parts = [run for run in runs if isinstance(run.produced, RunParts)]
+    assert {run.scorer_id for run in parts} == {"echoing", "changing", "awaiting"}
+    for run in parts:
+        assert _row(run) == _row(replace(run, produced=run.produced.record()))
+    echoes = {run.scorer_id: _row(run)[15] for run in parts}
+    assert echoes == {"echoing": True, "changing": False, "awaiting": True}

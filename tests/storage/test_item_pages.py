@@ -7,10 +7,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 from scorelab_db import BACKENDS, database
+from sqlalchemy import update
 
 from core.records import ColumnMapping, DatasetItem, ScorerOutcome
 from core.storage import NotFoundError, StorageError, Store
+from core.storage.tables import DatasetItemRow
 
 MAPPING = ColumnMapping(input="input", output="output", metadata=["tag"])
 
@@ -122,3 +125,36 @@ def test_results_of_some_items_only(store: Store) -> None:
     )
     found = store.experiment_results(experiment.id, item_ids=["i1", "i3"])
     assert sorted(o.item_id for o in found) == ["i1", "i3"]
+
+
+def test_paged_items_are_the_records_a_validation_makes(store: Store) -> None:
+    """The paged reader builds its items without a validation per item: each is the record
+    `DatasetItem(...)` makes of the same values (fields, fields set, dump, frozen)."""
+    given = [
+        DatasetItem(id="a", input="q", output=None, ground_truth="t", metadata={"tag": 1}),
+        DatasetItem(id="b", input={"x": [1, 2]}, output=42, ground_truth=None, metadata={}),
+        DatasetItem(id="c", input="é", output="\u2028", ground_truth={"k": None}),
+    ]
+    dataset_id = save(store, given)
+    read = list(store.iter_dataset_items(dataset_id, page_size=2))
+    assert read == store.dataset_items(dataset_id) == given
+    for mine, validated in zip(read, given, strict=True):
+        assert mine.model_fields_set == DatasetItem(**dict(validated)).model_fields_set
+        assert mine.model_dump(by_alias=True) == validated.model_dump(by_alias=True)
+        with pytest.raises(ValidationError, match="frozen"):
+            mine.id = "changed"  # type: ignore[misc]
+
+
+def test_a_stored_item_with_metadata_that_is_no_mapping_is_refused_by_name(store: Store) -> None:
+    """Bad stored data (metadata written as a JSON list by something else) is refused when
+    read, naming the field, never handed to a scorer."""
+    dataset_id = save(store, make_items(0, 2))
+    table = DatasetItemRow.__table__
+    with store.engine.begin() as connection:
+        connection.execute(
+            update(table).where(table.c.item_id == "i1").values(item_metadata=[1, 2])
+        )
+    reader = store.iter_dataset_items(dataset_id)
+    assert next(reader).id == "i0"
+    with pytest.raises(ValidationError, match="metadata"):
+        next(reader)
