@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 import streamlit as st
 
 from core.records import ScoreHistogram
+from core.visible_text import without_bidi_controls
 
 __all__ = ["histograms_svg", "render_histograms"]
 
@@ -28,7 +29,9 @@ _TITLE_LIMIT = 60
 
 
 def _e(value: object) -> str:
-    return html.escape(str(value), quote=True)
+    """Text for the SVG: entity-escaped, each bidi control shown as its escape (a scorer id
+    holding U+202E cannot reorder the title)."""
+    return html.escape(without_bidi_controls(str(value)), quote=True)
 
 
 def _short(text: str) -> str:

@@ -38,6 +38,12 @@ def test_names_are_text_not_markup() -> None:
     assert "&lt;b&gt;x&lt;/b&gt; &quot;q&quot; &amp; &lt;a href=http://e.com&gt;" in svg
 
 
+def test_a_bidi_control_in_a_name_is_shown_not_obeyed() -> None:
+    svg = histograms_svg([histogram("abc\u202edef", [1, 2])])
+    assert svg is not None
+    assert "\u202e" not in svg and "abc" in svg and "def" in svg
+
+
 def test_no_score_no_chart() -> None:
     assert histograms_svg([]) is None
     assert histograms_svg([histogram("a", [0, 0])]) is None
