@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 import streamlit as st
 
 from core.records import ScoreHistogram
-from core.visible_text import without_bidi_controls
+from pages.ui.text import without_bidi_controls
 
 __all__ = ["histograms_svg", "render_histograms"]
 
