@@ -68,10 +68,7 @@ def finish(
     info = service.get_experiment(experiment_id)
     failures = service.failures(experiment_id)
     verdict = gate(info, failures, thresholds, arguments.max_failure_rate)
-    detail = None
-    if arguments.label_column is not None:
-        detail = service.load_experiment(experiment_id)  # the agreement needs every result
-    agreed = agreement(detail, arguments.label_column)
+    agreed = agreement(service, experiment_id, arguments.label_column)
     ran_to_the_end = progress.status in ENDED and not interrupts.count
     unwritten = _write_outputs(
         arguments,

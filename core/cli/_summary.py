@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING
 
 from core.cli._errors import CliError
 from core.cli._text import printable
-from core.records import ExperimentDetail, ExperimentInfo, ScorerOutcome
+from core.records import ExperimentInfo, ScorerOutcome
 
 if TYPE_CHECKING:
+    from core.service import Service
     from core.service.terminal import LabelAgreement, ThresholdResult
 
 __all__ = [
@@ -162,14 +163,15 @@ def _warn_failures(failures: list[ScorerOutcome]) -> None:
     )
 
 
-def agreement(detail: ExperimentDetail | None, column: str | None) -> LabelAgreement | None:
-    """The scorers' agreement with the label column (None without --label-column)."""
-    if column is None or detail is None:
+def agreement(service: Service, experiment_id: str, column: str | None) -> LabelAgreement | None:
+    """The scorers' agreement with the label column (None without --label-column), from the
+    items and the stored scores (`Service.label_agreement`), not the whole experiment."""
+    if column is None:
         return None
-    from core.service.terminal import LabelError, label_agreement
+    from core.service.terminal import LabelError
 
     try:
-        return label_agreement(detail, column)
+        return service.label_agreement(experiment_id, column)
     except LabelError as error:  # checked before the run; only a changed dataset gets here
         raise CliError(f"--label-column {column!r}: {error}") from None
 

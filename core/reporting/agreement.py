@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict
 from pydantic import Field
 
 from core.record_base import Record
-from core.records import DatasetItem, ExperimentDetail
+from core.records import DatasetItem, ExperimentDetail, ExperimentInfo, Review, StoredScores
 from core.reporting.reviews import review_labels
 
 if TYPE_CHECKING:  # numpy and pandas are imported on first use, to keep `import core` light
@@ -53,6 +53,9 @@ __all__ = [
     "agreement_frame",
     "agreement_line",
     "agreement_verdict",
+    "agreement_with_labels",
+    "agreement_with_reviews",
+    "finite_scores",
     "label_agreement",
     "label_columns",
     "label_values",
@@ -330,9 +333,30 @@ def label_agreement(
     Only successful runs with a finite score count. Raises LabelError for a column no item has
     or a value that is not a label.
     """
-    labels = label_values(detail.items, column)
-    scores = _scores_by_scorer(detail)
-    unlabelled = len(detail.items) - len(labels)
+    return agreement_with_labels(
+        detail.items,
+        _scores_by_scorer(detail),
+        detail.info.scorer_ids,
+        column,
+        resamples=resamples,
+        seed=seed,
+    )
+
+
+def agreement_with_labels(
+    items: Sequence[DatasetItem],
+    scores: Mapping[str, Mapping[str, float]],
+    scorer_ids: Sequence[str],
+    column: str,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> LabelAgreement:
+    """`label_agreement` from its parts: the dataset's `items` (their labels), each scorer's
+    finite scores by item (`finite_scores`: what the service reads without loading the results)
+    and the experiment's `scorer_ids`, in the order shown."""
+    labels = label_values(items, column)
+    unlabelled = len(items) - len(labels)
     return LabelAgreement(
         label_column=column,
         labelled_items=len(labels),
@@ -344,7 +368,7 @@ def label_agreement(
             _scorer_agreement(
                 scorer_id, labels, scores.get(scorer_id, {}), unlabelled, resamples, seed
             )
-            for scorer_id in detail.info.scorer_ids
+            for scorer_id in scorer_ids
         ],
     )
 
@@ -360,13 +384,35 @@ def review_agreement(
     label of an item for a scorer is what its reviewers said it deserves (core/reporting/
     reviews.py, docs/review.md), so each scorer has its own labelled items. `label_column` is
     `REVIEWS_SOURCE`; `labelled_items` counts the items with a label for any scorer."""
-    scores = _scores_by_scorer(detail)
-    by_scorer = review_labels(detail.info, detail.reviews, scores, thresholds)
+    return agreement_with_reviews(
+        detail.info,
+        detail.reviews,
+        len(detail.items),
+        _scores_by_scorer(detail),
+        thresholds=thresholds,
+        resamples=resamples,
+        seed=seed,
+    )
+
+
+def agreement_with_reviews(
+    info: ExperimentInfo,
+    reviews: Iterable[Review],
+    item_count: int,
+    scores: Mapping[str, Mapping[str, float]],
+    *,
+    thresholds: Mapping[str, float] | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> LabelAgreement:
+    """`review_agreement` from its parts: the experiment, its reviews, how many items its
+    dataset has and each scorer's finite scores by item (`finite_scores`)."""
+    by_scorer = review_labels(info, reviews, scores, thresholds)
     labelled = {item for labels in by_scorer.values() for item in labels}
     return LabelAgreement(
         label_column=REVIEWS_SOURCE,
         labelled_items=len(labelled),
-        unlabelled_items=len(detail.items) - len(labelled),
+        unlabelled_items=item_count - len(labelled),
         resamples=resamples,
         seed=seed,
         confidence_level=CONFIDENCE_LEVEL,
@@ -375,13 +421,26 @@ def review_agreement(
                 scorer_id,
                 labels := by_scorer.get(scorer_id, {}),
                 scores.get(scorer_id, {}),
-                len(detail.items) - len(labels),
+                item_count - len(labels),
                 resamples,
                 seed,
             )
-            for scorer_id in detail.info.scorer_ids
+            for scorer_id in info.scorer_ids
         ],
     )
+
+
+def finite_scores(stored: StoredScores) -> dict[str, dict[str, float]]:
+    """Scorer id -> item id -> score of the stored runs with a finite score (what the
+    agreement counts: not-scorable runs have none), from the light columns of
+    `Store.stored_scores`."""
+    scores: dict[str, dict[str, float]] = {}
+    for item_id, scorer_id, score in zip(
+        stored.item_ids, stored.scorer_ids, stored.scores, strict=True
+    ):
+        if score is not None and math.isfinite(score):
+            scores.setdefault(scorer_id, {})[item_id] = float(score)
+    return scores
 
 
 def _scores_by_scorer(detail: ExperimentDetail) -> dict[str, dict[str, float]]:

@@ -8,6 +8,7 @@ from typing import Any
 from core.errors import ExperimentConfigError
 from core.judge.secrets import secret_masker
 from core.records import DatasetItem, ExperimentDetail, ExperimentInfo, ScorerOutcome
+from core.reporting.agreement import LabelAgreement, agreement_with_labels, finite_scores
 from core.service.context import DeskContext
 
 __all__ = ["ExperimentsDesk"]
@@ -90,17 +91,18 @@ class ExperimentsDesk:
         """A dataset's first `limit` items (e.g. to find its label columns)."""
         return self._ctx.store.dataset_items(dataset_id, limit)
 
-    def scores_detail(self, experiment_id: str) -> ExperimentDetail:
-        """`load_experiment` without the results' JSON (scores, reasons and usage only): what
-        the label agreement needs, lighter, computed when it is asked for."""
+    def label_agreement(self, experiment_id: str, column: str) -> LabelAgreement:
+        """Each scorer's agreement with the labels in the dataset's `column` (AUC, its
+        interval, kappa, ...: core/reporting/agreement.py), from the items and the stored
+        scores' columns (`Store.stored_scores`), never the results themselves (10,000 x 5:
+        0.4 s, against 2.5 s to read the results without their JSON). Raises LabelError for
+        a column no item has or a value that is not a label."""
         info = self.get_experiment(experiment_id)
-        return ExperimentDetail(
-            info=info,
-            items=self._ctx.store.dataset_items(info.dataset_id),
-            results=self._ctx.store.experiment_results(experiment_id, with_result=False),
-            failures=self.failures(experiment_id),
-            failures_in_memory=self._ctx.jobs.get(experiment_id) is not None,
-            reviews=self._ctx.store.reviews(experiment_id),
+        return agreement_with_labels(
+            self._ctx.store.dataset_items(info.dataset_id),
+            finite_scores(self._ctx.store.stored_scores(experiment_id)),
+            info.scorer_ids,
+            column,
         )
 
     def delete_experiment(self, experiment_id: str) -> None:

@@ -119,7 +119,7 @@ class Service:
     failures = delegate("experiments", ExperimentsDesk.failures)
     sample_results = delegate("experiments", ExperimentsDesk.sample_results)
     sample_items = delegate("experiments", ExperimentsDesk.sample_items)
-    scores_detail = delegate("experiments", ExperimentsDesk.scores_detail)
+    label_agreement = delegate("experiments", ExperimentsDesk.label_agreement)
     delete_experiment = delegate("experiments", ExperimentsDesk.delete_experiment)
 
     # ---- results: aggregates, pages, one item, slices (docs/storage.md) ----

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from core.errors import ReviewError
 from core.records import Review, ReviewVerdict
-from core.reporting.agreement import LabelAgreement, review_agreement
+from core.reporting.agreement import LabelAgreement, agreement_with_reviews, finite_scores
 from core.reporting.review_queue import QueueEntry, review_queue
 from core.reporting.reviews import check_review, review_marks
 from core.service.context import DeskContext
@@ -87,6 +87,14 @@ class ReviewsDesk:
     def review_agreement(
         self, experiment_id: str, thresholds: Mapping[str, float] | None = None
     ) -> LabelAgreement:
-        """Each scorer's agreement (AUC, kappa, ...) with the reviews as labels."""
-        detail = self._experiments.scores_detail(experiment_id)
-        return review_agreement(detail, thresholds=thresholds)
+        """Each scorer's agreement (AUC, kappa, ...) with the reviews as labels, from the
+        stored scores' columns (`Store.stored_scores`), never the results themselves."""
+        store = self._ctx.store
+        info = self._experiments.get_experiment(experiment_id)
+        return agreement_with_reviews(
+            info,
+            store.reviews(experiment_id),
+            store.get_dataset(info.dataset_id).item_count,
+            finite_scores(store.stored_scores(experiment_id)),
+            thresholds=thresholds,
+        )

@@ -25,7 +25,6 @@ from core.records import (
 from core.service.views import (
     REVIEWS_SOURCE,
     LabelAgreement,
-    label_agreement,
     label_columns,
 )
 from pages.ui.services import service
@@ -119,13 +118,12 @@ def sampled_label_columns(info: ExperimentInfo) -> list[str]:
 @st.cache_resource(max_entries=4, show_spinner="Computing AUC intervals…")
 def _agreement(experiment_id: str, version: Version, column: str) -> LabelAgreement:
     with bulk_load():
-        detail = service().scores_detail(experiment_id)
-    return label_agreement(detail, column)
+        return service().label_agreement(experiment_id, column)
 
 
 def agreement(info: ExperimentInfo, column: str) -> LabelAgreement:
     """Each scorer's agreement with the labels in `column`, over every item (its scores read
-    without the results' JSON), computed once per column and change of the experiment;
+    as columns, never the results), computed once per column and change of the experiment;
     `REVIEWS_SOURCE`: with the reviews as labels, once per change of the reviews too."""
     if column == REVIEWS_SOURCE:
         reviews = service().reviews(info.id)

@@ -54,7 +54,6 @@ def no_whole_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(Service, "load_experiment", refuse("Service.load_experiment"))
     monkeypatch.setattr(Service, "experiment_pages", refuse("Service.experiment_pages"))
-    monkeypatch.setattr(Service, "scores_detail", refuse("Service.scores_detail"))
     real_results = Store.experiment_results
     real_items = Store.dataset_items
 
