@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 
@@ -31,6 +32,11 @@ SYNC_LIMIT = 50_000
 """The most items a search indexes itself before answering (well under a second of indexing);
 a larger dataset's index is built in the background while searches read the texts."""
 
+QUIET_S = 0.5
+"""How long a background build waits after this process's last page read before writing its
+next chunk: a page's run reads several times and renders in between, time whose CPU the build
+would otherwise take (on a loaded machine, the first search's)."""
+
 _log = logging.getLogger(__name__)
 
 
@@ -45,14 +51,17 @@ class SearchIndexer:
         *,
         chunk: int = INDEX_CHUNK,
         sync_limit: int = SYNC_LIMIT,
+        quiet_s: float = QUIET_S,
     ) -> None:
         self._engine = engine
         self._chunk = chunk
         self._sync_limit = sync_limit
+        self._quiet_s = quiet_s
         self._lock = threading.Lock()
         self._builds: dict[str, threading.Thread] = {}
         self._quiet = threading.Condition()
         self._reading = 0
+        self._read_ended = -float("inf")
         self._writing = threading.Lock()
         """Held by a background build while it writes a chunk."""
 
@@ -91,10 +100,11 @@ class SearchIndexer:
 
     @contextmanager
     def searching(self) -> Iterator[None]:
-        """While a page of this process is read: the background builds write no chunk (the one
-        being written finishes first, then they wait), so the read has the machine, the
-        database's pages and the write-ahead log to itself. Measured at a million items, the
-        first search read the texts in 0.2 s alone and up to 0.8 s beside the build."""
+        """While a page of this process is read, and `quiet_s` after: the background builds
+        write no chunk (the one being written finishes first, then they wait), so the page's
+        run has the machine, the database's pages and the write-ahead log to itself. At a
+        million items on one core, the first search read the texts in 0.2-0.3 s so and in
+        0.4-0.6 s beside the build."""
         with self._quiet:
             self._reading += 1
         try:
@@ -104,18 +114,25 @@ class SearchIndexer:
         finally:
             with self._quiet:
                 self._reading -= 1
+                self._read_ended = time.monotonic()
                 self._quiet.notify_all()
 
     @contextmanager
     def _chunk_turn(self) -> Iterator[None]:
-        """A background build's turn to write a chunk: when no page is being read."""
+        """A background build's turn to write a chunk: when no page has been read for
+        `quiet_s`."""
         with self._quiet:
-            self._quiet.wait_for(lambda: self._reading == 0)
+            while self._reading or self._quiet_left() > 0:
+                self._quiet.wait(None if self._reading else self._quiet_left())
             self._writing.acquire()  # under the condition: no read starts unseen meanwhile
         try:
             yield
         finally:
             self._writing.release()
+
+    def _quiet_left(self) -> float:
+        """Seconds of `quiet_s` left since the last read ended (under `_quiet`)."""
+        return self._read_ended + self._quiet_s - time.monotonic()
 
     def building(self, dataset_id: str) -> bool:
         """Whether this process is building the dataset's index now."""

@@ -5,6 +5,7 @@ the texts meanwhile), never twice at once, never on PostgreSQL (docs/storage.md,
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -270,3 +271,47 @@ def test_a_background_build_writes_no_chunk_while_a_page_is_read(
     assert events.count("chunk done") == ITEMS
     pairs = list(zip(events[::2], events[1::2], strict=True))  # never interleaved
     assert set(pairs) == {("chunk", "chunk done"), ("read", "read done")}, events
+
+
+@pytest.mark.parametrize("store", SQLITE, indirect=True)
+def test_a_background_build_waits_a_quiet_spell_after_the_last_read(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page's run reads several times, rendering in between: the build writes its next
+    chunk only `quiet_s` after the last read ended (the order of the monotonic clock's
+    readings, not a speed)."""
+    dataset_id, experiment_id = _experiment(store)
+    indexer = _indexer(store, chunk=5, quiet_s=0.3)
+    read_ends: list[float] = []
+    chunk_starts: list[float] = []
+    first_read, turns = threading.Event(), []
+    original_chunk, original_page = search_index._index_next_chunk, reads.result_page
+    original_turn = indexer._chunk_turn
+
+    def turn() -> Any:
+        turns.append(len(turns))
+        if len(turns) == 2:  # the second chunk is asked for once the first read has ended
+            first_read.wait(30)
+        return original_turn()
+
+    def chunk(connection: Any, dataset: str, size: int) -> bool | None:
+        chunk_starts.append(time.monotonic())
+        return original_chunk(connection, dataset, size)
+
+    def page(*arguments: Any) -> Any:
+        try:
+            return original_page(*arguments)
+        finally:
+            read_ends.append(time.monotonic())
+            first_read.set()
+
+    monkeypatch.setattr(indexer, "_chunk_turn", turn)
+    monkeypatch.setattr(search_index, "_index_next_chunk", chunk)
+    monkeypatch.setattr(reads, "result_page", page)
+    assert store.prepare_search(experiment_id)
+    during = [_odd_ids(store, experiment_id) for _ in range(5)]
+    assert indexer.wait(dataset_id, timeout_s=30) and _whole(store, dataset_id)
+    assert during == [ODD] * 5
+    for started in chunk_starts:
+        before = [ended for ended in read_ends if ended <= started]
+        assert not before or started - max(before) >= 0.3, (started, read_ends)
