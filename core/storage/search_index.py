@@ -6,9 +6,9 @@ search finding no index builds a small dataset's itself; a large one's is starte
 background and the search answered by reading the texts meanwhile (the same answers: the index
 only narrows which texts are read). Either way a chunk of items per transaction, so a run
 writing its results at the same time waits at most one chunk for the write lock; a background
-build also pauses between chunks while this process reads a page (`SearchIndexer.searching`),
-so the first search, which reads the texts, does not share the machine with the build
-(docs/storage.md, Text search)."""
+build also pauses between chunks while this process reads a page and for `QUIET_S` after
+(`SearchIndexer.searching`), so the first search, which reads the texts, does not share the
+machine with the build (docs/storage.md, Text search)."""
 
 from __future__ import annotations
 
@@ -37,6 +37,10 @@ QUIET_S = 0.5
 next chunk: a page's run reads several times and renders in between, time whose CPU the build
 would otherwise take (on a loaded machine, the first search's)."""
 
+PATIENCE_S = 2.0
+"""The longest a background build waits for a quiet spell before writing a chunk anyway: a
+dashboard read without pause by many people still gets its index (a chunk every 2 s)."""
+
 _log = logging.getLogger(__name__)
 
 
@@ -52,11 +56,13 @@ class SearchIndexer:
         chunk: int = INDEX_CHUNK,
         sync_limit: int = SYNC_LIMIT,
         quiet_s: float = QUIET_S,
+        patience_s: float = PATIENCE_S,
     ) -> None:
         self._engine = engine
         self._chunk = chunk
         self._sync_limit = sync_limit
         self._quiet_s = quiet_s
+        self._patience_s = patience_s
         self._lock = threading.Lock()
         self._builds: dict[str, threading.Thread] = {}
         self._quiet = threading.Condition()
@@ -120,10 +126,12 @@ class SearchIndexer:
     @contextmanager
     def _chunk_turn(self) -> Iterator[None]:
         """A background build's turn to write a chunk: when no page has been read for
-        `quiet_s`."""
+        `quiet_s`, or after `patience_s` of waiting for that."""
         with self._quiet:
-            while self._reading or self._quiet_left() > 0:
-                self._quiet.wait(None if self._reading else self._quiet_left())
+            until = time.monotonic() + self._patience_s
+            while (self._reading or self._quiet_left() > 0) and time.monotonic() < until:
+                left = until - time.monotonic()
+                self._quiet.wait(left if self._reading else min(left, self._quiet_left()))
             self._writing.acquire()  # under the condition: no read starts unseen meanwhile
         try:
             yield

@@ -315,3 +315,28 @@ def test_a_background_build_waits_a_quiet_spell_after_the_last_read(
     for started in chunk_starts:
         before = [ended for ended in read_ends if ended <= started]
         assert not before or started - max(before) >= 0.3, (started, read_ends)
+
+
+@pytest.mark.parametrize("store", SQLITE, indirect=True)
+def test_a_background_build_is_not_starved_by_reads_without_pause(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reads one after the other (a busy dashboard) never leave a quiet spell: the build writes
+    a chunk after `patience_s` of waiting anyway, and ends while the reads go on."""
+    dataset_id, experiment_id = _experiment(store)
+    indexer = _indexer(store, chunk=10, quiet_s=3600, patience_s=0.05)
+    original_turn, first_read = indexer._chunk_turn, threading.Event()
+
+    def turn() -> Any:  # the build waits for the reads to have begun
+        first_read.wait(30)
+        return original_turn()
+
+    monkeypatch.setattr(indexer, "_chunk_turn", turn)
+    assert store.prepare_search(experiment_id)
+    with indexer.searching():
+        first_read.set()
+    reads_made = 0
+    while indexer.building(dataset_id) and reads_made < 10_000:
+        assert _odd_ids(store, experiment_id) == ODD
+        reads_made += 1
+    assert _whole(store, dataset_id) and not indexer.building(dataset_id)
