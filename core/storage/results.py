@@ -247,7 +247,7 @@ class ResultStore:
         dataset_id, items, scorer_ids = self._experiments.dataset_of(experiment_id)
         if reads.may_use_index(query, item_ids):
             self.search_indexer.for_search(dataset_id, items)
-        with self._db.engine.connect() as connection:
+        with self.search_indexer.searching(), self._db.engine.connect() as connection:
             return reads.result_page(
                 connection, experiment_id, dataset_id, items, scorer_ids, query, item_ids
             )

@@ -5,6 +5,7 @@ the texts meanwhile), never twice at once, never on PostgreSQL (docs/storage.md,
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ import pytest
 from scorelab_db import BACKENDS, database
 
 from core.records import ColumnMapping, DatasetItem, ResultQuery, ScorerOutcome, ScorerSpec
-from core.storage import NotFoundError, Store, search_index
+from core.storage import NotFoundError, Store, reads, search_index
 from core.storage.search_index import SearchIndexer
 from core.storage.tables import SEARCH_DATASETS
 from core.storage.text_search import search_base
@@ -139,10 +140,10 @@ def test_one_build_per_dataset_however_many_ask(
     release, started = threading.Event(), []
     original = search_index.index_dataset_texts
 
-    def counted(engine: Any, dataset: str, chunk: int = 1) -> bool:
+    def counted(engine: Any, dataset: str, *rest: Any) -> bool:
         started.append(dataset)
         release.wait(30)
-        return original(engine, dataset, chunk)
+        return original(engine, dataset, *rest)
 
     monkeypatch.setattr(search_index, "index_dataset_texts", counted)
     assert all(store.prepare_search(experiment_id) for _ in range(5))
@@ -218,3 +219,124 @@ def test_no_build_on_postgresql_and_none_for_an_unknown_experiment(store: Store)
     with pytest.raises(NotFoundError):
         store.prepare_search("no-such-experiment")
     assert _odd_ids(store, experiment_id) == ODD
+
+
+@pytest.mark.parametrize("store", SQLITE, indirect=True)
+def test_a_background_build_writes_no_chunk_while_a_page_is_read(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Searches during a build, a chunk of one item at a time: no chunk is written while a
+    page is read (the build asks for its second chunk during the first read, which gives it
+    half a second to write one), and every answer, while the index is partial, is the whole
+    index's."""
+    dataset_id, experiment_id = _experiment(store)
+    indexer = _indexer(store, chunk=1)
+    events: list[str] = []
+    first_read, chunk_started, turns = threading.Event(), threading.Event(), []
+    original_chunk, original_page = search_index._index_next_chunk, reads.result_page
+    original_turn = indexer._chunk_turn
+
+    def turn() -> Any:
+        turns.append(len(turns))
+        if len(turns) == 2:  # the second chunk is asked for while the first page is read
+            first_read.wait(30)
+        return original_turn()
+
+    def chunk(connection: Any, dataset: str, size: int) -> bool | None:
+        events.append("chunk")
+        chunk_started.set()
+        try:
+            return original_chunk(connection, dataset, size)
+        finally:
+            events.append("chunk done")
+
+    def page(*arguments: Any) -> Any:
+        events.append("read")
+        if events.count("read") == 1:
+            first_read.set()
+            chunk_started.clear()
+            chunk_started.wait(0.5)  # not a timing: a chunk written meanwhile fails below
+        try:
+            return original_page(*arguments)
+        finally:
+            events.append("read done")
+
+    monkeypatch.setattr(indexer, "_chunk_turn", turn)
+    monkeypatch.setattr(search_index, "_index_next_chunk", chunk)
+    monkeypatch.setattr(reads, "result_page", page)
+    assert store.prepare_search(experiment_id)
+    during = [_odd_ids(store, experiment_id) for _ in range(30)]
+    assert indexer.wait(dataset_id, timeout_s=30) and _whole(store, dataset_id)
+    assert during == [ODD] * 30 and _odd_ids(store, experiment_id) == ODD
+    assert events.count("chunk done") == ITEMS
+    pairs = list(zip(events[::2], events[1::2], strict=True))  # never interleaved
+    assert set(pairs) == {("chunk", "chunk done"), ("read", "read done")}, events
+
+
+@pytest.mark.parametrize("store", SQLITE, indirect=True)
+def test_a_background_build_waits_a_quiet_spell_after_the_last_read(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page's run reads several times, rendering in between: the build writes its next
+    chunk only `quiet_s` after the last read ended (the order of the monotonic clock's
+    readings, not a speed)."""
+    dataset_id, experiment_id = _experiment(store)
+    indexer = _indexer(store, chunk=5, quiet_s=0.3)
+    read_ends: list[float] = []
+    chunk_starts: list[float] = []
+    first_read, turns = threading.Event(), []
+    original_chunk, original_page = search_index._index_next_chunk, reads.result_page
+    original_turn = indexer._chunk_turn
+
+    def turn() -> Any:
+        turns.append(len(turns))
+        if len(turns) == 2:  # the second chunk is asked for once the first read has ended
+            first_read.wait(30)
+        return original_turn()
+
+    def chunk(connection: Any, dataset: str, size: int) -> bool | None:
+        chunk_starts.append(time.monotonic())
+        return original_chunk(connection, dataset, size)
+
+    def page(*arguments: Any) -> Any:
+        try:
+            return original_page(*arguments)
+        finally:
+            read_ends.append(time.monotonic())
+            first_read.set()
+
+    monkeypatch.setattr(indexer, "_chunk_turn", turn)
+    monkeypatch.setattr(search_index, "_index_next_chunk", chunk)
+    monkeypatch.setattr(reads, "result_page", page)
+    assert store.prepare_search(experiment_id)
+    during = [_odd_ids(store, experiment_id) for _ in range(5)]
+    assert indexer.wait(dataset_id, timeout_s=30) and _whole(store, dataset_id)
+    assert during == [ODD] * 5
+    for started in chunk_starts:
+        before = [ended for ended in read_ends if ended <= started]
+        assert not before or started - max(before) >= 0.3, (started, read_ends)
+
+
+@pytest.mark.parametrize("store", SQLITE, indirect=True)
+def test_a_background_build_is_not_starved_by_reads_without_pause(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reads one after the other (a busy dashboard) never leave a quiet spell: the build writes
+    a chunk after `patience_s` of waiting anyway, and ends while the reads go on."""
+    dataset_id, experiment_id = _experiment(store)
+    indexer = _indexer(store, chunk=10, quiet_s=3600, patience_s=0.05)
+    original_turn, first_read = indexer._chunk_turn, threading.Event()
+
+    def turn() -> Any:  # the build waits for the reads to have begun
+        first_read.wait(30)
+        return original_turn()
+
+    monkeypatch.setattr(indexer, "_chunk_turn", turn)
+    assert store.prepare_search(experiment_id)
+    with indexer.searching():
+        first_read.set()
+    reads_made = 0
+    while indexer.building(dataset_id) and reads_made < 10_000:
+        assert _odd_ids(store, experiment_id) == ODD
+        reads_made += 1
+    assert _whole(store, dataset_id) and not indexer.building(dataset_id)

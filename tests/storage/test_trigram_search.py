@@ -113,6 +113,28 @@ def test_the_searched_expression_is_served_by_the_trigram_index(store: Store) ->
 
 
 @pytest.mark.parametrize("store", POSTGRES, indirect=True)
+def test_a_search_under_a_score_range_is_counted_by_a_semi_join(store: Store) -> None:
+    """The count of a search under a score range keeps the scores' EXISTS a semi join (the
+    results in range hashed, the items' matches streamed, so LIMIT stops the count at its
+    last match): with `scorer_id IN (...)` PostgreSQL proves one result per item, joins, and
+    hashes every text match first (0.88 s at 1 M items, 0.49 s as a semi join)."""
+    experiment_id = _experiment(store, 2_000)
+    query = ResultQuery(score_range=(0.1, 0.9), search="paris")
+    sent = _searches(store, experiment_id, query)
+    counted = [(s, p) for s, p in sent if s.lstrip().upper().startswith("SELECT COUNT(*)")]
+    assert counted, sent
+    statement, parameters = counted[0]
+    with store.engine.connect() as connection:
+        connection.exec_driver_sql("ANALYZE")
+        # 2,000 items would be walked by a nested loop: hashing is what a million items get.
+        connection.exec_driver_sql("SET enable_nestloop = off")
+        connection.exec_driver_sql("SET enable_mergejoin = off")
+        plan = connection.exec_driver_sql(f"EXPLAIN {statement}", parameters).all()
+    text = "\n".join(row[0] for row in plan)
+    assert "Semi Join" in text, text
+
+
+@pytest.mark.parametrize("store", POSTGRES, indirect=True)
 def test_the_indexed_search_finds_what_the_scan_finds(store: Store) -> None:
     experiment_id = _experiment(store, 500)
     query = ResultQuery(score_range=(0.2, 0.7), search="PARIS RIVER", page_size=1_000)
