@@ -110,9 +110,9 @@ _UNIQUE_VIOLATION = "23505"
 
 def _copy_rows(connection: Connection, rows: Sequence[tuple[Any, ...]]) -> int:
     """A fresh experiment's batch meets no stored pair: COPY alone writes it, with neither the
-    staging table's write and read nor a speculative insertion per row (about half the
-    server's time per batch). A resumed run's first batches may meet some and take the
-    staged path."""
+    staging table's write and read nor a speculative insertion per row (100,000 rows in one
+    transaction: 1.2 s of server time instead of 1.7 to 2.2 s). A resumed run's first batches
+    may meet some and take the staged path."""
     # Key order (code points: COLLATE "C" below): two writers of one experiment (a resume
     # racing its old process) wait for each other's keys in one order, and none deadlocks.
     ordered = sorted(rows, key=_row_key)
