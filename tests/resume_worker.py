@@ -89,12 +89,12 @@ def slow_spec(delay_s: float = 0.0, fail_on: str = "") -> ScorerSpec:
 def main(
     database_url: str, dataset_id: str, delay_s: float, fail_on: str, writer: str = "thread"
 ) -> None:
-    from core.experiments import jobs
+    from core.experiments import jobs, result_writer
     from core.service import Service
 
     if writer == "process":  # the results written by a child process, whatever the size
         jobs._OWN_PROCESS_FROM = 0
-        jobs._PROCESS_FIRST = True
+        result_writer._PROCESS_FIRST = True
 
     service = Service(database_url, catalog=CATALOG)
     experiment_id = service.start_experiment(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 import orjson
 from pydantic import ValidationError
@@ -31,13 +31,16 @@ from core.run_results import (
     database_json,
     step_usage_of_dict,
 )
-from core.storage import reads, result_rows
+from core.storage import result_rows
 from core.storage._info import (
     _LIVE_STATUSES,
     _USAGE_COLUMNS,
     _utc,
 )
 from core.storage.tables import DatasetItemRow
+
+if TYPE_CHECKING:  # reads imports this module: a runtime import would make a cycle
+    from core.storage import reads
 
 _RESULT_KEY = ("experiment_id", "item_id", "scorer_id")
 """The unique key of `scorer_results`: one stored result per (experiment, item, scorer)."""

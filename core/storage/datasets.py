@@ -80,12 +80,9 @@ class DatasetStore:
             "mapping": mapping.model_dump(mode="json", by_alias=True),
             "created_at": _now(),
         }
-        count = 0
         with self._db.transaction("save the dataset") as connection:
             connection.execute(insert(DatasetRow), [row])
-            for batch in _batches(_flat(items)):
-                result_rows.insert_items(connection, _item_rows(dataset_id, count, batch))
-                count += len(batch)
+            count = result_rows.insert_item_batches(connection, _item_batches(dataset_id, items))
             connection.execute(
                 update(DatasetRow.__table__)
                 .where(DatasetRow.__table__.c.id == dataset_id)
@@ -229,6 +226,16 @@ class DatasetStore:
         if not found:
             raise NotFoundError(f"No item {item_id!r} in dataset {dataset_id!r}")
         return found[0]
+
+
+def _item_batches(
+    dataset_id: str, items: Iterable[DatasetItem] | Iterable[Sequence[DatasetItem | ItemValues]]
+) -> Iterator[list[tuple[Any, ...]]]:
+    """The items' rows a batch at a time, each made when the writer asks for it."""
+    position = 0
+    for batch in _batches(_flat(items)):
+        yield _item_rows(dataset_id, position, batch)
+        position += len(batch)
 
 
 def _driver_rows(connection: Connection, query: Any) -> list[Any]:

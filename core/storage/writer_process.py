@@ -2,8 +2,8 @@
 child interpreter, so the inserts, the commits and the index maintenance never take the
 scoring interpreter's time (docs/storage.md, "The write path").
 
-`WriterProcess` is a `ResultSink` (core/experiments/jobs.py) for one experiment: `add_rows`,
-`update_experiment_progress` and `heartbeat` are sent to the child (`python -m
+`WriterProcess` is a `ResultSink` (core/experiments/result_writer.py) for one experiment:
+`add_rows`, `update_experiment_progress` and `heartbeat` are sent to the child (`python -m
 core.storage.writer_process`) over its standard input as pickled frames (the rows are already
 encoded tuples, `core.run_results.ResultRow`), and each call waits for the child's answer, so
 what the caller is told was written is committed, and an error of the child's (a full disk,

@@ -441,10 +441,10 @@ def test_a_run_stopped_by_a_storage_error_is_resumable_once_the_cause_is_gone(
 @pytest.fixture
 def writer_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every experiment's results written by a child process, whatever its size."""
-    from core.experiments import jobs
+    from core.experiments import jobs, result_writer
 
     monkeypatch.setattr(jobs, "_OWN_PROCESS_FROM", 0)
-    monkeypatch.setattr(jobs, "_PROCESS_FIRST", True)
+    monkeypatch.setattr(result_writer, "_PROCESS_FIRST", True)
 
 
 def test_a_run_whose_writer_process_dies_stops_interrupted_and_resumes_to_every_pair_once(
@@ -496,13 +496,13 @@ def test_a_run_written_by_the_writer_process_stores_what_the_thread_stores(
 ) -> None:
     """The same experiment written by the thread and by the child process: the same stored
     results (scores, reasons, result JSON, counts), the failure kept in memory only."""
-    from core.experiments import jobs
+    from core.experiments import jobs, result_writer
 
     dataset = service.import_dataset("set.csv", rows_of(40))
     spec = slow_spec(fail_on="q7")
     by_thread = run_clean(service, dataset.id, spec)
     monkeypatch.setattr(jobs, "_OWN_PROCESS_FROM", 0)
-    monkeypatch.setattr(jobs, "_PROCESS_FIRST", True)
+    monkeypatch.setattr(result_writer, "_PROCESS_FIRST", True)
     by_process = run_clean(service, dataset.id, spec)
     assert "did not start" not in caplog.text  # the process wrote them all
 

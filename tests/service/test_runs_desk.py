@@ -324,10 +324,10 @@ def test_a_database_failure_stops_the_experiment_resumable(
 def test_a_run_waiting_on_a_slow_scorer_keeps_beating(
     service: Service, turnstile: Turnstile, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import core.experiments.jobs as jobs
+    import core.experiments.result_writer as result_writer
 
-    monkeypatch.setattr(jobs, "_HEARTBEAT_EVERY_S", 0.1)
-    monkeypatch.setattr(jobs, "_FLUSH_EVERY_S", 0.05)
+    monkeypatch.setattr(result_writer, "_HEARTBEAT_EVERY_S", 0.1)
+    monkeypatch.setattr(result_writer, "_FLUSH_EVERY_S", 0.05)
     beats = threading.Condition()
     beaten = 0
     heartbeat = service.store.heartbeat

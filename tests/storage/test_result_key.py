@@ -101,6 +101,19 @@ def test_a_pair_stored_again_is_skipped_not_an_error(store: Store) -> None:
     assert counts.succeeded == 3 and counts.usage.input_tokens == 3
 
 
+def test_a_batch_holding_a_pair_twice_stores_it_once(store: Store) -> None:
+    """On PostgreSQL a batch is COPYed straight into the table; the unique key refuses this
+    one, and it is written again through the staging table, skipping the second copy (the
+    first in key order wins, as `ON CONFLICT DO NOTHING` keeps the first it meets)."""
+    experiment_id = new_experiment(store)
+    assert store.add_results(experiment_id, [success("i0", 0.1), success("i1", 0.2)]) == 2
+    twice = [success("i2", 0.3), success("i3", 0.4), success("i3", 0.4)]
+    assert store.add_results(experiment_id, twice) == 2
+    stored = rows(store, experiment_id)
+    assert stored == [("i0", "a", 0.1), ("i1", "a", 0.2), ("i2", "a", 0.3), ("i3", "a", 0.4)]
+    assert store.get_experiment(experiment_id).counts.succeeded == 4
+
+
 def test_two_writers_storing_the_same_pairs_leave_one_row_per_pair(url: str) -> None:
     first, second = Store(url), Store(url)
     try:

@@ -19,7 +19,7 @@ from core.records import (
     ScorerSpec,
 )
 from core.run_results import JudgeUsage
-from core.storage import NotFoundError, StorageError, Store, default_database_url
+from core.storage import NotFoundError, StorageError, Store, _rows, default_database_url
 from core.storage.tables import ExperimentRow
 
 MAPPING = ColumnMapping(input="input", output="output", metadata=["tag"])
@@ -363,3 +363,30 @@ def test_item_values_that_are_not_an_items_are_refused_naming_the_row(store: Sto
     with pytest.raises(ValueError, match=r"Item 2: expected \(id, input, output"):
         save(store, [[good[0], ("i1", "q")]])  # type: ignore[list-item]
     assert store.list_datasets() == []  # whole or nothing
+
+
+def test_a_dataset_of_many_batches_is_stored_whole_and_in_order(store: Store) -> None:
+    """On PostgreSQL every batch of an import goes into one COPY (core/storage/result_rows.py,
+    `insert_item_batches`): each row lands at its position, none twice, none missing."""
+    count = 2 * _rows._INSERT_BATCH + 3
+    values = [(f"i{n}", f"q{n}", f"a{n}", None, {"n": n}) for n in range(count)]
+    chunks = [values[start : start + 1_234] for start in range(0, count, 1_234)]
+    info = save(store, chunks)  # type: ignore[arg-type]
+    assert info.item_count == count
+    stored = store.dataset_items(info.id)
+    assert [item.id for item in stored] == [f"i{n}" for n in range(count)]
+    assert stored[-1].metadata == {"n": count - 1} and stored[-1].output == f"a{count - 1}"
+
+
+def test_a_bad_row_in_a_later_batch_stores_nothing_of_the_dataset(store: Store) -> None:
+    """The one COPY of an import is abandoned mid-stream: the error names the row, and the
+    rows already sent are rolled back with the dataset."""
+    count = _rows._INSERT_BATCH + 10
+    values: list[tuple[object, ...]] = [(f"i{n}", "q", "a", None, {}) for n in range(count)]
+    values[count - 2] = (7, "q", "a", None, {})
+    with pytest.raises(ValueError, match=rf"Item {count - 1} \(7\):.*id"):
+        save(store, [values])  # type: ignore[list-item]
+    assert store.list_datasets() == []
+    with store.engine.connect() as connection:
+        left = connection.execute(sqlalchemy.text("SELECT count(*) FROM dataset_items")).scalar()
+    assert left == 0

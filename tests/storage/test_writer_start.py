@@ -1,6 +1,7 @@
-"""A result writer with a process of its own (core/experiments/jobs.py, `ResultWriter`) holds
-the rows while that process starts, so the scoring interpreter never writes them itself,
-unless more pile up than it may hold: then it writes them, and every row is stored once."""
+"""A result writer with a process of its own (core/experiments/result_writer.py,
+`ResultWriter`) holds the rows while that process starts, so the scoring interpreter never
+writes them itself, unless more pile up than it may hold: then it writes them, and every row
+is stored once."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ import pytest
 from scorelab_db import BACKENDS, database
 from test_store import experiment, make_items, save, success
 
-from core.experiments import jobs
-from core.experiments.jobs import ResultWriter
+from core.experiments import result_writer
+from core.experiments.result_writer import ResultWriter
 from core.records import RunCounts
 from core.run_results import ResultRow
 from core.storage import Store
@@ -78,7 +79,7 @@ def test_rows_wait_for_the_starting_process_and_are_all_written_by_it(
 def test_past_what_it_may_hold_the_thread_writes_and_each_row_is_stored_once(
     store: SlowToStart, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(jobs, "_HELD_WHILE_STARTING", 300)
+    monkeypatch.setattr(result_writer, "_HELD_WHILE_STARTING", 300)
     experiment_id, writer = _write_all(store)
     assert writer.error is None
     assert 0 < store.written_here < ROWS  # this thread wrote some, the process the rest
