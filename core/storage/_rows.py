@@ -14,6 +14,7 @@ from sqlalchemy import (
     select,
     type_coerce,
 )
+from sqlalchemy import cast as sql_cast
 from sqlalchemy.engine import RowMapping
 
 from core.records import (
@@ -251,22 +252,31 @@ def _checked_values(position: int, values: Sequence[Any]) -> tuple[Any, ...]:
     return (item.id, item.input, item.output, item.ground_truth, item.metadata)
 
 
-def _items_query(dataset_id: str, first: Any, limit: int | None, *, as_text: bool = False) -> Any:
+def _items_query(
+    dataset_id: str, first: Any, limit: int | None, *, as_text: bool = False, cast: bool = False
+) -> Any:
     """Items from position `first` on (a number, or a bound parameter), in order (`limit` of
-    them, when given); `as_text`: the JSON columns as their text (SQLite), for
-    `_items(..., decode=True)`."""
+    them, when given); `as_text`: the JSON columns as their text, for `_items(...,
+    decode=True)`: as SQLite gives them, or `cast` to text in SQL (PostgreSQL, whose driver
+    would decode each with the standard library's `json.loads`: four times the time per item)."""
     table = DatasetItemRow.__table__
     data = [table.c.input, table.c.output, table.c.ground_truth, table.c.item_metadata]
     query = (
         select(
             table.c.position,
             table.c.item_id,
-            *(type_coerce(column, Text) if as_text else column for column in data),
+            *(_as_text(column, cast) if as_text else column for column in data),
         )
         .where(table.c.dataset_id == dataset_id, table.c.position >= first)
         .order_by(table.c.position)
     )
     return query if limit is None else query.limit(limit)
+
+
+def _as_text(column: Any, cast: bool) -> Any:
+    """A JSON column read as its text: a `CAST` in SQL, or only typed as text (SQLite, where a
+    cast would turn a bare number, which its numeric affinity keeps a number, into text)."""
+    return sql_cast(column, Text) if cast else type_coerce(column, Text)
 
 
 def _items(rows: Iterable[Sequence[Any]], *, decode: bool = False) -> list[DatasetItem]:

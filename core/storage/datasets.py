@@ -162,11 +162,12 @@ class DatasetStore:
         self, dataset_id: str, page_size: int, where: Any = None
     ) -> Iterator[DatasetItem]:
         position = 0
-        # SQLite gives the JSON columns' text as it is, decoded here by orjson (SQLAlchemy's
-        # json.loads per column cost a tenth of a stored run); PostgreSQL's driver decodes.
-        text = self._db.engine.dialect.name == "sqlite"
+        # The JSON columns come as their text, decoded here by orjson: SQLite gives it as it
+        # is (SQLAlchemy's json.loads per column cost a tenth of a stored run), PostgreSQL
+        # casts it (psycopg decoding them with json.loads: 9.5 us per item read instead of 2.2).
+        sqlite = self._db.engine.dialect.name == "sqlite"
         first = bindparam("first_position", type_=Integer)
-        query = _items_query(dataset_id, first, page_size, as_text=text)
+        query = _items_query(dataset_id, first, page_size, as_text=True, cast=not sqlite)
         if where is not None:
             query = query.where(where)
         # Compiled once, each page binding only where it starts.
@@ -176,7 +177,7 @@ class DatasetStore:
                 # The driver's own rows (plain tuples): SQLAlchemy's result rows cost more
                 # than the items built from them.
                 rows = _compiled_rows(connection, statement, {"first_position": position})
-            yield from _item_stream(rows, decode=text)
+            yield from _item_stream(rows, decode=True)
             if len(rows) < page_size:
                 return
             position = rows[-1][0] + 1  # the first column: the position
