@@ -126,6 +126,34 @@ def bare_runs(scorer_id: str, count: int = BARE_PAIRS) -> tuple[float, float]:
     return len(pairs) / elapsed, 1e6 * cpu / len(pairs)
 
 
+_COLD_RUNNER = """
+import sys, time
+from core.records import ScorerSpec
+from core.service import Service
+
+scorer = Service("sqlite://").build_scorer(ScorerSpec(scorer_id=sys.argv[1]), None)
+started = time.process_time()
+scorer.run_sync(input="Tell me about python paris river (1)?", output="An answer on paris.")
+print(time.process_time() - started)
+"""
+
+
+def first_run_cpu(scorer_id: str) -> float:
+    """The CPU seconds of the scorer's first run in a fresh interpreter: what it loads once
+    (keyword coverage's lexicons: lemminflect, numpy), paid by the end-to-end run's
+    interpreter and left out of the bare figures by their warm-up."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    output = subprocess.run(
+        [sys.executable, "-c", _COLD_RUNNER, scorer_id],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    if output.returncode:
+        raise SystemExit(f"the first-run measure failed:\n{output.stderr[-3000:]}")
+    return float(output.stdout.split()[-1])
+
+
 def end_to_end(
     folder: Path, items: int, scorer_id: str, database: str | None = None
 ) -> tuple[str, str]:
@@ -173,6 +201,15 @@ def end_to_end(
     print(
         f"  bare over {same:,} pairs      CPU {same_cpu:.1f} us/run   "
         f"bare CPU / run CPU {same_cpu / per_run:5.0%}"
+    )
+    # The scorer's one-time start is in the run's CPU, not in the bare figures: its share per
+    # run, and the run's CPU without it (the cost that grows with the items).
+    cold = first_run_cpu(scorer_id)
+    cold_per_run = 1e6 * cold / max(int(stored), 1)
+    steady = per_run - cold_per_run
+    print(
+        f"  scorer's first run {cold:5.2f} s CPU (loaded once) = {cold_per_run:.1f} us/run;"
+        f" run CPU without it {steady:.1f} us/run, bare / that {same_cpu / steady:5.0%}"
     )
     verdict = "ok" if runs >= 0.8 * bare else "MISSED"
     print(f"  run / bare    {runs / bare:8.0%}   (target >= 80%: {verdict})")
