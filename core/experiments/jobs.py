@@ -62,11 +62,11 @@ start costs about a second of CPU (on another core, the thread writing meanwhile
 takes about 5 us per run off the scoring interpreter, which only a large experiment wins
 back on a busy machine."""
 _FREEZE_FROM = 20_000
-"""Planned runs from which the heap is frozen once the run is under way
+"""Planned runs from which the heap is frozen from the run's start on
 (core/experiments/_heap.py): a small run's collector passes cost little."""
 _FREEZE_AFTER_RUNS = 200
-"""Successful runs before the heap is frozen: by then the scorers have loaded what they load
-on their first runs (a lexicon), which is then frozen too."""
+"""Successful runs before the heap is frozen again: by then the scorers have loaded what they
+load on their first runs (a lexicon), which is then frozen too."""
 _REFREEZE_EVERY = 5_000
 """Successful runs between two freezes: what the run made since that lives on (a scorer's
 caches grown with the items' words) is frozen in turn."""
@@ -345,11 +345,18 @@ class ExperimentJob:
         )
         self._writer = writer
         known = len(items) if item_count is None and isinstance(items, Sized) else item_count
-        if (known or 0) * len(scorers) >= _FREEZE_FROM:
-            self._freeze_at = self._fast_succeeded + _FREEZE_AFTER_RUNS
+        freezing = (known or 0) * len(scorers) >= _FREEZE_FROM
         status: ExperimentStatus = "error"
         error: BaseException | None = None
         try:
+            if freezing:
+                # Frozen before the first run as well: the scorers' first runs load their
+                # lexicons (keyword coverage: 0.5 s of CPU), whose allocations brought full
+                # passes over the whole heap (0.1 s each, three per run); the lexicons
+                # themselves are frozen once the run is under way.
+                freeze_heap()
+                self._frozen = True
+                self._freeze_at = self._fast_succeeded + _FREEZE_AFTER_RUNS
             sink.update_experiment_progress(self.experiment_id, *self.tally())
             self._publish("running")
             model, limit = self.rate_limit or ("", None)

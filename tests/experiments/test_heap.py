@@ -16,7 +16,7 @@ from core.scoring import StepContext
 from core.storage import Store
 
 
-def test_the_heap_is_frozen_during_a_large_run_and_thawed_after(
+def test_the_heap_is_frozen_from_a_large_runs_start_and_thawed_after(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(jobs, "_FREEZE_FROM", 10)
@@ -24,8 +24,12 @@ def test_the_heap_is_frozen_during_a_large_run_and_thawed_after(
     assert gc.get_freeze_count() == 0
     frozen_seen: list[int] = []
 
+    lexicon: list[list[int]] = []
+
     def score(context: StepContext) -> float:
         frozen_seen.append(gc.get_freeze_count())
+        if not lexicon:  # what a scorer loads on its first run, alive for the whole run
+            lexicon.extend([n] for n in range(1000))
         return 1.0
 
     scorer = create_scorer(id="counts-frozen", description="d").generate_score(score)
@@ -55,9 +59,11 @@ def test_the_heap_is_frozen_during_a_large_run_and_thawed_after(
     final = job.wait(timeout=60)
     assert final.status == "completed"
     assert store.result_count(experiment.id) == len(items)
-    # Frozen once 5 runs had succeeded (never before), and thawed once the run ended.
-    assert frozen_seen[:5] == [0] * 5
-    assert all(count > 0 for count in frozen_seen[6:])
+    # Frozen before the first run (the first run's loading walks no frozen object), frozen
+    # again once 5 runs had succeeded (the first run's lexicon with it), thawed at the end.
+    # (A frozen object that is freed leaves the count: it only roughly stays.)
+    assert all(count > 0 for count in frozen_seen[:5])
+    assert all(count > max(frozen_seen[:5]) + len(lexicon) // 2 for count in frozen_seen[6:])
     assert gc.get_freeze_count() == 0
     store.close()
 
