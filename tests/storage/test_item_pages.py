@@ -186,3 +186,47 @@ def test_postgresql_pages_cast_the_json_columns_to_text() -> None:
     assert cast.count("CAST(") == 4
     as_is = str(_items_query("d", 0, 10, as_text=True).compile(dialect=sqlite.dialect()))
     assert "CAST(" not in as_is  # SQLite's numbers would become text
+
+
+def _page_reads(store: Store) -> list[int]:
+    """Counts the connections the store opens from now on (one per page read)."""
+    opened: list[int] = []
+    original = store.engine.connect
+
+    def counting_connect():  # type: ignore[no-untyped-def]
+        opened.append(1)
+        return original()
+
+    store.engine.connect = counting_connect  # type: ignore[method-assign]
+    return opened
+
+
+def test_a_reader_closed_early_reads_no_further(store: Store) -> None:
+    dataset_id = save(store, chunks([9]))
+    opened = _page_reads(store)
+    reader = store.iter_dataset_items(dataset_id, page_size=3)
+    assert next(reader).id == "i0"
+    reader.close()
+    assert len(opened) == 1 + 1  # the dataset's row and its first page only
+    assert [i.id for i in store.iter_dataset_items(dataset_id, page_size=3)] == [
+        f"i{n}" for n in range(9)
+    ]
+
+
+def test_a_failing_later_page_is_the_readers_error(store: Store) -> None:
+    dataset_id = save(store, chunks([7]))
+    original = store.engine.connect
+    calls: list[int] = []
+
+    def failing_third():  # type: ignore[no-untyped-def]
+        calls.append(1)
+        if len(calls) == 3:  # the dataset's row, page 1, then page 2 fails
+            raise StorageError("page 2 could not be read")
+        return original()
+
+    store.engine.connect = failing_third  # type: ignore[method-assign]
+    reader = store.iter_dataset_items(dataset_id, page_size=3)
+    taken = [next(reader).id for _ in range(3)]
+    assert taken == ["i0", "i1", "i2"]
+    with pytest.raises(StorageError, match="page 2 could not be read"):
+        next(reader)
