@@ -471,19 +471,28 @@ def _init(ray: Any, target: RayTarget) -> None:
     )
 
 
-_CLIENT_SERVER_FAILED = "Starting Ray client server failed"
+_CLIENT_SERVER_FAILED = (
+    "Starting Ray client server failed",
+    "Proxy failed to Connect to backend",
+    "start_specific_server",
+)
+"""What Ray's client proxy answers when the per-connection server it starts for this client
+failed: its two messages, and the frame of a traceback raised while starting it."""
 _CLIENT_SERVER_RETRY_PAUSE_S = 2.0
 
 
 def _init_at(ray: Any, address: str, settings: Mapping[str, Any]) -> None:
     """`ray.init` at an existing cluster. A Ray Client server that could not start the
     per-connection server it forks for this client (Ray's own "Starting Ray client server
-    failed", seen once on a loaded CI machine: a process of Ray's that died while starting) is
+    failed", or an error raised while starting it: each seen once on a loaded CI machine) is
     asked once more before the address is called unreachable."""
     try:
         ray.init(address=address, **settings)
     except (RuntimeError, ConnectionError) as error:  # Ray's client: ConnectionAbortedError
-        if not address.startswith("ray://") or _CLIENT_SERVER_FAILED not in str(error):
+        text = str(error)
+        if not address.startswith("ray://") or not any(
+            sign in text for sign in _CLIENT_SERVER_FAILED
+        ):
             raise
         logger.warning(
             "The Ray Client server at %s could not start this connection's server; "

@@ -46,10 +46,23 @@ def connect(ray: FakeRay, address: str) -> None:
     ray_backend._init(ray, target)
 
 
+START_RAISED = ConnectionAbortedError(
+    "Initialization failure from server:\nTraceback (most recent call last):\n"
+    '  File "ray/util/client/server/proxier.py", line 765, in Datapath\n'
+    "    if not self.proxy_manager.start_specific_server(\n"
+    "TimeoutError: timed out"
+)
+NO_BACKEND = ConnectionAbortedError(
+    "Initialization failure from server:\nTraceback (most recent call last):\n"
+    "RuntimeError: Proxy failed to Connect to backend! Check `ray_client_server.err`"
+)
+
+
+@pytest.mark.parametrize("failure", [SERVER_DIED, START_RAISED, NO_BACKEND])
 def test_a_client_server_that_failed_to_start_is_asked_once_more(
-    caplog: pytest.LogCaptureFixture,
+    caplog: pytest.LogCaptureFixture, failure: BaseException
 ) -> None:
-    ray = FakeRay(SERVER_DIED)
+    ray = FakeRay(failure)
     connect(ray, "ray://head:10001")
     assert ray.inits == ["ray://head:10001", "ray://head:10001"]
     assert ray.shutdowns == 1  # what the failed connection left, before the second
