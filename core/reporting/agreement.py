@@ -434,21 +434,25 @@ def finite_scores(stored: StoredScores) -> dict[str, dict[str, float]]:
     """Scorer id -> item id -> score of the stored runs with a finite score (what the
     agreement counts: not-scorable runs have none), from the light columns of
     `Store.stored_scores`."""
-    scores: dict[str, dict[str, float]] = {}
-    for item_id, scorer_id, score in zip(
-        stored.item_ids, stored.scorer_ids, stored.scores, strict=True
-    ):
-        if score is not None and math.isfinite(score):
-            scores.setdefault(scorer_id, {})[item_id] = float(score)
-    return scores
+    return _finite_by_scorer(zip(stored.item_ids, stored.scorer_ids, stored.scores, strict=True))
 
 
 def _scores_by_scorer(detail: ExperimentDetail) -> dict[str, dict[str, float]]:
+    return _finite_by_scorer(
+        (outcome.item_id, outcome.scorer_id, outcome.score)
+        for outcome in detail.results
+        if outcome.status == "success"
+    )
+
+
+def _finite_by_scorer(
+    runs: Iterable[tuple[str, str, float | None]],
+) -> dict[str, dict[str, float]]:
+    """Scorer id -> item id -> score of the (item, scorer, score) runs with a finite score."""
     scores: dict[str, dict[str, float]] = {}
-    for outcome in detail.results:
-        score = outcome.score
-        if outcome.status == "success" and score is not None and math.isfinite(score):
-            scores.setdefault(outcome.scorer_id, {})[outcome.item_id] = float(score)
+    for item_id, scorer_id, score in runs:
+        if score is not None and math.isfinite(score):
+            scores.setdefault(scorer_id, {})[item_id] = float(score)
     return scores
 
 

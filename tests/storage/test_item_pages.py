@@ -81,14 +81,7 @@ def test_a_failing_chunk_leaves_nothing_stored(store: Store) -> None:
 
 def test_items_are_read_a_page_at_a_time(store: Store) -> None:
     dataset_id = save(store, chunks([25]))
-    pages: list[int] = []
-    original = store.engine.connect
-
-    def counting_connect():  # type: ignore[no-untyped-def]
-        pages.append(1)
-        return original()
-
-    store.engine.connect = counting_connect  # type: ignore[method-assign]
+    pages = _page_reads(store)
     read = list(store.iter_dataset_items(dataset_id, page_size=10))
     assert [i.id for i in read] == [f"i{n}" for n in range(25)]
     assert len(pages) == 1 + 3  # the dataset's row, then three pages
