@@ -38,6 +38,7 @@ from core.storage._rows import (
     _now,
 )
 from core.storage.database import Database, NotFoundError
+from core.storage.search_index import drop_postgres_index
 from core.storage.tables import DatasetItemRow, DatasetRow, ExperimentRow, ScoreRow
 
 __all__ = ["DatasetStore"]
@@ -217,6 +218,7 @@ class DatasetStore:
                 delete(DatasetItemRow).where(col(DatasetItemRow.dataset_id) == dataset_id)
             )
             connection.execute(delete(DatasetRow).where(col(DatasetRow.id) == dataset_id))
+            drop_postgres_index(connection, dataset_id)
 
     def dataset_item(self, dataset_id: str, item_id: str) -> DatasetItem:
         """One item of a dataset by its id; raises NotFoundError."""

@@ -465,7 +465,7 @@ def _row_source(scope: _Scope, query: ResultQuery, item_ids: Collection[str] | N
     if query.metadata:
         source = source.where(*metadata_filter(query.metadata, scope.dialect))
     if needle and found is not None:  # the index walked: its candidates tested by LIKE
-        source = source.where(like_condition(needle, scope.dialect))
+        source = source.where(like_condition(needle, scope.dialect, scope.dataset_id))
     elif needle:  # before the scores' test: SQLite tests the conditions in this order
         source = source.where(_searched(scope, needle))
     if query.score_range is not None and not (query.sort != "position" and range_on_sort):
@@ -596,7 +596,7 @@ def _scored_within(scope: _Scope, query: ResultQuery, item_id: Any) -> Any:
 
 def _searched(scope: _Scope, needle: str) -> Any:
     """The search condition of `needle` on the scope's database."""
-    return matches(needle.strip(), scope.dialect, scope.search_base)
+    return matches(needle.strip(), scope.dialect, scope.search_base, scope.dataset_id)
 
 
 def _index_walk(scope: _Scope, found: str) -> Any:

@@ -8,7 +8,14 @@ only narrows which texts are read). Either way a chunk of items per transaction,
 writing its results at the same time waits at most one chunk for the write lock; a background
 build also pauses between chunks while this process reads a page and for `QUIET_S` after
 (`SearchIndexer.searching`), so the first search, which reads the texts, does not share the
-machine with the build (docs/storage.md, Text search)."""
+machine with the build (docs/storage.md, Text search).
+
+PostgreSQL's equivalent (revision 0016): a partial GIN trigram index of one dataset's searched
+texts (`build_postgres_index`: `CREATE INDEX CONCURRENTLY ... WHERE dataset_id = '<id>'`,
+which lets the import and the runs write meanwhile), built in a thread started by the same
+page hook and by a search finding it missing; the searches meanwhile are the same statements,
+which the planner answers from the index once it is valid. One statement on the server: it
+cannot pause for the pages the way SQLite's chunks do."""
 
 from __future__ import annotations
 
@@ -17,12 +24,22 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from typing import Literal
 
 from sqlalchemy.engine import Connection, Engine
 
-from core.storage.tables import SEARCH_DATASETS, SEARCH_ROWID_SPAN, SEARCH_TABLE
+from core.storage.tables import SEARCH_DATASETS, SEARCH_ROWID_SPAN, SEARCH_TABLE, SEARCHED_TEXT
+from core.storage.text_search import dataset_index_name, literal_dataset_id
 
-__all__ = ["INDEX_CHUNK", "SYNC_LIMIT", "SearchIndexer", "index_dataset_texts"]
+__all__ = [
+    "INDEX_CHUNK",
+    "SYNC_LIMIT",
+    "SearchIndexer",
+    "build_postgres_index",
+    "drop_postgres_index",
+    "index_dataset_texts",
+    "postgres_index_state",
+]
 
 INDEX_CHUNK = 5_000
 """Items indexed per transaction: a page read waits for the chunk being written (about 50 ms
@@ -70,6 +87,10 @@ class SearchIndexer:
         self._read_ended = -float("inf")
         self._writing = threading.Lock()
         """Held by a background build while it writes a chunk."""
+        self._whole: set[str] = set()
+        """PostgreSQL: the datasets whose index was found valid, or cannot be made (no
+        `pg_trgm`), so that a search does not ask the database again. A dataset deleted
+        leaves its id here: ids are never reused."""
 
     def for_search(self, dataset_id: str, item_count: int) -> None:
         """Before a search of the dataset: its index built first when the dataset is small;
@@ -77,25 +98,34 @@ class SearchIndexer:
         answered without it until it is whole."""
         if self.building(dataset_id):
             return
-        if item_count <= self._sync_limit:
+        if self._engine().dialect.name == "postgresql":
+            if item_count > self._sync_limit:  # never built first: it may wait for others
+                self.start(dataset_id)
+        elif item_count <= self._sync_limit:
             index_dataset_texts(self._engine(), dataset_id, self._chunk)
         else:
             self.start(dataset_id)
 
     def start(self, dataset_id: str) -> bool:
         """Build the dataset's index in a thread of its own unless it is whole or being built;
-        whether a build is now running. Never on PostgreSQL (its index is another)."""
+        whether a build is now running (on PostgreSQL, the dataset's partial trigram index,
+        `build_postgres_index`)."""
         engine = self._engine()
-        if engine.dialect.name != "sqlite":
+        if dataset_id in self._whole:
             return False
         with engine.connect() as connection:
-            if _state(connection, dataset_id) is not False:  # whole, or no index here
-                return False
+            if engine.dialect.name == "postgresql":
+                missing = self._postgres_wanted(connection, dataset_id)
+            else:
+                missing = _state(connection, dataset_id) is False  # not whole, and an index here
+        if not missing:
+            return False
+        target = self._build_postgres if engine.dialect.name == "postgresql" else self._build
         with self._lock:
             if dataset_id in self._builds:
                 return True
             build = threading.Thread(
-                target=self._build,
+                target=target,
                 args=(engine, dataset_id),
                 name=f"scorelab-search-index-{dataset_id}",
                 daemon=True,
@@ -103,6 +133,19 @@ class SearchIndexer:
             self._builds[dataset_id] = build
         build.start()
         return True
+
+    def _postgres_wanted(self, connection: Connection, dataset_id: str) -> bool:
+        """Whether the dataset's PostgreSQL index is to be built: it is missing or invalid,
+        and the dataset has over `sync_limit` items (fewer are scanned in well under 0.1 s,
+        which an index, also kept up by every later insert of theirs, would not repay)."""
+        state = postgres_index_state(connection, dataset_id)
+        if state not in ("missing", "invalid"):
+            self._whole.add(dataset_id)  # valid, or none can be: not asked again
+            return False
+        items = connection.exec_driver_sql(
+            "SELECT item_count FROM datasets WHERE id = %s", (dataset_id,)
+        ).scalar()
+        return items is not None and int(items) > self._sync_limit
 
     @contextmanager
     def searching(self) -> Iterator[None]:
@@ -155,6 +198,18 @@ class SearchIndexer:
         if build is not None:
             build.join(timeout_s)
         return not self.building(dataset_id)
+
+    def _build_postgres(self, engine: Engine, dataset_id: str) -> None:
+        try:
+            if build_postgres_index(engine, dataset_id):
+                self._whole.add(dataset_id)
+        except Exception:  # an optimisation: the next search or page opened tries again
+            _log.warning(
+                "Building the trigram index of dataset %s stopped", dataset_id, exc_info=True
+            )
+        finally:
+            with self._lock:
+                self._builds.pop(dataset_id, None)
 
     def _build(self, engine: Engine, dataset_id: str) -> None:
         try:
@@ -245,3 +300,98 @@ def _index_next_chunk(connection: Connection, dataset_id: str, chunk: int) -> bo
         (above, 0 if more else 1, dataset_id),
     )
     return more is None
+
+
+_LOCK_SPACE = 0x5C0E
+"""The first key of the advisory locks taken while a dataset's PostgreSQL index is built."""
+
+IndexState = Literal["valid", "invalid", "missing"]
+
+
+def postgres_index_state(connection: Connection, dataset_id: str) -> IndexState | None:
+    """PostgreSQL: whether the dataset's partial trigram index is there and valid (`invalid`:
+    a concurrent build under way, or one interrupted, which left its index unusable); None
+    when it cannot be (not PostgreSQL, no `pg_trgm`, an id the store does not make)."""
+    name = dataset_index_name(dataset_id)
+    if connection.dialect.name != "postgresql" or name is None:
+        return None
+    if _trigram_schema(connection) is None:
+        return None
+    valid = connection.exec_driver_sql(
+        "SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(%s)", (name,)
+    ).scalar()
+    if valid is None:
+        return "missing"
+    return "valid" if valid else "invalid"
+
+
+def build_postgres_index(engine: Engine, dataset_id: str) -> bool:
+    """Build the dataset's partial trigram index on PostgreSQL unless it is valid already
+    (an invalid one, left by an interrupted build, is dropped and built again); whether it is
+    valid now. `CREATE INDEX CONCURRENTLY`, from an autocommit connection: the items and
+    results stay writable meanwhile. Under an advisory lock of the dataset: a process finding
+    another's build under way returns at once (False), so no two build the same index."""
+    name, literal = dataset_index_name(dataset_id), literal_dataset_id(dataset_id)
+    if engine.dialect.name != "postgresql" or name is None or literal is None:
+        return False
+    lock = (_LOCK_SPACE, _lock_key(dataset_id))
+    with engine.connect() as connection:
+        connection = connection.execution_options(isolation_level="AUTOCOMMIT")
+        if not connection.exec_driver_sql("SELECT pg_try_advisory_lock(%s, %s)", lock).scalar():
+            return False
+        try:
+            return _build_under_lock(connection, dataset_id, name, literal)
+        finally:
+            connection.exec_driver_sql("SELECT pg_advisory_unlock(%s, %s)", lock)
+
+
+def _build_under_lock(connection: Connection, dataset_id: str, name: str, literal: str) -> bool:
+    state = postgres_index_state(connection, dataset_id)
+    if state is None or state == "valid":
+        return state == "valid"
+    if state == "invalid":  # no build of ours runs (the lock): an interrupted one's leftover
+        connection.exec_driver_sql(f"DROP INDEX CONCURRENTLY IF EXISTS {name}")
+    if not _dataset_exists(connection, dataset_id):
+        return False
+    schema = _trigram_schema(connection)
+    connection.exec_driver_sql(
+        f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {name} ON dataset_items USING gin "
+        f'(({SEARCHED_TEXT}) "{schema}".gin_trgm_ops) WHERE dataset_id = {literal}'
+    )
+    if not _dataset_exists(connection, dataset_id):  # deleted meanwhile: its index goes too
+        connection.exec_driver_sql(f"DROP INDEX CONCURRENTLY IF EXISTS {name}")
+        return False
+    return postgres_index_state(connection, dataset_id) == "valid"
+
+
+def drop_postgres_index(connection: Connection, dataset_id: str) -> None:
+    """Drop the dataset's partial trigram index (PostgreSQL; nothing elsewhere), within the
+    caller's transaction, which deletes the dataset. While a build of it runs (its advisory
+    lock held) the build drops it itself when it finds the dataset gone: a `DROP INDEX` here
+    would wait for the whole build, holding every reader of the items behind it."""
+    name = dataset_index_name(dataset_id)
+    if connection.dialect.name != "postgresql" or name is None:
+        return
+    lock = (_LOCK_SPACE, _lock_key(dataset_id))
+    if connection.exec_driver_sql("SELECT pg_try_advisory_xact_lock(%s, %s)", lock).scalar():
+        connection.exec_driver_sql(f"DROP INDEX IF EXISTS {name}")
+
+
+def _lock_key(dataset_id: str) -> int:
+    """The second key of the dataset's advisory lock (a signed 32-bit number of its id's last
+    hex digits)."""
+    return int(dataset_id[-8:], 16) - 2**31
+
+
+def _dataset_exists(connection: Connection, dataset_id: str) -> bool:
+    found = connection.exec_driver_sql("SELECT 1 FROM datasets WHERE id = %s", (dataset_id,))
+    return found.first() is not None
+
+
+def _trigram_schema(connection: Connection) -> str | None:
+    """The schema holding the `pg_trgm` extension, None without it."""
+    schema = connection.exec_driver_sql(
+        "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace "
+        "WHERE e.extname = 'pg_trgm'"
+    ).scalar()
+    return None if schema is None else str(schema)

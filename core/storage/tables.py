@@ -275,9 +275,15 @@ class ExperimentTotalsRow(SQLModel, table=True):
 
 
 TRIGRAM_INDEX = "ix_trgm_dataset_items_texts"
-"""PostgreSQL's trigram index of the items' searched texts (revision 0013), made by the
-migration alone (an operator class of an extension the role may lack): `include_object`
-leaves it out of the comparison of the schema with these tables."""
+"""PostgreSQL's trigram index of every item's searched text (revision 0013), maintained by
+every import, dropped by revision 0016 for `DATASET_TRIGRAM_PREFIX`'s per-dataset indexes."""
+DATASET_TRIGRAM_PREFIX = "ix_trgm_"
+"""PostgreSQL: the name of a dataset's partial trigram index of its items' searched texts
+(revision 0016; built lazily by core/storage/search_index.py) is this and the dataset's id
+(`core.storage.text_search.dataset_index_name`); an operator class of an extension the role
+may lack, made outside the schema's declaration: `include_object` leaves these out (and
+`TRIGRAM_INDEX`, which starts the same way) of the comparison of the schema with these
+tables."""
 
 
 SEARCH_TABLE = "dataset_item_search"
@@ -304,10 +310,10 @@ SEARCH_TRIGGERS = (
 def include_object(
     thing: object, name: str | None, kind: str, reflected: bool, compare_to: object
 ) -> bool:
-    """Alembic's `include_object` hook: every object but `TRIGRAM_INDEX` and SQLite's search
-    index (`SEARCH_TABLE`, its FTS5 shadow tables and `SEARCH_DATASETS`), made by their
-    migrations alone."""
-    if kind == "index" and name == TRIGRAM_INDEX:
+    """Alembic's `include_object` hook: every object but PostgreSQL's trigram indexes
+    (`DATASET_TRIGRAM_PREFIX`) and SQLite's search index (`SEARCH_TABLE`, its FTS5 shadow
+    tables and `SEARCH_DATASETS`), made outside the tables' declaration."""
+    if kind == "index" and name is not None and name.startswith(DATASET_TRIGRAM_PREFIX):
         return False
     return not (kind == "table" and name is not None and name.startswith(SEARCH_TABLE))
 

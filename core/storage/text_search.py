@@ -14,6 +14,7 @@ from sqlalchemy import Connection, Text, and_, cast, literal_column, or_, select
 from sqlalchemy import column as sql_column
 
 from core.storage.tables import (
+    DATASET_TRIGRAM_PREFIX,
     SEARCH_DATASETS,
     SEARCH_ROWID_SPAN,
     SEARCH_TABLE,
@@ -23,8 +24,10 @@ from core.storage.tables import (
 
 __all__ = [
     "TRIGRAMS_MATCHED",
+    "dataset_index_name",
     "index_walk",
     "like_condition",
+    "literal_dataset_id",
     "matches",
     "search_base",
     "trigram_query",
@@ -35,6 +38,10 @@ _search = table(SEARCH_TABLE, sql_column("rowid"))
 _search_datasets = table(
     SEARCH_DATASETS, sql_column("ordinal"), sql_column("dataset_id"), sql_column("complete")
 )
+
+_STORE_DATASET_ID = re.compile(r"(mastra-d-)?[0-9a-f]{32}")
+"""The dataset ids the store makes: a uuid4's hex (`core.storage.datasets`), or `mastra-d-` and
+a 32-hex-digit hash (`core.exchange.mastra_import.scorelab_id`)."""
 
 TRIGRAMS_MATCHED = 32
 """A needle's trigrams looked up in SQLite's index at most (its first ones, distinct): the
@@ -72,7 +79,9 @@ def trigram_query(needle: str) -> str | None:
     return " AND ".join(quoted)
 
 
-def matches(needle: str, dialect: str, base: int | None = None) -> Any:
+def matches(
+    needle: str, dialect: str, base: int | None = None, dataset_id: str | None = None
+) -> Any:
     """A case-insensitive substring of the item's id, input, output or ground truth (their
     JSON text: a string is matched inside its quotes). LIKE's wildcards in the needle are
     escaped: the search is plain text. SQLite's LIKE ignores the case of ASCII letters by
@@ -82,8 +91,10 @@ def matches(needle: str, dialect: str, base: int | None = None) -> Any:
     lower() over a million texts). On SQLite with revision 0015's trigram index (`base`: the
     dataset's first rowid there), a needle of 3 characters or more is looked up there first:
     only the items holding its every trigram (case folded, a superset of LIKE's matches) are
-    then tested by the same LIKE, so the answer is LIKE's exactly."""
-    like = like_condition(needle, dialect)
+    then tested by the same LIKE, so the answer is LIKE's exactly. On PostgreSQL, `dataset_id`
+    is written into the condition as a literal so that the planner may answer it from the
+    dataset's partial trigram index (`like_condition`)."""
+    like = like_condition(needle, dialect, dataset_id)
     found = trigram_query(needle) if base is not None and dialect == "sqlite" else None
     if found is None or base is None:
         return like
@@ -94,13 +105,18 @@ def matches(needle: str, dialect: str, base: int | None = None) -> Any:
     return and_(_items.c.position.in_(candidates), like)
 
 
-def like_condition(needle: str, dialect: str) -> Any:
-    """`matches` by LIKE alone (ILIKE on PostgreSQL, served by its trigram index)."""
+def like_condition(needle: str, dialect: str, dataset_id: str | None = None) -> Any:
+    """`matches` by LIKE alone (ILIKE on PostgreSQL, served by the dataset's trigram index
+    once built: `dataset_id` names it, see `literal_dataset_id`)."""
     escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     pattern = f"%{escaped}%"
     if dialect == "postgresql":
         searched = literal_column(f"({_qualified(SEARCHED_TEXT)})", Text)
-        return searched.ilike(pattern, escape="\\")
+        found = searched.ilike(pattern, escape="\\")
+        literal = None if dataset_id is None else literal_dataset_id(dataset_id)
+        if literal is None:
+            return found
+        return and_(literal_column(f"dataset_items.dataset_id = {literal}"), found)
     texts = [
         _items.c.item_id,
         cast(_items.c.input, Text),
@@ -127,6 +143,24 @@ def index_walk(base: int, found: str) -> Any:
             rowid < base + SEARCH_ROWID_SPAN,
         )
     )
+
+
+def literal_dataset_id(dataset_id: str) -> str | None:
+    """The dataset id as an SQL string literal, for an id of the form the store makes (which
+    holds only letters, digits and hyphens, so nothing in it can end the literal); None for any
+    other. PostgreSQL proves that a query reads only a partial index's rows from its literal
+    (`dataset_id = '...'`), never from a bound parameter of a generic plan."""
+    if _STORE_DATASET_ID.fullmatch(dataset_id) is None:
+        return None
+    return f"'{dataset_id}'"
+
+
+def dataset_index_name(dataset_id: str) -> str | None:
+    """PostgreSQL: the name of the dataset's partial trigram index (core/storage/search_index.py),
+    for an id of the form the store makes; None for any other (its searches scan)."""
+    if literal_dataset_id(dataset_id) is None:
+        return None
+    return DATASET_TRIGRAM_PREFIX + dataset_id.replace("-", "_")
 
 
 def _qualified(expression: str) -> str:
