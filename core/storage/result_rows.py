@@ -79,9 +79,8 @@ def insert_item_batches(
     returns how many rows were inserted.
 
     On PostgreSQL every batch goes into one `COPY`: the server indexes the rows already sent
-    (the `pg_trgm` index of revision 0013 costs most of an import's time) while the next batch
-    is read and encoded here, instead of each `COPY` waiting for the server before the next
-    batch is made. Elsewhere, one `insert_items` per batch."""
+    while the next batch is read and encoded here, instead of each `COPY` waiting for the
+    server before the next batch is made. Elsewhere, one `insert_items` per batch."""
     count = 0
     if connection.dialect.name != "postgresql":
         for batch in batches:
