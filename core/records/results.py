@@ -189,7 +189,7 @@ class ResultPage(Record):
     total: int
     """Items matching the query, over every page (more than this: `total_at_least`)."""
     total_at_least: bool = False
-    """True when a text search stopped counting (past 10,000 matches and the page asked for):
+    """True when a text search stopped counting (past 1,000 matches and the page asked for):
     there are more matches than `total` then."""
     page: int
     """This page's number (from 1; clamped to the last page)."""
