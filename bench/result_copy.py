@@ -1,0 +1,181 @@
+"""What the foreign key `scorer_results.experiment_id -> experiments.id` costs a batch of
+results (issue 22): `result_rows.insert_rows` of N rows in one transaction, with the key and
+without it, alternately, on PostgreSQL (and SQLite: `PRAGMA foreign_keys` on and off).
+
+    python bench/result_copy.py --database-url postgresql://.../db [--rows 100000] [--rounds 3]
+        [--no-sqlite]
+
+PostgreSQL works in a fresh schema of that database (dropped at the end); the key is added or
+dropped before each measure and the table emptied (TRUNCATE). Printed per measure: wall time,
+the server backend's CPU time (its /proc/<pid>/stat: the server runs on this machine) and this
+process's CPU time; then the medians and the ratio without/with.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy
+
+from core.records import ColumnMapping, DatasetItem, ScorerSpec
+from core.run_results import database_json
+from core.storage import Store
+from core.storage.result_rows import insert_rows
+
+_FK = "scorer_results_experiment_id_fkey"
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def rows_of(experiment_id: str, count: int) -> list[tuple[Any, ...]]:
+    """Rows as a code scorer's run writes them (result without the item's texts)."""
+    return [
+        (
+            experiment_id,
+            f"q{n}",
+            "keyword-coverage-scorer",
+            (n % 97) / 96,
+            "null",
+            database_json({"score": (n % 97) / 96, "runId": str(uuid.UUID(int=n))}),
+            0,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            0,
+            0,
+            0,
+            True,
+            None,
+        )
+        for n in range(count)
+    ]
+
+
+def experiment(store: Store) -> str:
+    dataset = store.save_dataset(
+        name="copy",
+        file_name="copy.csv",
+        format="csv",
+        fingerprint="c" * 64,
+        columns=["input", "output"],
+        mapping=ColumnMapping(input="input", output="output"),
+        items=[DatasetItem(id="q0", input="q", output="a")],
+    )
+    return store.create_experiment(
+        name="copy",
+        dataset_id=dataset.id,
+        scorers=[ScorerSpec(scorer_id="keyword-coverage-scorer")],
+        scorer_ids=["keyword-coverage-scorer"],
+        judge_model=None,
+        api_base=None,
+        judge_settings={},
+        concurrency=8,
+    ).id
+
+
+def backend_cpu(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / _TICK  # utime, stime
+
+
+def postgres_round(engine: sqlalchemy.Engine, rows: list[tuple[Any, ...]], fk: bool) -> tuple:
+    with engine.begin() as connection:
+        connection.exec_driver_sql("TRUNCATE scorer_results")
+        connection.exec_driver_sql(f"ALTER TABLE scorer_results DROP CONSTRAINT IF EXISTS {_FK}")
+        if fk:
+            connection.exec_driver_sql(
+                f"ALTER TABLE scorer_results ADD CONSTRAINT {_FK} FOREIGN KEY (experiment_id) "
+                "REFERENCES experiments (id)"
+            )
+    with engine.connect() as connection:
+        pid = connection.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
+        connection.rollback()
+        server, client, wall = backend_cpu(pid), time.process_time(), time.perf_counter()
+        with connection.begin():
+            written = insert_rows(connection, rows)
+        wall = time.perf_counter() - wall
+        client = time.process_time() - client
+        server = backend_cpu(pid) - server
+    assert written == len(rows), written
+    return wall, server, client
+
+
+def sqlite_round(engine: sqlalchemy.Engine, rows: list[tuple[Any, ...]], fk: bool) -> tuple:
+    with engine.begin() as connection:
+        connection.exec_driver_sql("DELETE FROM scorer_results")
+    with engine.connect() as connection:
+        connection.exec_driver_sql(f"PRAGMA foreign_keys={'ON' if fk else 'OFF'}")
+        connection.commit()  # outside a transaction, where the pragma takes effect
+        client, wall = time.process_time(), time.perf_counter()
+        with connection.begin():
+            written = insert_rows(connection, rows)
+        wall = time.perf_counter() - wall
+        client = time.process_time() - client
+        connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+        connection.commit()
+    assert written == len(rows), written
+    return wall, None, client
+
+
+def alternate(label: str, measure: Any, rounds: int) -> None:
+    found: dict[bool, list[tuple]] = {True: [], False: []}
+    for round_ in range(rounds):
+        for fk in (True, False) if round_ % 2 == 0 else (False, True):
+            wall, server, client = measure(fk)
+            found[fk].append((wall, server, client))
+            cpu = "" if server is None else f"  server CPU {server:5.2f} s"
+            print(
+                f"  {label} round {round_ + 1} {'with FK   ' if fk else 'without FK'}  "
+                f"wall {wall:5.2f} s{cpu}  client CPU {client:5.2f} s  "
+                f"load {Path('/proc/loadavg').read_text().split()[0]}"
+            )
+    for index, name in ((0, "wall"), (1, "server CPU")):
+        with_fk = [m[index] for m in found[True] if m[index] is not None]
+        without = [m[index] for m in found[False] if m[index] is not None]
+        if with_fk and without:
+            a, b = statistics.median(with_fk), statistics.median(without)
+            print(f"  {label} median {name}: with FK {a:.2f} s, without {b:.2f} s ({b / a:.2f}x)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database-url", required=True, help="a PostgreSQL database of yours")
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--no-sqlite", action="store_true")
+    arguments = parser.parse_args()
+    print(f"{arguments.rows:,} result rows per transaction, {arguments.rounds} rounds")
+    base = arguments.database_url.replace("postgresql://", "postgresql+psycopg://", 1)
+    schema = f"bench_{uuid.uuid4().hex[:8]}"
+    admin = sqlalchemy.create_engine(base)
+    with admin.begin() as connection:
+        connection.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
+    try:
+        separator = "&" if "?" in base else "?"
+        store = Store(f"{base}{separator}options=-csearch_path%3D{schema}")
+        rows = rows_of(experiment(store), arguments.rows)
+        alternate("PostgreSQL", lambda fk: postgres_round(store.engine, rows, fk), arguments.rounds)
+        store.close()
+    finally:
+        with admin.begin() as connection:
+            connection.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
+        admin.dispose()
+    if not arguments.no_sqlite:
+        with tempfile.TemporaryDirectory() as folder:
+            store = Store(f"sqlite:///{Path(folder) / 'copy.db'}")
+            rows = rows_of(experiment(store), arguments.rows)
+            alternate("SQLite", lambda fk: sqlite_round(store.engine, rows, fk), arguments.rounds)
+            store.close()
+
+
+if __name__ == "__main__":
+    main()
