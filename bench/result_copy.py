@@ -138,7 +138,7 @@ def alternate(label: str, measure: Any, rounds: int) -> None:
                 f"wall {wall:5.2f} s{cpu}  client CPU {client:5.2f} s  "
                 f"load {Path('/proc/loadavg').read_text().split()[0]}"
             )
-    for index, name in ((0, "wall"), (1, "server CPU")):
+    for index, name in ((0, "wall"), (1, "server CPU"), (2, "client CPU")):
         with_fk = [m[index] for m in found[True] if m[index] is not None]
         without = [m[index] for m in found[False] if m[index] is not None]
         if with_fk and without:
@@ -148,13 +148,25 @@ def alternate(label: str, measure: Any, rounds: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--database-url", required=True, help="a PostgreSQL database of yours")
+    parser.add_argument("--database-url", help="a PostgreSQL database of yours")
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-sqlite", action="store_true")
+    parser.add_argument("--no-postgres", action="store_true")
     arguments = parser.parse_args()
     print(f"{arguments.rows:,} result rows per transaction, {arguments.rounds} rounds")
-    base = arguments.database_url.replace("postgresql://", "postgresql+psycopg://", 1)
+    if not arguments.no_postgres:
+        postgres(arguments.database_url, arguments.rows, arguments.rounds)
+    if not arguments.no_sqlite:
+        with tempfile.TemporaryDirectory() as folder:
+            store = Store(f"sqlite:///{Path(folder) / 'copy.db'}")
+            rows = rows_of(experiment(store), arguments.rows)
+            alternate("SQLite", lambda fk: sqlite_round(store.engine, rows, fk), arguments.rounds)
+            store.close()
+
+
+def postgres(url: str, count: int, rounds: int) -> None:
+    base = url.replace("postgresql://", "postgresql+psycopg://", 1)
     schema = f"bench_{uuid.uuid4().hex[:8]}"
     admin = sqlalchemy.create_engine(base)
     with admin.begin() as connection:
@@ -162,19 +174,13 @@ def main() -> None:
     try:
         separator = "&" if "?" in base else "?"
         store = Store(f"{base}{separator}options=-csearch_path%3D{schema}")
-        rows = rows_of(experiment(store), arguments.rows)
-        alternate("PostgreSQL", lambda fk: postgres_round(store.engine, rows, fk), arguments.rounds)
+        rows = rows_of(experiment(store), count)
+        alternate("PostgreSQL", lambda fk: postgres_round(store.engine, rows, fk), rounds)
         store.close()
     finally:
         with admin.begin() as connection:
             connection.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
         admin.dispose()
-    if not arguments.no_sqlite:
-        with tempfile.TemporaryDirectory() as folder:
-            store = Store(f"sqlite:///{Path(folder) / 'copy.db'}")
-            rows = rows_of(experiment(store), arguments.rows)
-            alternate("SQLite", lambda fk: sqlite_round(store.engine, rows, fk), arguments.rounds)
-            store.close()
 
 
 if __name__ == "__main__":
