@@ -3,12 +3,15 @@ results (issue 22): `result_rows.insert_rows` of N rows in one transaction, with
 without it, alternately, on PostgreSQL (and SQLite: `PRAGMA foreign_keys` on and off).
 
     python bench/result_copy.py --database-url postgresql://.../db [--rows 100000] [--rounds 3]
-        [--no-sqlite]
+        [--no-sqlite] [--no-postgres] [--indexes]
 
 PostgreSQL works in a fresh schema of that database (dropped at the end); the key is added or
 dropped before each measure and the table emptied (TRUNCATE). Printed per measure: wall time,
 the server backend's CPU time (its /proc/<pid>/stat: the server runs on this machine) and this
-process's CPU time; then the medians and the ratio without/with.
+process's CPU time; then the medians and their ratios to the first variant's. `--indexes`
+adds, on PostgreSQL, the table without its foreign key and without `ix_scorer_results_aggregates`,
+without the unique key, and without both (what each index costs the server per row COPYed; the
+pages need both).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import statistics
 import tempfile
 import time
 import uuid
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +32,7 @@ from core.records import ColumnMapping, DatasetItem, ScorerSpec
 from core.run_results import database_json
 from core.storage import Store
 from core.storage.result_rows import insert_rows
+from core.storage.tables import AGGREGATE_COLUMNS
 
 _FK = "scorer_results_experiment_id_fkey"
 _TICK = os.sysconf("SC_CLK_TCK")
@@ -87,14 +92,41 @@ def backend_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / _TICK  # utime, stime
 
 
-def postgres_round(engine: sqlalchemy.Engine, rows: list[tuple[Any, ...]], fk: bool) -> tuple:
-    with engine.begin() as connection:
+_UNIQUE = "scorer_results_experiment_id_item_id_scorer_id_key"  # 0001's, as PostgreSQL names it
+
+POSTGRES_VARIANTS = {
+    "with FK": (True, True, True),
+    "without FK": (False, True, True),
+    "no aggregates ix": (False, False, True),
+    "no unique key": (False, True, False),
+    "primary key only": (False, False, False),
+}
+"""Per variant: (the foreign key, `ix_scorer_results_aggregates`, the unique key) present."""
+
+
+def postgres_round(engine: sqlalchemy.Engine, rows: list[tuple[Any, ...]], variant: str) -> tuple:
+    fk, aggregates, unique = POSTGRES_VARIANTS[variant]
+    with engine.begin() as connection:  # the table emptied, then given the variant's objects
         connection.exec_driver_sql("TRUNCATE scorer_results")
         connection.exec_driver_sql(f"ALTER TABLE scorer_results DROP CONSTRAINT IF EXISTS {_FK}")
+        connection.exec_driver_sql(
+            f"ALTER TABLE scorer_results DROP CONSTRAINT IF EXISTS {_UNIQUE}"
+        )
+        connection.exec_driver_sql("DROP INDEX IF EXISTS ix_scorer_results_aggregates")
         if fk:
             connection.exec_driver_sql(
                 f"ALTER TABLE scorer_results ADD CONSTRAINT {_FK} FOREIGN KEY (experiment_id) "
                 "REFERENCES experiments (id)"
+            )
+        if unique:
+            connection.exec_driver_sql(
+                f"ALTER TABLE scorer_results ADD CONSTRAINT {_UNIQUE} "
+                "UNIQUE (experiment_id, item_id, scorer_id)"
+            )
+        if aggregates:
+            connection.exec_driver_sql(
+                "CREATE INDEX ix_scorer_results_aggregates ON scorer_results "
+                f"({', '.join(AGGREGATE_COLUMNS)})"
             )
     with engine.connect() as connection:
         pid = connection.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
@@ -109,7 +141,8 @@ def postgres_round(engine: sqlalchemy.Engine, rows: list[tuple[Any, ...]], fk: b
     return wall, server, client
 
 
-def sqlite_round(engine: sqlalchemy.Engine, rows: list[tuple[Any, ...]], fk: bool) -> tuple:
+def sqlite_round(engine: sqlalchemy.Engine, rows: list[tuple[Any, ...]], variant: str) -> tuple:
+    fk = variant == "with FK"
     with engine.begin() as connection:
         connection.exec_driver_sql("DELETE FROM scorer_results")
     with engine.connect() as connection:
@@ -126,24 +159,30 @@ def sqlite_round(engine: sqlalchemy.Engine, rows: list[tuple[Any, ...]], fk: boo
     return wall, None, client
 
 
-def alternate(label: str, measure: Any, rounds: int) -> None:
-    found: dict[bool, list[tuple]] = {True: [], False: []}
+def alternate(label: str, measure: Any, variants: list[str], rounds: int) -> None:
+    """Each variant once per round, the order rotated from round to round."""
+    found: dict[str, list[tuple]] = {variant: [] for variant in variants}
     for round_ in range(rounds):
-        for fk in (True, False) if round_ % 2 == 0 else (False, True):
-            wall, server, client = measure(fk)
-            found[fk].append((wall, server, client))
+        shift = round_ % len(variants)
+        for variant in variants[shift:] + variants[:shift]:
+            wall, server, client = measure(variant)
+            found[variant].append((wall, server, client))
             cpu = "" if server is None else f"  server CPU {server:5.2f} s"
             print(
-                f"  {label} round {round_ + 1} {'with FK   ' if fk else 'without FK'}  "
-                f"wall {wall:5.2f} s{cpu}  client CPU {client:5.2f} s  "
-                f"load {Path('/proc/loadavg').read_text().split()[0]}"
+                f"  {label} round {round_ + 1} {variant:<16}  wall {wall:5.2f} s{cpu}  "
+                f"client CPU {client:5.2f} s  load {Path('/proc/loadavg').read_text().split()[0]}"
             )
     for index, name in ((0, "wall"), (1, "server CPU"), (2, "client CPU")):
-        with_fk = [m[index] for m in found[True] if m[index] is not None]
-        without = [m[index] for m in found[False] if m[index] is not None]
-        if with_fk and without:
-            a, b = statistics.median(with_fk), statistics.median(without)
-            print(f"  {label} median {name}: with FK {a:.2f} s, without {b:.2f} s ({b / a:.2f}x)")
+        medians = {
+            variant: statistics.median(m[index] for m in found[variant])
+            for variant in variants
+            if all(m[index] is not None for m in found[variant])
+        }
+        if len(medians) < 2:
+            continue
+        first = medians[variants[0]]
+        shown = ", ".join(f"{v} {t:.2f} s ({t / first:.2f}x)" for v, t in medians.items())
+        print(f"  {label} median {name}: {shown}")
 
 
 def main() -> None:
@@ -153,19 +192,24 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-sqlite", action="store_true")
     parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument(
+        "--indexes", action="store_true", help="PostgreSQL: also without each index (no FK)"
+    )
     arguments = parser.parse_args()
     print(f"{arguments.rows:,} result rows per transaction, {arguments.rounds} rounds")
     if not arguments.no_postgres:
-        postgres(arguments.database_url, arguments.rows, arguments.rounds)
+        variants = list(POSTGRES_VARIANTS)[: None if arguments.indexes else 2]
+        postgres(arguments.database_url, arguments.rows, variants, arguments.rounds)
     if not arguments.no_sqlite:
         with tempfile.TemporaryDirectory() as folder:
             store = Store(f"sqlite:///{Path(folder) / 'copy.db'}")
             rows = rows_of(experiment(store), arguments.rows)
-            alternate("SQLite", lambda fk: sqlite_round(store.engine, rows, fk), arguments.rounds)
+            measure = partial(sqlite_round, store.engine, rows)
+            alternate("SQLite", measure, ["with FK", "without FK"], arguments.rounds)
             store.close()
 
 
-def postgres(url: str, count: int, rounds: int) -> None:
+def postgres(url: str, count: int, variants: list[str], rounds: int) -> None:
     base = url.replace("postgresql://", "postgresql+psycopg://", 1)
     schema = f"bench_{uuid.uuid4().hex[:8]}"
     admin = sqlalchemy.create_engine(base)
@@ -175,7 +219,7 @@ def postgres(url: str, count: int, rounds: int) -> None:
         separator = "&" if "?" in base else "?"
         store = Store(f"{base}{separator}options=-csearch_path%3D{schema}")
         rows = rows_of(experiment(store), count)
-        alternate("PostgreSQL", lambda fk: postgres_round(store.engine, rows, fk), rounds)
+        alternate("PostgreSQL", partial(postgres_round, store.engine, rows), variants, rounds)
         store.close()
     finally:
         with admin.begin() as connection:
