@@ -18,7 +18,7 @@ from alembic.script import ScriptDirectory
 from scorelab_db import BACKENDS, database
 
 from core.records import ColumnMapping, DatasetItem, ScorerOutcome, ScorerSpec
-from core.storage import NotFoundError, Store, result_rows
+from core.storage import NotFoundError, StorageError, Store, result_rows
 from core.storage._rows import _score_row
 from core.storage.schema import alembic_config, head_revisions, revisions
 from core.storage.tables import ExperimentRow
@@ -284,3 +284,16 @@ def test_a_mastra_import_into_an_unknown_experiment_is_refused(store: Store) -> 
     with pytest.raises(NotFoundError, match="'gone'"):
         add_scored_rows(store, "gone", [{**row, "result_json": "{}"}])
     assert all_result_ids(store) == []
+
+
+def test_the_writer_process_reports_an_unknown_experiment_naming_it(store: Store) -> None:
+    writer = store.detached()
+    assert writer is not None  # a file or a server: a process of its own
+    try:
+        with pytest.raises(StorageError, match=r"NotFoundError: .*'gone'"):
+            writer.add_rows("gone", [_score_row(success("i0"))])
+        experiment_id = new_experiment(store, new_dataset(store))
+        assert writer.add_rows(experiment_id, [_score_row(success("i0"))]) == 1  # still serving
+    finally:
+        writer.close()
+    assert all_result_ids(store) == [experiment_id]
