@@ -206,6 +206,7 @@ class DatasetStore:
             col(ExperimentRow.dataset_id) == dataset_id
         )
         with self._db.transaction("delete the dataset") as connection:
+            result_rows.lock_experiments(connection, col(ExperimentRow.dataset_id) == dataset_id)
             self._db.refuse_live_runs(connection, "dataset", dataset_id=dataset_id)
             reviews.delete_reviews_of(connection, experiments)
             thresholds.delete_thresholds_of(connection, experiments)

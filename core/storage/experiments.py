@@ -26,7 +26,7 @@ from core.records import (
     RunCounts,
     ScorerSpec,
 )
-from core.storage import reads, reviews, step_usage, thresholds, totals
+from core.storage import reads, result_rows, reviews, step_usage, thresholds, totals
 from core.storage._info import _LIVE_STATUSES, _USAGE_COLUMNS, _experiment_info, _utc
 from core.storage._rows import _counts_values, _now, _settled_key, _stored_counts
 from core.storage.database import Database, NotFoundError, StorageError
@@ -249,6 +249,7 @@ class ExperimentStore:
         """Remove an experiment, its results and its reviews; refused (ExperimentConfigError)
         while some process runs it (a fresh heartbeat)."""
         with self._db.transaction("delete the experiment") as connection:
+            result_rows.lock_experiments(connection, ExperimentRow.__table__.c.id == experiment_id)
             self._db.refuse_live_runs(connection, "experiment", experiment_id=experiment_id)
             self._db.settled.pop(experiment_id, None)
             reviews.delete_reviews_of(connection, [experiment_id])

@@ -206,6 +206,8 @@ def add_scored_rows(store: Store, experiment_id: str, rows: Iterable[dict[str, A
     defaults = tuple(_SCORE_DEFAULTS.values())
     before = store.result_count(experiment_id)
     with store.database.transaction("store the imported scores") as connection:
+        # No foreign key checks it on PostgreSQL (revision 0017): refused here, once.
+        result_rows.refuse_unknown_experiments(connection, [experiment_id])
         if not postgres:  # the indexes of 100,000 rows stay in memory while they grow
             connection.exec_driver_sql("PRAGMA cache_size = -131072")
         batch: list[tuple[Any, ...]] = []

@@ -75,14 +75,19 @@ class ResultStore:
     def add_rows(self, experiment_id: str, rows: Sequence[ResultRow]) -> int:
         """Bulk-insert successful runs given as pre-encoded rows (`core.run_results.ResultRow`,
         what a running experiment's writer hands over); returns how many were written, as
-        `add_results` does (a pair already stored is skipped)."""
+        `add_results` does (a pair already stored is skipped). Raises NotFoundError, writing
+        nothing, for an experiment that does not exist (`result_rows.insert_rows`)."""
         # On PostgreSQL the rows go in key order (result_rows: two writers of one experiment
         # wait for each other's keys in one order, and none deadlocks).
         keyed = [(experiment_id, *row) for row in rows]
         self._db.settled.pop(experiment_id, None)
         with self._db.transaction("store the scorer results") as connection:
+            # The experiment is looked up and locked first (insert_rows), the kept totals
+            # forgotten after: a deletion locks the experiment before it deletes those totals,
+            # so the two transactions take their locks in one order and never deadlock.
+            written = result_rows.insert_rows(connection, keyed)
             totals.forget(connection, [experiment_id])  # summed before these rows
-            return result_rows.insert_rows(connection, keyed)
+            return written
 
     def detached(self) -> WriterProcess | None:
         """A sink writing to this database from a child process of its own (`add_rows`,

@@ -184,7 +184,10 @@ class ScoreRow(SQLModel, table=True):
     )
 
     id: int | None = Field(default=None, primary_key=True)
-    experiment_id: str = Field(foreign_key="experiments.id", max_length=64)
+    experiment_id: str = Field(max_length=64)
+    """Its experiment's id. No foreign key (revision 0017; SQLite's from revision 0001 is kept
+    there): the store refuses a batch for an unknown experiment, once per batch, and deletes
+    an experiment's results with it (docs/storage.md, "The write path")."""
     item_id: str = Field(sa_column=Column(Text, nullable=False))
     scorer_id: str = Field(sa_column=Column(Text, nullable=False))
     score: float | None = None
@@ -320,10 +323,16 @@ def include_object(
     thing: object, name: str | None, kind: str, reflected: bool, compare_to: object
 ) -> bool:
     """Alembic's `include_object` hook: every object but PostgreSQL's trigram indexes
-    (`DATASET_TRIGRAM_PREFIX`) and SQLite's search index (`SEARCH_TABLE`, its FTS5 shadow
-    tables and `SEARCH_DATASETS`), made outside the tables' declaration."""
+    (`DATASET_TRIGRAM_PREFIX`), SQLite's search index (`SEARCH_TABLE`, its FTS5 shadow tables
+    and `SEARCH_DATASETS`), made outside the tables' declaration, and SQLite's foreign key of
+    `scorer_results` on `experiments`, which revision 0017 keeps there only (no table
+    rebuild)."""
     if kind == "index" and name is not None and name.startswith(DATASET_TRIGRAM_PREFIX):
         return False
+    if kind == "foreign_key_constraint" and reflected and compare_to is None:
+        key: Any = thing
+        if key.parent.name == ScoreRow.__tablename__ and key.referred_table.name == "experiments":
+            return False
     return not (kind == "table" and name is not None and name.startswith(SEARCH_TABLE))
 
 
