@@ -395,6 +395,19 @@ def server_idle(timeout: float = 120.0) -> float:
     return time.perf_counter() - started
 
 
+def browser_idle(timeout: float = 30.0) -> float:
+    """Wait until the browser uses at most one clock tick (10 ms) over 0.3 s (a page just loaded
+    goes on drawing after its run has ended: the grid, the fonts); returns the seconds
+    waited. Without it the first step after a page load was charged with that drawing."""
+    clock, started = BROWSER[-1], time.perf_counter()
+    while time.perf_counter() - started < timeout:
+        before = clock()
+        time.sleep(0.3)
+        if clock() - before < 0.015:
+            break
+    return time.perf_counter() - started
+
+
 _SENT: weakref.WeakKeyDictionary[Any, list[float]] = weakref.WeakKeyDictionary()
 
 
@@ -430,6 +443,7 @@ def measure_layout(page: Any, url: str, repeat: int = 1) -> list[Row]:
     open_page(page, f"{url}/experiment?tab=results", timeout=300_000)
     print(f"  (server idle after {server_idle():.1f} s)")
     page.get_by_text("Click a row of the grid to open its item here.").wait_for()
+    browser_idle()
     grid = page.locator('[data-testid="stDataFrame"]').last
     clicks: list[Timing] = []
     sends: list[Timing] = []
@@ -457,6 +471,7 @@ def measure_layout(page: Any, url: str, repeat: int = 1) -> list[Row]:
     for _ in range(repeat):  # the next item past the grid's first page (50 rows)
         open_page(page, f"{url}/experiment?tab=results&item=q00049&page=1", timeout=300_000)
         page.get_by_text("Item q00049", exact=True).first.wait_for()
+        browser_idle()  # the page load's drawing is not the crossing's
         next_button = page.get_by_role("button", name=re.compile("^Next item"))
         if not next_button.is_enabled():  # a version where next stops at the page's end
             print("  next item past the grid's page: disabled in this version")
