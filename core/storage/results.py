@@ -259,10 +259,11 @@ class ResultStore:
 
     def prepare_search(self, experiment_id: str) -> bool:
         """Start building the text search index of the experiment's dataset in the background
-        (SQLite; nothing when it is built or being built); whether a build runs. Raises
-        NotFoundError for an unknown experiment."""
-        dataset_id, _, _ = self._experiments.dataset_of(experiment_id)
-        return self.search_indexer.start(dataset_id)
+        (SQLite's, or on PostgreSQL a large dataset's partial trigram index; nothing when it is
+        built or being built); whether a build runs. Raises NotFoundError for an unknown
+        experiment."""
+        dataset_id, items, _ = self._experiments.dataset_of(experiment_id)
+        return self.search_indexer.start(dataset_id, items)
 
     def slice_summaries(self, experiment_id: str, column: str) -> list[SliceSummary]:
         """The experiment's stored results grouped by a metadata column's value, by the

@@ -100,27 +100,31 @@ class SearchIndexer:
             return
         if self._engine().dialect.name == "postgresql":
             if item_count > self._sync_limit:  # never built first: it may wait for others
-                self.start(dataset_id)
+                self.start(dataset_id, item_count)
         elif item_count <= self._sync_limit:
             index_dataset_texts(self._engine(), dataset_id, self._chunk)
         else:
             self.start(dataset_id)
 
-    def start(self, dataset_id: str) -> bool:
+    def start(self, dataset_id: str, item_count: int | None = None) -> bool:
         """Build the dataset's index in a thread of its own unless it is whole or being built;
         whether a build is now running (on PostgreSQL, the dataset's partial trigram index,
-        `build_postgres_index`)."""
+        `build_postgres_index`, for a dataset of over `sync_limit` items: `item_count`, when
+        the caller has it, spares asking the database)."""
         engine = self._engine()
         if dataset_id in self._whole:
             return False
+        postgres = engine.dialect.name == "postgresql"
+        if postgres and item_count is not None and item_count <= self._sync_limit:
+            return False  # scanned, never indexed
         with engine.connect() as connection:
-            if engine.dialect.name == "postgresql":
-                missing = self._postgres_wanted(connection, dataset_id)
+            if postgres:
+                missing = self._postgres_wanted(connection, dataset_id, item_count)
             else:
                 missing = _state(connection, dataset_id) is False  # not whole, and an index here
         if not missing:
             return False
-        target = self._build_postgres if engine.dialect.name == "postgresql" else self._build
+        target = self._build_postgres if postgres else self._build
         with self._lock:
             if dataset_id in self._builds:
                 return True
@@ -134,7 +138,9 @@ class SearchIndexer:
         build.start()
         return True
 
-    def _postgres_wanted(self, connection: Connection, dataset_id: str) -> bool:
+    def _postgres_wanted(
+        self, connection: Connection, dataset_id: str, item_count: int | None
+    ) -> bool:
         """Whether the dataset's PostgreSQL index is to be built: it is missing or invalid,
         and the dataset has over `sync_limit` items (fewer are scanned in well under 0.1 s,
         which an index, also kept up by every later insert of theirs, would not repay)."""
@@ -142,9 +148,11 @@ class SearchIndexer:
         if state not in ("missing", "invalid"):
             self._whole.add(dataset_id)  # valid, or none can be: not asked again
             return False
-        items = connection.exec_driver_sql(
-            "SELECT item_count FROM datasets WHERE id = %s", (dataset_id,)
-        ).scalar()
+        items = item_count
+        if items is None:
+            items = connection.exec_driver_sql(
+                "SELECT item_count FROM datasets WHERE id = %s", (dataset_id,)
+            ).scalar()
         return items is not None and int(items) > self._sync_limit
 
     @contextmanager
