@@ -103,7 +103,8 @@ class RayBudgetProxy(JudgeBudget):
         self.holder = uuid.uuid4().hex
         self._calls_ahead = max(CALLS_AHEAD, 2 * concurrency)
         self._free = 0.0
-        self._asked: Any = None  # a grant on the way (a concurrent future)
+        self._asked: Any = None  # the grant on the way (a concurrent future), one at a time
+        self._asked_need = 0.0  # what it must cover (0: asked ahead)
         self._refusal: str | None = None
         self._unsent_reserved = 0.0
         self._unsent_cost = 0.0
@@ -140,20 +141,20 @@ class RayBudgetProxy(JudgeBudget):
         self._estimate = estimate
         while True:
             with self._lock:
-                if self._refusal is not None:
-                    raise BudgetReached(self._refusal)
                 self._take_arrived()
+                # What the slice holds is spent first, refused or not: it was granted.
                 if self._free >= estimate:
                     self._free -= estimate
                     self._in_flight += estimate
                     if self._free < estimate * self._calls_ahead / 2:
                         self._ask_ahead(estimate)
                     return estimate
+                if self._refusal is not None:
+                    raise BudgetReached(self._refusal)
+                if self._asked is None:
+                    self._ask_now(estimate)
                 asked = self._asked
-            if asked is not None:
-                asked.result()  # the grant on the way; then look again
-                continue
-            self._ask_now(estimate)
+            asked.result()  # the one grant on the way; then look again
 
     def settle(
         self, reserved: float, cost_usd: float | None, output_tokens: int | None = None
@@ -206,19 +207,30 @@ class RayBudgetProxy(JudgeBudget):
     # ---- under `_lock` ----
 
     def _take_arrived(self) -> None:
-        """Add the grant asked ahead to the slice, if it has come."""
+        """Add the grant asked for to the slice, if it has come; a refused request for a call
+        (`_ask_now`) is this worker's refusal."""
         if self._asked is None or not self._asked.done():
             return
         size, blocked = self._asked.result()
-        self._asked = None
+        needed, self._asked, self._asked_need = self._asked_need, None, 0.0
         self._free += size
-        if blocked and self._free <= 0:
-            self._refusal = blocked
+        if blocked and size <= 0 and (needed > 0 or self._free <= 0):
+            self._refused += 1
+            self._refusal = self._refusal or blocked
 
     def _ask_ahead(self, estimate: float) -> None:
         if self._asked is None:
             want = estimate * self._calls_ahead
             self._asked = self.actor.grant.remote(self.holder, 0.0, want).future()
+
+    def _ask_now(self, estimate: float) -> None:
+        """Ask for a slice for this call at least (the slice is short of it, nothing is on the
+        way). One request at a time: a second caller's, asked before the first's grant came,
+        would ask for too much and be refused while the two together fit the cap."""
+        self._asked_need = max(estimate - self._free, 0.0)
+        self._send_settled(returned=0.0)  # what ended first: the cap may cover more then
+        want = estimate * self._calls_ahead
+        self._asked = self.actor.grant.remote(self.holder, self._asked_need, want).future()
 
     def _send_settled(self, returned: float) -> Any:
         reference = self.actor.settle.remote(
@@ -228,24 +240,6 @@ class RayBudgetProxy(JudgeBudget):
         self._unsent_calls = 0
         self._sent_at = time.monotonic()
         return reference
-
-    # ---- waiting for the actor ----
-
-    def _ask_now(self, estimate: float) -> None:
-        """A slice for this call at least, waited for (its slice is empty, none on the way)."""
-        import ray
-
-        with self._lock:
-            need = max(estimate - self._free, 0.0)
-            self._send_settled(returned=0.0)  # what ended first: the cap may cover more then
-        size, refusal = ray.get(
-            self.actor.grant.remote(self.holder, need, estimate * self._calls_ahead)
-        )
-        with self._lock:
-            self._free += size
-        if refusal and size <= 0:
-            self._refused_here(refusal)
-            raise BudgetReached(refusal)
 
     def _refused_here(self, reason: str) -> None:
         with self._lock:
