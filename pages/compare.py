@@ -31,7 +31,6 @@ from pages.ui.services import service
 from pages.ui.side_by_side import render_side_by_side
 from pages.ui.slices import render_slice_changes
 from pages.ui.text import (
-    cell_text,
     md_short,
     md_text,
     plain_dataframe,
@@ -51,6 +50,8 @@ PARAMS = {
 }
 ITEMS_LISTED = 2_000
 TEXT_PREVIEW = 120
+PREVIEWED = ("baseline_reason", "candidate_reason", "baseline_output", "candidate_output")
+"""The change table's text columns cut to `TEXT_PREVIEW` characters (and the input)."""
 
 
 def _version(info: ExperimentInfo) -> tuple[str, str, int, int]:
@@ -219,12 +220,12 @@ def pick_focus(comparisons: list[Comparison]) -> tuple[Comparison, str]:
 
 def render_items(comparison: Comparison, scorer_id: str) -> None:
     """The paired items by size of change, and the one picked side by side."""
-    changes = item_changes(comparison, scorer_id)
-    shown = changes.copy()
-    for column in ("baseline_reason", "candidate_reason", "baseline_output", "candidate_output"):
-        shown[column] = shown[column].str.slice(0, TEXT_PREVIEW).map(cell_text)
-    shown["input"] = shown["input"].str.slice(0, TEXT_PREVIEW).map(cell_text)
-    plain_dataframe(
+    # The items the picker below lists, not every pair: at 10,000 pairs the table's texts
+    # took a third of the page's first visit.
+    shown = item_changes(comparison, scorer_id, limit=ITEMS_LISTED)
+    for column in (*PREVIEWED, "input"):
+        shown[column] = shown[column].str.slice(0, TEXT_PREVIEW)
+    plain_dataframe(  # each text cell through plain_text, once
         shown,
         hide_index=True,
         height=360,
@@ -234,10 +235,13 @@ def render_items(comparison: Comparison, scorer_id: str) -> None:
             "change": st.column_config.NumberColumn("Δ", format="%+.3f"),
         },
     )
-    ids = changes["item_id"].tolist()[:ITEMS_LISTED]
+    ids = shown["item_id"].tolist()
     if not ids:
         st.info("No paired item.")
         return
+    paired = len(comparison.pairing.paired_ids)
+    if paired > len(shown):
+        st.caption(f"The {len(shown):,} largest changes of {paired:,} paired items.")
     _item_follows_focus(comparison, scorer_id, ids[0])
     item_id = _choose("Item (largest change first)", ids, PARAMS["item"], "item")
     render_pair(comparison, scorer_id, item_id)

@@ -25,6 +25,7 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 import pandas as pd
 
+from core._collector import collector_paused
 from core.records import (
     DatasetItem,
     ExperimentDetail,
@@ -497,8 +498,9 @@ def compare_experiments(
     repeated = sorted({i for i in ids if ids.count(i) > 1})
     if repeated:
         raise ValueError(f"Candidate experiment {', '.join(map(repr, repeated))} given twice")
-    base = _side(baseline)
-    return [_compare(base, _side(candidate), seed) for candidate in candidates]
+    with collector_paused():  # a side's 50,000 runs are tuples: no cycle to collect
+        base = _side(baseline)
+        return [_compare(base, _side(candidate), seed) for candidate in candidates]
 
 
 def _compare(baseline: _Side, candidate: _Side, seed: int) -> Comparison:
@@ -565,28 +567,40 @@ def mismatched_comparisons(comparison: Comparison) -> list[str]:
     ]
 
 
-def item_changes(comparison: Comparison, scorer_id: str) -> pd.DataFrame:
+def item_changes(comparison: Comparison, scorer_id: str, limit: int | None = None) -> pd.DataFrame:
     """The paired items for one scorer (`ITEM_CHANGE_COLUMNS`), the largest |change| first
-    (items not scored on both sides last; ties keep the baseline's order).
+    (items not scored on both sides last; ties keep the baseline's order); `limit`: only the
+    first `limit` of them (their texts are read for those alone).
 
     `status` is improved / regressed / unchanged, or `baseline only` / `candidate only` / `not
     scored` when a side has no score (failed, not scorable or not run). Reasons, outputs and the
     input are display strings (text as is, other values as JSON).
 
-    Raises KeyError naming the scorers compared when `scorer_id` is not one of them.
+    Raises KeyError naming the scorers compared when `scorer_id` is not one of them, and
+    ValueError for a negative `limit`.
     """
     if scorer_id not in comparison.scorer_ids:
         known = ", ".join(comparison.scorer_ids) or "none"
         raise KeyError(f"Scorer {scorer_id!r} is not in this comparison (scorers: {known})")
+    if limit is not None and (isinstance(limit, bool) or limit < 0):
+        raise ValueError(f"item_changes needs a limit of 0 or more, got {limit!r}")
     base, cand = comparison._baseline, comparison._candidate
-    rows = [
-        _change_row(item_id, scorer_id, base, cand) for item_id in comparison.pairing.paired_ids
-    ]
+    paired = comparison.pairing.paired_ids
+    before = np.array([_or_nan(base.score(scorer_id, i)) for i in paired], dtype=float)
+    after = np.array([_or_nan(cand.score(scorer_id, i)) for i in paired], dtype=float)
+    change = after - before
+    order = np.lexsort((np.arange(len(paired)), -np.nan_to_num(np.abs(change), nan=-1.0)))
+    if limit is not None:
+        order = order[:limit]
+    rows = [_change_row(paired[n], scorer_id, base, cand) for n in order]
     frame = pd.DataFrame(rows, columns=list(ITEM_CHANGE_COLUMNS))
     frame = frame.astype({"baseline_score": "float64", "candidate_score": "float64"})
     frame["change"] = frame["candidate_score"] - frame["baseline_score"]
-    order = np.lexsort((np.arange(len(frame)), -frame["change"].abs().fillna(-1.0).to_numpy()))
-    return frame.iloc[order].reset_index(drop=True)
+    return frame
+
+
+def _or_nan(score: float | None) -> float:
+    return math.nan if score is None else score
 
 
 def _change_row(item_id: str, scorer_id: str, base: _Side, cand: _Side) -> list[Any]:

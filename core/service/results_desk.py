@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from core._collector import collector_paused
 from core.judge.pricing import estimate_cost_usd
 from core.records import (
     DatasetItem,
@@ -97,6 +98,10 @@ class ResultsDesk:
         the stored runs that called the judge with their records (what the usage table sums;
         none for code scorers) and the failures this process holds. Raises NotFoundError
         naming an unknown experiment."""
+        with collector_paused():  # tens of thousands of tuples of text: no cycle to collect
+            return self._compare_sides(experiment_ids)
+
+    def _compare_sides(self, experiment_ids: Sequence[str]) -> list[StoredSide]:
         from core.reporting.compare import StoredSide
 
         store = self._ctx.store

@@ -19,11 +19,13 @@ experiments side by side (core/reporting/side_by_side.py), the agreement with
 a label column, the paired comparison (compare_experiments, item_changes, item_pair,
 diff_html, ...), and the files it is shared as (experiment_html, experiment_json_text,
 results_csv). From core.reporting's review modules (docs/review.md): QueueEntry,
-REVIEWS_SOURCE, ANONYMOUS, WHOLE_ITEM, scorer_range, scorer_threshold.
+REVIEWS_SOURCE, ANONYMOUS, WHOLE_ITEM, scorer_range, scorer_threshold. From core._collector:
+collector_paused (the cyclic collector paused around a page's bulk read).
 """
 
 from __future__ import annotations
 
+from core._collector import collector_paused
 from core.dashboard_access import (
     DOCS,
     AllowList,
@@ -116,6 +118,7 @@ __all__ = [
     "agreement_verdict",
     "binned_histograms",
     "calls_and_attempts",
+    "collector_paused",
     "compare_experiments",
     "comparison_words",
     "cost_by_scorer",

@@ -41,6 +41,8 @@ from core.storage._info import (
 from core.storage.tables import DatasetItemRow
 
 if TYPE_CHECKING:  # reads imports this module: a runtime import would make a cycle
+    from sqlalchemy.engine import Connection
+
     from core.storage import reads
 
 _RESULT_KEY = ("experiment_id", "item_id", "scorer_id")
@@ -379,3 +381,26 @@ def _now() -> datetime:
 def _first_line(error: BaseException) -> str:
     text = str(getattr(error, "orig", None) or error)
     return text.strip().splitlines()[0] if text.strip() else type(error).__name__
+
+
+def _driver_rows(connection: Connection, query: Any) -> list[Any]:
+    """The rows of `query` as the driver gives them (tuples), the statement compiled by
+    SQLAlchemy with its parameters bound for the driver's paramstyle."""
+    return _compiled_rows(connection, query.compile(dialect=connection.dialect))
+
+
+def _compiled_rows(
+    connection: Connection, compiled: Any, values: dict[str, Any] | None = None
+) -> list[Any]:
+    """The rows of a compiled statement as the driver gives them, `values` replacing the
+    parameters of those names."""
+    parameters: Any = compiled.params if values is None else {**compiled.params, **values}
+    if compiled.positiontup is not None:  # qmark (SQLite), format: in their order
+        parameters = tuple(parameters[name] for name in compiled.positiontup)
+    # The DBAPI cursor's own fetch: plain tuples, not SQLAlchemy rows made from them.
+    cursor: Any = connection.connection.cursor()
+    try:
+        cursor.execute(compiled.string, parameters)
+        return list(cursor.fetchall())
+    finally:
+        cursor.close()

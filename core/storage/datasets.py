@@ -15,7 +15,6 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.engine import Connection
 from sqlmodel import col
 
 from core.records import (
@@ -29,7 +28,9 @@ from core.storage._rows import (
     _ITEM_PAGE,
     _KEY_PAGE,
     _batches,
+    _compiled_rows,
     _dataset_info,
+    _driver_rows,
     _flat,
     _item_rows,
     _item_stream,
@@ -121,8 +122,13 @@ class DatasetStore:
         """A dataset's items in file order (the first `limit` only, when given); raises
         NotFoundError. A large dataset is better read with `iter_dataset_items`."""
         self.get_dataset(dataset_id)
+        sqlite = self._db.engine.dialect.name == "sqlite"
+        query = _items_query(dataset_id, 0, limit, as_text=True, cast=not sqlite)
         with self._db.engine.connect() as connection:
-            return _items(connection.execute(_items_query(dataset_id, 0, limit)))
+            # The driver's tuples, their JSON decoded by orjson (`_item_pages`): through
+            # SQLAlchemy's rows and JSON type, Compare's read of 10,000 items took 0.33 s.
+            rows = _driver_rows(connection, query)
+        return list(_item_stream(rows, decode=True))
 
     def iter_dataset_items(
         self, dataset_id: str, page_size: int = _ITEM_PAGE
@@ -240,26 +246,3 @@ def _item_batches(
     for batch in _batches(_flat(items)):
         yield _item_rows(dataset_id, position, batch)
         position += len(batch)
-
-
-def _driver_rows(connection: Connection, query: Any) -> list[Any]:
-    """The rows of `query` as the driver gives them (tuples), the statement compiled by
-    SQLAlchemy with its parameters bound for the driver's paramstyle."""
-    return _compiled_rows(connection, query.compile(dialect=connection.dialect))
-
-
-def _compiled_rows(
-    connection: Connection, compiled: Any, values: dict[str, Any] | None = None
-) -> list[Any]:
-    """The rows of a compiled statement as the driver gives them, `values` replacing the
-    parameters of those names."""
-    parameters: Any = compiled.params if values is None else {**compiled.params, **values}
-    if compiled.positiontup is not None:  # qmark (SQLite), format: in their order
-        parameters = tuple(parameters[name] for name in compiled.positiontup)
-    # The DBAPI cursor's own fetch: plain tuples, not SQLAlchemy rows made from them.
-    cursor: Any = connection.connection.cursor()
-    try:
-        cursor.execute(compiled.string, parameters)
-        return list(cursor.fetchall())
-    finally:
-        cursor.close()

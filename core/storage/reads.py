@@ -18,6 +18,7 @@ from sqlalchemy import (
     and_,
     any_,
     case,
+    cast,
     exists,
     func,
     literal,
@@ -36,7 +37,7 @@ from core.records import (
     StoredScores,
 )
 from core.run_results import JudgeUsage
-from core.storage._rows import _loads
+from core.storage._rows import _driver_rows, _loads
 from core.storage.slices import metadata_filter
 from core.storage.tables import (
     DatasetItemRow,
@@ -262,19 +263,20 @@ def stored_scores(connection: Connection, experiment_id: str) -> StoredScores:
     written: one plain SELECT of the results' table alone, the reasons decoded here (orjson on
     SQLite's JSON text). What Compare pairs, without a record per run: validating 50,000
     `ScorerOutcome`s took longer than the page's whole budget."""
-    as_text = connection.dialect.name == "sqlite"
-    reason = type_coerce(_results.c.reason, Text) if as_text else _results.c.reason
+    # The reasons as their JSON text, decoded by orjson, and the driver's own tuples: through
+    # SQLAlchemy's rows and JSON type (json.loads), 50,000 runs took 0.34 s of Compare's 1.
+    sqlite = connection.dialect.name == "sqlite"
+    reason = type_coerce(_results.c.reason, Text) if sqlite else cast(_results.c.reason, Text)
     query = (
         select(_results.c.item_id, _results.c.scorer_id, _results.c.score, reason)
         .where(_results.c.experiment_id == experiment_id)
         .order_by(_results.c.id)
     )
-    rows = connection.execute(query).all()
+    rows = _driver_rows(connection, query)
     if not rows:
         return StoredScores()
-    item_ids, scorer_ids, scores, reasons = map(list, zip(*rows, strict=True))
-    if as_text:
-        reasons = [None if text is None else _loads(text) for text in reasons]
+    item_ids, scorer_ids, scores, texts = map(list, zip(*rows, strict=True))
+    reasons = [None if text is None else _loads(text) for text in texts]
     return StoredScores(item_ids=item_ids, scorer_ids=scorer_ids, scores=scores, reasons=reasons)
 
 

@@ -25,6 +25,7 @@ from core.records import (
 from core.service.views import (
     REVIEWS_SOURCE,
     LabelAgreement,
+    collector_paused,
     label_columns,
 )
 from pages.ui.services import service
@@ -46,14 +47,12 @@ def bulk_load() -> Iterator[None]:
     left out of later collections (`gc.freeze`). Python collects every generation each time
     enough new objects survive: reading 2 × 50,000 results ran 9 full collections over the
     growing heap, half of the Compare page's 8 s at 10,000 items × 5 scorers. The records
-    read hold no reference cycles: reference counting frees them when the cache drops them."""
-    enabled = gc.isenabled()
-    gc.disable()
+    read hold no reference cycles: reference counting frees them when the cache drops them.
+    (The pause is `collector_paused`, which two sessions' reads at once share.)"""
     try:
-        yield
+        with collector_paused():
+            yield
     finally:
-        if enabled:
-            gc.enable()
         gc.freeze()
 
 

@@ -14,8 +14,9 @@ from core.service.views import CHANGE_SUFFIX, Comparison, side_by_side
 from pages.ui.text import md_text, plain_frame, plain_text
 
 KEY = "compare.side"
-ROWS = 500
-"""Rows drawn (after the sort): the grid stays quick at 10,000 items."""
+ROWS = 200
+"""Rows drawn (after the sort): the grid stays quick at 10,000 items (each cell is styled:
+with 500 rows a rerun of Compare at 10,000 × 5 took 0.39–0.49 s, with 200 0.25–0.26 s)."""
 ROSE, FELL = "background-color: #d3f2dc", "background-color: #f8d4d4"
 TOLERANCE = 1e-9
 

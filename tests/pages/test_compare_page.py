@@ -135,3 +135,28 @@ def test_import_an_exported_experiment(app: AppTest, experiments: tuple[str, str
     assert (scorers["unchanged"] == scorers["paired_n"]).all()
     assert (scorers["mean_change"] == 0).all()
     assert json.loads(exported)["name"] == "baseline run"
+
+
+def test_the_change_table_lists_the_largest_changes_its_picker_offers(app: AppTest) -> None:
+    def csv(shift: int) -> bytes:
+        moods = ("Awful and terrible.", "Great and wonderful!", "Great and wonderful!")
+        rows = [f"q{n},Question {n}?,{moods[(n + shift) % 3]} {n},x" for n in range(2_005)]
+        return ("id,question,answer,expected\n" + "\n".join(rows) + "\n").encode()
+
+    service = core.service.get_service()
+    ids = []
+    for name, shift in (("many base", 0), ("many cand", 1)):
+        dataset = service.import_dataset(f"{name}.csv", csv(shift))
+        started = service.start_experiment(
+            ExperimentConfig(name=name, dataset_id=dataset.id, scorers=[SCORERS[1]], concurrency=2)
+        )
+        assert service.wait(started, timeout=120).status == "completed"
+        ids.append(started)
+    open_page(app, baseline=ids[0], candidates=ids[1])
+    changes = next(d.value for d in app.dataframe if "baseline_reason" in d.value.columns)
+    assert len(changes) == 2_000
+    assert changes["change"].abs().is_monotonic_decreasing  # the largest first
+    captions = " ".join(c.value for c in app.caption)
+    assert "The 2,000 largest changes of 2,005 paired items." in captions
+    picker = next(s for s in app.selectbox if s.label == "Item (largest change first)")
+    assert len(picker.options) == 2_000 and picker.options[0] == changes["item_id"].iloc[0]

@@ -5,9 +5,12 @@ pairing, the per-scorer table, the items' changes and drill-down, and the judge 
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from pathlib import Path
 
 import pandas as pd
 import pytest
+from scorelab_db import BACKENDS, database
 
 from core.records import ColumnMapping, DatasetItem, ScorerOutcome, ScorerSpec
 from core.reporting.compare import (
@@ -80,9 +83,15 @@ def _experiment(service: Service, dataset_id: str, name: str, seed: int, skip: s
     return info.id
 
 
-@pytest.fixture
-def service() -> Service:
-    shared = Service("sqlite://")
+@pytest.fixture(params=BACKENDS)
+def service(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Service]:
+    with database(request.param, tmp_path) as url:
+        shared = Service(url)
+        yield _filled(shared)
+        shared.store.engine.dispose()
+
+
+def _filled(shared: Service) -> Service:
     items = [
         DatasetItem(id=f"q{n}", input=f"question {n}", output=f"answer {n}", metadata={"n": n})
         for n in range(40)
@@ -134,9 +143,50 @@ def test_only_the_judged_runs_are_read_with_their_result(service: Service) -> No
     assert {run.scorer_id for run in side.judged} == {"judged"}
     assert len(side.judged) == 40
     assert len(side.scores.item_ids) == 80
-    assert side.scores.reasons[:2] == [{"why": "judged q0"}, None]
+    stored = side.scores
+    reasons = dict(
+        zip(zip(stored.item_ids, stored.scorer_ids, strict=True), stored.reasons, strict=True)
+    )
+    assert reasons["q0", "judged"] == {"why": "judged q0"}  # JSON decoded
+    assert reasons["q0", "coverage"] is None and reasons["q1", "coverage"] == "coverage of q1"
+    scores = dict(
+        zip(zip(stored.item_ids, stored.scorer_ids, strict=True), stored.scores, strict=True)
+    )
+    assert scores["q0", "coverage"] is None  # not scorable
+    unscored = sorted(key[0] for key, score in scores.items() if score is None)
+    assert unscored == ["q0", "q18", "q27", "q36", "q9"]
+    assert all(type(score) is float for score in scores.values() if score is not None)
 
 
 def test_an_unknown_experiment_is_named(service: Service) -> None:
     with pytest.raises(NotFoundError, match="nope"):
         service.compare_sides([service.baseline, "nope"])  # type: ignore[attr-defined]
+
+
+def test_the_items_are_read_back_as_they_were_saved(service: Service) -> None:
+    (side,) = service.compare_sides([service.baseline])  # type: ignore[attr-defined]
+    assert len(side.items) == 40
+    assert side.items[3] == DatasetItem(
+        id="q3", input="question 3", output="answer 3", metadata={"n": 3}
+    )
+    assert side.items[3].ground_truth is None
+
+
+def test_the_largest_changes_alone_are_the_first_rows_of_every_change(service: Service) -> None:
+    sides = service.compare_sides([service.baseline, service.candidate])  # type: ignore[attr-defined]
+    (comparison,) = compare_experiments(sides[0], sides[1:])
+    for scorer_id in SCORERS:
+        every = item_changes(comparison, scorer_id)
+        assert len(every) == 40  # q5 and q6 too: "baseline only"
+        for limit in (1, 7, 38, 100):
+            pd.testing.assert_frame_equal(
+                item_changes(comparison, scorer_id, limit=limit), every.head(limit)
+            )
+        none = item_changes(comparison, scorer_id, limit=0)
+        assert none.empty and list(none.columns) == list(every.columns)
+    # Not scored on one side (coverage's unscorable items): after every scored change.
+    tail = item_changes(comparison, "coverage")["change"].isna().tolist()
+    assert tail == sorted(tail) and any(tail)
+    for wrong in (-1, True):
+        with pytest.raises(ValueError, match="limit of 0 or more"):
+            item_changes(comparison, "coverage", limit=wrong)
