@@ -264,7 +264,7 @@ def stored_scores(connection: Connection, experiment_id: str) -> StoredScores:
     SQLite's JSON text). What Compare pairs, without a record per run: validating 50,000
     `ScorerOutcome`s took longer than the page's whole budget."""
     # The reasons as their JSON text, decoded by orjson, and the driver's own tuples: through
-    # SQLAlchemy's rows and JSON type (json.loads), 50,000 runs took 0.34 s of Compare's 1.
+    # SQLAlchemy's rows and JSON type (json.loads), 50,000 runs took 0.34 s a side.
     sqlite = connection.dialect.name == "sqlite"
     reason = type_coerce(_results.c.reason, Text) if sqlite else cast(_results.c.reason, Text)
     query = (
