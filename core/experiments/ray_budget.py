@@ -211,10 +211,11 @@ class RayBudgetProxy(JudgeBudget):
         (`_ask_now`) is this worker's refusal."""
         if self._asked is None or not self._asked.done():
             return
-        size, blocked = self._asked.result()
-        needed, self._asked, self._asked_need = self._asked_need, None, 0.0
+        size, blocked = self._asked.result()  # a refusal (`blocked`) grants nothing
+        needed = self._asked_need
+        self._asked, self._asked_need = None, 0.0
         self._free += size
-        if blocked and size <= 0 and (needed > 0 or self._free <= 0):
+        if blocked and (needed > 0 or self._free <= 0):
             self._refused += 1
             self._refusal = self._refusal or blocked
 
