@@ -6,8 +6,13 @@ reads "failed" on red), the item id, the dataset's metadata columns, input / out
 truth cut to `TEXT_PREVIEW` characters (the whole text is in the drill-down), the failed
 scorers and the judge tokens. A multiselect hides columns (URL `hide`, repeated); the sort
 (URL `sort`: `position`, or `asc:<scorer>` / `desc:<scorer>`) runs in the database over every
-matching item, not over the page. Clicking a row selects its item (URL `item`), which the page
-opens in its drill-down.
+matching item, not over the page. Clicking a row (or Enter on a row focused by Tab and the
+arrow keys) opens its item (URL `item`) in the page's drill-down.
+
+The table is our own `st.components.v2` component (grid_table.js, grid_table.css), not
+st.dataframe: a click reaches the server at once, where st.dataframe's selection waited 150 ms,
+and a page of 50 rows is plain HTML that the browser draws in a few milliseconds. Python sends
+each cell's text and colour ready to show; the script draws text through `textContent` only.
 
 `render_grid(..., extra_columns=...)` takes more columns per item id (e.g. a review mark),
 placed after the scores; `render_grid(..., on_open=...)` calls `on_open` from the click's
@@ -20,7 +25,8 @@ import functools
 import hashlib
 import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -272,33 +278,69 @@ def _meta(value: Any) -> str:
 def _colour(value: float) -> str:
     share = min(max(value, 0.0), 1.0)
     red, green, blue = (round(a + (b - a) * share) for a, b in zip(_LOW, _HIGH, strict=True))
-    return f"background-color: #{red:02x}{green:02x}{blue:02x}; color: #1f1f1f"
+    return f"#{red:02x}{green:02x}{blue:02x}"
 
 
-def styled(frame: pd.DataFrame, scorer_ids: Sequence[str]) -> Any:
-    """The frame as a pandas Styler: each score cell coloured by its value and shown with three
-    decimals; a failed run's cell reads "failed" in red; no score: an em dash."""
-    failed = {
-        s: frame[FAILED].str.split(",").apply(lambda names, s=s: s in names) for s in scorer_ids
-    }
+def _kind(column: str, scorer_ids: Sequence[str], extra: Sequence[str]) -> str:
+    """How the table draws a column: `score` (coloured, right-aligned), `number`
+    (right-aligned), `mark` (short: an extra column) or `text` (cut with an ellipsis, the cell's
+    text in its tooltip)."""
+    if column in scorer_ids:
+        return "score"
+    if column == "judge_tokens":
+        return "number"
+    return "mark" if column in extra else "text"
 
-    def css(column: pd.Series) -> list[str]:
-        if column.name not in failed:
-            return [""] * len(column)
-        return [
-            "background-color: #b00020; color: white; font-weight: 600"
-            if failed[column.name].iloc[n]
-            else ("" if pd.isna(value) else _colour(float(value)))
-            for n, value in enumerate(column)
-        ]
 
-    styler = frame.style.apply(css, axis=0)
-    for scorer_id in scorer_ids:
-        styler = styler.format("{:.3f}", subset=[scorer_id], na_rep="—")
-        rows = frame.index[failed[scorer_id]]
-        if len(rows):
-            styler = styler.format(lambda _: FAILED, subset=pd.IndexSlice[rows, [scorer_id]])
-    return styler
+def _cell(value: Any, kind: str, failed: bool) -> dict[str, Any]:
+    """One cell as the table draws it: its text, and a score's colour (a failed run: "failed"
+    on red; no score: an em dash)."""
+    if kind == "score":
+        if failed:
+            return {"text": FAILED, "failed": True}
+        if value is None or pd.isna(value):
+            return {"text": "—"}
+        return {"text": f"{float(value):.3f}", "colour": _colour(float(value))}
+    if value is None or (not isinstance(value, str) and pd.isna(value)):
+        return {"text": ""}
+    if kind == "number":
+        return {"text": str(int(value))}
+    return {"text": str(value)}
+
+
+def table_data(
+    frame: pd.DataFrame,
+    ids: Sequence[str],
+    failed: Sequence[Collection[str]],
+    scorer_ids: Sequence[str],
+    shown: Sequence[str],
+    labels: Mapping[str, str],
+    helps: Mapping[str, str],
+    extra: Sequence[str] = (),
+) -> dict[str, Any]:
+    """What the grid's table (grid_table.js) draws: the `shown` columns (label, tooltip, kind)
+    and, per row, its item id (`ids`, in the frame's order: the id as stored, where the frame's
+    cell is cleaned for display) and each shown cell's text and colour (`failed`: per row, the
+    scorers whose run failed)."""
+    kinds = {c: _kind(c, scorer_ids, extra) for c in shown}
+    columns = [
+        {
+            "key": c,
+            "label": plain_text(labels.get(c, c)),
+            "help": helps.get(c, ""),
+            "kind": kinds[c],
+        }
+        for c in shown
+    ]
+    values = {c: frame[c].tolist() for c in shown}
+    rows = [
+        {
+            "item": item_id,
+            "cells": [_cell(values[c][n], kinds[c], c in failed[n]) for c in shown],
+        }
+        for n, item_id in enumerate(ids)
+    ]
+    return {"columns": columns, "rows": rows}
 
 
 def _hidden(options: Sequence[str], labels: Mapping[str, str]) -> list[str]:
@@ -325,92 +367,84 @@ def render_grid(
 ) -> str | None:
     """The grid of the page's items, `height` pixels tall; returns the item id of the row
     clicked (written to the URL's `item`), else the URL's `item` (None without one). With
-    `on_open`, a click in the browser writes the URL's `item` in the selection's callback and
+    `on_open`, a click in the browser writes the URL's `item` in the click's callback and
     calls `on_open` there (which may rerun one fragment: `st.rerun(key)`); this run is then
     not the click's."""
     frame = grid_frame(page, info, metadata_columns, extra_columns)
     labels = {
-        **{s: scored_label(info, s) for s in info.scorer_ids},
+        **{s: plain_text(s) for s in info.scorer_ids},
         **{META + plain_text(name): name for name in metadata_columns},
         "item_id": "id",
         "ground_truth": "ground truth",
         "judge_tokens": "judge tokens",
     }
-    hidden = _hidden(list(frame.columns), labels)
-    shown = [c for c in frame.columns if c not in hidden]
+    # The header is the scorer's id (what it compared is in its tooltip): a long header
+    # widened the score columns until the id and metadata went off screen.
     cut = f"First {TEXT_PREVIEW} characters; click the row for the whole text."
-    config: dict[str, Any] = {
-        # The header is the scorer's id (what it compared is in its help): a long header
-        # widened the score columns until the id and metadata went off screen.
+    helps = {
         **{
-            s: st.column_config.Column(
-                plain_text(s),
-                # A tooltip reads Markdown: the id (an option may name it) escaped.
-                help=f"{md_text(scored_label(info, s))}: red 0 → green 1; failed: the run failed",
-            )
+            s: f"{plain_text(scored_label(info, s))}: red 0 → green 1; failed: the run failed"
             for s in info.scorer_ids
         },
-        **{
-            META + plain_text(name): st.column_config.TextColumn(plain_text(name))
-            for name in metadata_columns
-        },
-        "item_id": st.column_config.TextColumn("id"),
-        **{text: st.column_config.TextColumn(labels.get(text, text), help=cut) for text in TEXTS},
-        "judge_tokens": st.column_config.NumberColumn("judge tokens", format="%d"),
+        **{text: cut for text in TEXTS},
     }
-    key = grid_key(info.id, page)
-    ids = frame["item_id"].tolist()
-    event = st.dataframe(
-        styled(frame, info.scorer_ids),
-        hide_index=True,
-        height=height,
-        column_config=config,
-        column_order=shown,
-        # A click on any cell selects it (a row needs a click on its checkbox): either opens
-        # the row's item.
-        selection_mode=["single-row", "single-cell"],
-        key=key,
-        on_select="rerun"
-        if on_open is None
-        else functools.partial(_opened, key, [str(i) for i in ids], on_open),
+    hidden = _hidden(
+        list(frame.columns), {**labels, **{s: scored_label(info, s) for s in info.scorer_ids}}
     )
-    row = _clicked_row(key, event)
-    if row is not None and 0 <= row < len(ids):
-        st.query_params[ITEM_PARAM] = ids[row]
-        return str(ids[row])
+    shown = [c for c in frame.columns if c not in hidden]
+    ids = [row.item_id for row in page.rows]
+    failed = [set(row.failed) for row in page.rows]
+    data = table_data(
+        frame, ids, failed, info.scorer_ids, shown, labels, helps, list(extra_columns or {})
+    )
+    data.update(
+        height=height, selected=st.query_params.get(ITEM_PARAM, ""), page=grid_key(info.id, page)
+    )
+    result = _table()(
+        key=GRID_KEY,
+        data=data,
+        height=height + 2,
+        # A callback registers the click event (an event without one is not reported).
+        on_open_change=functools.partial(_opened, on_open) if on_open else _no_callback,
+    )
+    item = getattr(result, "open", None)
+    if on_open is None and isinstance(item, str) and item in ids:
+        st.query_params[ITEM_PARAM] = item
+        return item
     return st.query_params.get(ITEM_PARAM) or None
 
 
-def _opened(key: str, ids: Sequence[str], on_open: Callable[[], None]) -> None:
-    """The grid's selection callback (a click in the browser): the row clicked written to the
-    URL's `item`, then `on_open`."""
-    row = _clicked_row(key, st.session_state.get(key))
-    if row is not None and 0 <= row < len(ids):
-        st.query_params[ITEM_PARAM] = ids[row]
+GRID_KEY = f"{KEY}.grid"
+"""Widget key of the grid's table (one for every page: a click is an event, not a selection
+kept, so a new page needs no new key)."""
+
+
+@functools.cache
+def _table() -> Any:
+    """The grid's table component, registered once (pages/ui/grid_table.js and .css)."""
+    here = Path(__file__).with_name("grid_table")
+    return st.components.v2.component(
+        "scorelab_results_grid",
+        js=here.with_suffix(".js").read_text(encoding="utf-8"),
+        css=here.with_suffix(".css").read_text(encoding="utf-8"),
+    )
+
+
+def _no_callback() -> None:
+    """The click's callback without `on_open`: render_grid reads the click from its result."""
+
+
+def _opened(on_open: Callable[[], None]) -> None:
+    """The table's click callback (a row opened in the browser): its item written to the URL's
+    `item`, then `on_open`."""
+    item = getattr(st.session_state.get(GRID_KEY), "open", None)
+    if isinstance(item, str) and item:
+        st.query_params[ITEM_PARAM] = item
         on_open()
 
 
-def _clicked_row(key: str, event: Any) -> int | None:
-    """The row of the selection made since the last run (a row's checkbox or a cell), else
-    None: an older selection leaves the URL's item as it is (a link may have changed it)."""
-    selection = getattr(event, "selection", None)
-    if selection is None and isinstance(event, Mapping):
-        selection = event.get("selection")
-    selection = selection or {}
-    rows = [int(r) for r in selection.get("rows", [])]
-    cells = [int(cell[0]) for cell in selection.get("cells", [])]
-    seen = st.session_state.get(f"{key}.seen", ([], []))
-    st.session_state[f"{key}.seen"] = (rows, cells)
-    if cells and cells != seen[1]:
-        return cells[0]
-    if rows and rows != seen[0]:
-        return rows[0]
-    return None
-
-
 def grid_key(experiment_id: str, page: ResultPage) -> str:
-    """The grid's widget key: one per page of items shown, so a new page starts with no row
-    selected (and a click on its first row is a change the page sees)."""
+    """A name of the page of items shown (the table scrolls back to its top on a new one)."""
     ids = "\n".join(row.item_id for row in page.rows)
     digest = hashlib.blake2b(f"{experiment_id}\n{ids}".encode(), digest_size=6).hexdigest()
     return f"{KEY}.grid.{digest}"

@@ -232,3 +232,19 @@ def choose(page: Any, label: str, option: str | re.Pattern[str]) -> None:
         page.keyboard.press("Escape")
         return
     rerun(page, item.click)
+
+
+GRID = "div.grid"
+"""The experiment page's results grid: a table of our own (pages/ui/grid_table.js)."""
+
+
+def grid_row(page: Any, row: int) -> Any:
+    """The grid's row `row` (from 0, on the page of items shown)."""
+    return page.locator(f"{GRID} tbody tr").nth(row)
+
+
+def grid_clicker(page: Any, row: int, column: int = 1) -> Callable[[], None]:
+    """A click on the cell `column` (from 0) of the grid's row `row`, the row scrolled into
+    view first (so the click is only the click)."""
+    cell = in_view(page, grid_row(page, row).locator("td").nth(column))
+    return lambda: cell.click()

@@ -1,5 +1,6 @@
 """The results grid in a real browser: a click on a cell of a row opens that item's drill-down
-and puts it in the URL (AppTest sets a selection; only a browser clicks the canvas grid)."""
+and puts it in the URL; so does Enter on a row reached by the keyboard (AppTest sends the
+click's event; only a browser clicks the table)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,7 @@ from typing import Any
 from core.records import ExperimentConfig, ScorerSpec
 from core.service import Service
 
-from ._streamlit import fragment_rerun, in_view, open_page
-
-ROW_HEIGHT = 35
-"""Pixels per row (and for the header) of Streamlit's dataframe at its default size."""
+from ._streamlit import GRID, fragment_rerun, grid_clicker, grid_row, open_page
 
 
 def test_a_click_on_a_grid_cell_opens_its_item(
@@ -25,6 +23,7 @@ def test_a_click_on_a_grid_cell_opens_its_item(
             % (n, n, b"right" if n % 2 else b"wrong", n, [b"Law", b"Health"][n % 2])
             for n in range(12)
         )
+        data += b"i012,<img src=x onerror=document.title='x'> <b>bold</b>,right,Law\n"
         dataset = service.import_dataset("grid.csv", data)
         experiment_id = service.start_experiment(
             ExperimentConfig(
@@ -36,13 +35,27 @@ def test_a_click_on_a_grid_cell_opens_its_item(
         service.store.close()
         open_page(page, f"{url}/experiment?experiment={experiment_id}&label=")
         page.get_by_text("Click a row of the grid to open its item here.").wait_for()
-        grid = in_view(page, page.locator('[data-testid="stDataFrame"]').last)
-        box = grid.bounding_box()
-        row = 3
-        x = box["x"] + box["width"] / 2
-        y = box["y"] + ROW_HEIGHT * (row + 1) + ROW_HEIGHT / 2  # below the header
-        assert fragment_rerun(page, lambda: page.mouse.click(x, y)) == 0  # the page not rerun
+        assert fragment_rerun(page, grid_clicker(page, 3)) == 0  # the page not rerun
         page.get_by_text("Item i003").wait_for()
         assert "item=i003" in page.evaluate("location.href")
         # The item's input, in the drill-down beside the grid (its texts' boxes).
         page.locator(".scorelab-text", has_text="question 3").first.wait_for()
+        # The row opened is marked; its score cell drawn as the grid colours it.
+        assert "open" in (grid_row(page, 3).get_attribute("class") or "")
+        score = grid_row(page, 3).locator("td").first
+        assert score.inner_text() == "1.000"  # i003: "right 3" includes "right"
+        assert score.evaluate("td => getComputedStyle(td).backgroundColor") == "rgb(99, 190, 123)"
+        assert grid_row(page, 2).locator("td").first.inner_text() == "0.000"
+        # The keyboard: Tab reaches a row, the arrows move along, Enter opens.
+        grid_row(page, 5).focus()
+        page.keyboard.press("ArrowDown")
+        page.keyboard.press("ArrowDown")
+        assert grid_row(page, 7).evaluate("tr => tr === tr.getRootNode().activeElement")
+        assert fragment_rerun(page, lambda: page.keyboard.press("Enter")) == 0
+        page.get_by_text("Item i007").wait_for()
+        assert "item=i007" in page.evaluate("location.href")
+        # A cell's text is drawn as text: markup shows as typed, and nothing of it runs.
+        markup = page.locator(f"{GRID} td", has_text="<img src=x onerror=")
+        assert markup.count() == 1 and "<b>bold</b>" in markup.inner_text()
+        assert page.locator(f"{GRID} img, {GRID} b").count() == 0
+        assert page.title() != "x"

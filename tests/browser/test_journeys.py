@@ -16,7 +16,7 @@ import pytest
 from core.testing import FakeJudge, Reply
 from core.testing.fake_judge import answer_from_schema
 
-from ._streamlit import TIMEOUT, choose, fragment_rerun, in_view, open_page, rerun
+from ._streamlit import TIMEOUT, choose, fragment_rerun, grid_clicker, in_view, open_page, rerun
 
 MINI_CSV = (
     "id,question,answer,expected\n"
@@ -108,10 +108,7 @@ def test_code_scorer_experiment_and_drilldown(dashboard_url: str, page: Any) -> 
     page.get_by_role("heading", name="Experiment detail").wait_for()
     page.get_by_role("heading", name="Item drill-down").wait_for()
     page.get_by_text("Click a row of the grid to open its item here.").wait_for()
-    grid = in_view(page, page.locator('[data-testid="stDataFrame"]').last)
-    box = grid.bounding_box()
-    first_row = box["y"] + 35 * 1.5  # below the 35-pixel header
-    fragment_rerun(page, lambda: page.mouse.click(box["x"] + box["width"] / 2, first_row))
+    fragment_rerun(page, grid_clicker(page, 0))
     page.get_by_text("Ground truth", exact=True).first.wait_for()
     page.get_by_role("tab", name="keyword-coverage-scorer").click()
     page.get_by_text(re.compile(r"^Score \d\.\d{3}$")).first.wait_for()

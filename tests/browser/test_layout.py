@@ -10,24 +10,24 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from core.records import ExperimentConfig, ScorerSpec
 from core.service import Service
 from core.service.views import WHOLE_ITEM
 
 from ._streamlit import (
+    GRID,
     TIMEOUT,
     choose,
     fragment_rerun,
     fragments_rerun,
+    grid_clicker,
     in_view,
     open_page,
     rerun,
 )
 
 ROW_HEIGHT = 35
-"""Pixels per row (and for the header) of Streamlit's dataframe at its default size."""
+"""Pixels per row (and for the header) of the results grid (pages/ui/grid_table.css)."""
 DATA = b"id,question,answer,category\n" + b"".join(
     b"i%03d,question %d,%s %d,%s\n"
     % (n, n, b"right" if n % 2 else b"wrong", n, [b"Law", b"Health"][n % 2])
@@ -55,11 +55,7 @@ def stored_experiment(tmp_path: Path, data: bytes = DATA) -> str:
 
 def row_clicker(page: Any, row: int) -> Any:
     """A click on the grid's row `row` (from 0), the grid scrolled into view first."""
-    grid = in_view(page, page.locator('[data-testid="stDataFrame"]').last)
-    box = grid.bounding_box()
-    x = box["x"] + box["width"] / 2
-    y = box["y"] + ROW_HEIGHT * (row + 1) + ROW_HEIGHT / 2  # below the header
-    return lambda: page.mouse.click(x, y)
+    return grid_clicker(page, row)
 
 
 def click_row(page: Any, row: int) -> int:
@@ -87,7 +83,7 @@ def test_tabs_drilldown_beside_the_grid_and_next_item(
 
         rerun(page, view("Distributions").click)
         page.locator("svg.score-histograms rect").first.wait_for()  # one SVG, no plotly
-        assert page.locator('[data-testid="stDataFrame"]').count() == 0
+        assert page.locator(GRID).count() == 0
         assert "tab=distributions" in page.url
         rerun(page, view("Results").click)
         page.get_by_text("Click a row of the grid to open its item here.").wait_for()
@@ -98,7 +94,7 @@ def test_tabs_drilldown_beside_the_grid_and_next_item(
         page.get_by_text("Item i003").wait_for()
         item_input(page, "question 3")
         assert "item=i003" in page.url
-        grid = page.locator('[data-testid="stDataFrame"]').last.bounding_box()
+        grid = page.locator(GRID).bounding_box()
         heading = page.get_by_role("heading", name="Item drill-down").bounding_box()
         assert heading["x"] >= grid["x"] + grid["width"]  # to its right, not below it
         assert heading["y"] < grid["y"] + grid["height"]  # level with it, not under it
@@ -128,13 +124,6 @@ def test_tabs_drilldown_beside_the_grid_and_next_item(
         no_exception(page)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Streamlit 1.67's dataframe drops a click that enters the grid from outside while it "
-    "holds a selection (reproduced with a 5-line app: a cell clicked, a button clicked, another "
-    "cell clicked: ignored; hovering first, it is taken). Not fixable from the page without "
-    "redrawing the grid on every next/previous.",
-)
 def test_a_row_click_right_after_next_opens_its_item(
     page: Any, tmp_path: Path, fresh_dashboard: Any
 ) -> None:

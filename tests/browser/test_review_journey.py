@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from ._streamlit import TIMEOUT, choose, fragment_rerun, in_view, open_page, rerun
+from ._streamlit import TIMEOUT, choose, fragment_rerun, grid_clicker, in_view, open_page, rerun
 
 ROWS = [
     ("t01", "Law", "Is it legal to drive barefoot in the US?", "Yes, it is legal",
@@ -41,8 +41,6 @@ ROWS = [
     ("t12", "Science", "Do goldfish have a three-second memory?", "No, they remember for months",
      "No, goldfish remember things for months", "true"),
 ]  # fmt: skip
-ROW_HEIGHT = 35
-"""Pixels per row (and for the header) of Streamlit's dataframe at its default size."""
 
 
 def truthful_csv() -> str:
@@ -93,11 +91,7 @@ def run_code_scorers(url: str, page: Any, tmp_path: Path) -> str:
 def click_a_grid_row(page: Any, experiment: str) -> None:
     open_page(page, f"{experiment}&label=")
     page.get_by_text("Click a row of the grid to open its item here.").wait_for()
-    grid = in_view(page, page.locator('[data-testid="stDataFrame"]').last)
-    box = grid.bounding_box()
-    x = box["x"] + box["width"] / 2
-    y = box["y"] + ROW_HEIGHT * 3 + ROW_HEIGHT / 2  # the third row, below the header
-    fragment_rerun(page, lambda: page.mouse.click(x, y))  # the grid's fragment only
+    fragment_rerun(page, grid_clicker(page, 2))  # the third row: the drill-down's fragment only
     page.get_by_text("Item t03").wait_for()
     assert "item=t03" in page.evaluate("location.href")
     # The item's input, in the drill-down's text box (drawn after its heading).

@@ -2,33 +2,85 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import pandas as pd
+from streamlit.components.v2.bidi_component.main import _make_trigger_id
 from streamlit.testing.v1 import AppTest
 
-GRID = "experiment.grid."
-"""Prefix of the grid's widget key (one key per page of items: pages/ui/grid.py)."""
+GRID = "experiment.grid"
+"""The grid table's widget key (pages/ui/grid.py)."""
 
 
-def grid(app: AppTest) -> Any:
-    """The grid's dataframe element."""
-    return next(d for d in app.dataframe if d.key and d.key.startswith(GRID))
+class Grid:
+    """The grid's table as AppTest holds it (an element it does not know): `data`, what the
+    component was sent; `value`, its cells' texts as a frame keyed by column key; `columns`,
+    the column keys shown in order; `cells`, per column, each row's cell (text, colour,
+    failed)."""
+
+    def __init__(self, element: Any) -> None:
+        self.element = element
+        self.data = json.loads(element.proto.json)
+        self.columns = [c["key"] for c in self.data["columns"]]
+        self.cells = {
+            key: [row["cells"][n] for row in self.data["rows"]]
+            for n, key in enumerate(self.columns)
+        }
+        self.value = pd.DataFrame(
+            {key: [cell["text"] for cell in cells] for key, cells in self.cells.items()},
+            columns=self.columns,
+        )
+        self.items = [row["item"] for row in self.data["rows"]]
+
+
+_DRAWN: dict[int, Grid] = {}
+"""Per AppTest, the grid it last drew: a click reruns only the drill-down's fragment, after
+which AppTest's tree holds the fragment alone."""
+
+
+def _drawn(app: AppTest) -> list[Any]:
+    return [e for e in app.get("bidi_component") if e.proto.id.endswith(f"-{GRID}")]
+
+
+def grid(app: AppTest) -> Grid:
+    """The grid's table (after a click, rerun the page to see it again)."""
+    found = _drawn(app)
+    assert len(found) == 1, f"{len(found)} result grids on the page"
+    _DRAWN[id(app)] = Grid(found[0])
+    return _DRAWN[id(app)]
+
+
+def _last(app: AppTest) -> Grid:
+    return grid(app) if _drawn(app) else _DRAWN[id(app)]
+
+
+def click_item(app: AppTest, item_id: str) -> None:
+    """Open `item_id` as a click on its row does, and rerun. AppTest cannot click a component:
+    the next run gets the event the table's script sends (a trigger value), so the page's own
+    click callback runs (and reruns the drill-down alone, as in the browser)."""
+    element_id = _last(app).element.proto.id
+    tree = app._tree
+    plain = tree.get_widget_states
+
+    def with_click() -> Any:
+        states = plain()
+        state = states.widgets.add()
+        state.id = _make_trigger_id(element_id, "events")
+        state.json_trigger_value = json.dumps([{"event": "open", "value": item_id}])
+        return states
+
+    tree.get_widget_states = with_click  # type: ignore[method-assign]
+    try:
+        app.run()
+    finally:
+        tree.get_widget_states = plain  # type: ignore[method-assign]
+    assert not app.exception, app.exception
 
 
 def click_row(app: AppTest, row: int) -> None:
-    """Select the grid's row `row` (from 0) as a click does, and rerun. AppTest cannot click a
-    table: a read-only dataframe's selection is set through its session state."""
-    app.session_state[grid(app).key] = {"selection": {"rows": [row], "columns": [], "cells": []}}
-    app.run()
-    assert not app.exception, app.exception
-
-
-def click_cell(app: AppTest, row: int, column: str) -> None:
-    """Select one cell of the grid (a click on it, not on the row's checkbox), and rerun."""
-    state = {"selection": {"rows": [], "columns": [], "cells": [[row, column]]}}
-    app.session_state[grid(app).key] = state
-    app.run()
-    assert not app.exception, app.exception
+    """Open the item of the grid's row `row` (from 0), as a click on it does, and rerun."""
+    click_item(app, _last(app).items[row])
 
 
 def url(app: AppTest, name: str) -> Any:

@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 import streamlit as st
-from grid_rows import click_cell, click_row, grid, url  # tests/pages is on sys.path (no package)
-from streamlit import dataframe_util
+from grid_rows import click_item, click_row, grid, url  # tests/pages is on sys.path (no package)
 from streamlit.testing.v1 import AppTest
 
 import core.service
@@ -79,7 +78,10 @@ def test_the_grid_puts_scores_first_then_id_metadata_and_cut_texts(
     assert list(table.columns)[:3] == ["right", "item_id", "meta: category"]
     assert list(table["meta: category"][:3]) == CATEGORIES
     assert table["output"].str.len().max() == 160  # cut; the whole text is in the drill-down
-    assert table.loc[0, "right"] == 0.0 and table.loc[1, "right"] == 1.0
+    assert table.loc[0, "right"] == "0.000" and table.loc[1, "right"] == "1.000"
+    cells = grid(app).cells["right"]
+    assert cells[0]["colour"] == "#f8696b" and cells[1]["colour"] == "#63be7b"  # red 0, green 1
+    assert [c["kind"] for c in grid(app).data["columns"]][:3] == ["score", "text", "text"]
 
 
 def test_a_row_click_opens_its_drilldown_and_the_url_follows(
@@ -94,9 +96,11 @@ def test_a_row_click_opens_its_drilldown_and_the_url_follows(
     assert "long text " * 30 in drilldown_text(app)  # the whole output, not the grid's cut
     click_row(app, 2)
     assert url(app, "item") == "i002" and "question 2" in drilldown_text(app)
-    click_cell(app, 4, "meta: category")  # a click on any cell of a row opens it too
+    click_item(app, "i004")
     assert url(app, "item") == "i004" and "question 4" in drilldown_text(app)
-    app.run()  # a rerun with the same selection keeps the item
+    app.run()  # a rerun without a click keeps the item, and the grid marks its row
+    assert url(app, "item") == "i004" and grid(app).data["selected"] == "i004"
+    click_item(app, "i004")  # a second click on the same row is an event too
     assert url(app, "item") == "i004"
 
 
@@ -109,17 +113,17 @@ def test_a_link_to_an_item_opens_it_even_off_the_page(app: AppTest, experiment_i
 
 def test_columns_hide_and_the_url_keeps_them(app: AppTest, experiment_id: str) -> None:
     show(app, experiment_id)
-    assert "input" in grid(app).proto.column_order
+    assert "input" in grid(app).columns
     app.multiselect(key="experiment.hide").set_value(["input", "meta: category"])
     app.run()
-    order = list(grid(app).proto.column_order)
+    order = grid(app).columns
     assert "input" not in order and "meta: category" not in order
     assert order[:2] == ["right", "item_id"] and "output" in order
     assert app.query_params["hide"] == ["input", "meta: category"]
     # A link with the same URL hides the same columns.
     other = AppTest.from_file(app._script_path, default_timeout=60)
     show(other, experiment_id, hide=["output"])
-    assert "output" not in grid(other).proto.column_order
+    assert "output" not in grid(other).columns
     assert app.multiselect(key="experiment.hide").value == ["input", "meta: category"]
 
 
@@ -132,7 +136,7 @@ def test_the_sort_by_a_score_runs_over_every_item(app: AppTest, experiment_id: s
     assert url(app, "sort") == "asc:right"
     app.selectbox(key="experiment.sort").set_value("desc:right")
     app.run()
-    assert set(grid(app).value["right"]) == {1.0}  # the 50 highest of 60 are all right
+    assert set(grid(app).value["right"]) == {"1.000"}  # the 50 highest of 60 are all right
 
 
 def test_a_metadata_filter_keeps_the_values_chosen(app: AppTest, experiment_id: str) -> None:
@@ -209,10 +213,9 @@ def test_a_failed_run_reads_failed_in_its_score_cell(
     )
     assert service.wait(started, timeout=60).counts.failed == 1
     show(app, started)
-    styler = grid(app).proto.arrow_data.styler
-    cells = dataframe_util.convert_arrow_bytes_to_pandas_df(styler.display_values)
-    assert list(cells["fragile"][:3]) == ["0.250", "failed", "0.250"]
-    assert "b00020" in styler.styles  # the failed cell's red
+    cells = grid(app).cells["fragile"][:3]
+    assert [c["text"] for c in cells] == ["0.250", "failed", "0.250"]
+    assert [c.get("failed", False) for c in cells] == [False, True, False]  # drawn on red
     assert list(grid(app).value["failed"][:2]) == ["", "fragile"]
 
 

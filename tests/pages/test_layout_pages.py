@@ -70,7 +70,7 @@ def opened(app: AppTest) -> str | None:
 
 
 def grid_shown(app: AppTest) -> bool:
-    return any(d.key and d.key.startswith("experiment.grid.") for d in app.dataframe)
+    return any(e.proto.id.endswith("-experiment.grid") for e in app.get("bidi_component"))
 
 
 def histograms(app: AppTest) -> list[str]:

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 import pytest
+from grid_rows import grid  # tests/pages is on sys.path (no package)
 from streamlit.testing.v1 import AppTest
 
 import core.service
@@ -96,10 +97,13 @@ def test_the_results_grid_and_its_pickers(hostile: tuple[AppTest, str]) -> None:
     app.switch_page("pages/experiment.py")
     app.run()
     assert not app.exception, app.exception
-    cells = _cells(app, "item_id")
+    table = grid(app)
+    cells = [*table.value.to_numpy().ravel()]
     _assert_neutral([c for c in cells if "right" in str(c)], "grid output cells")
     _assert_neutral([c for c in cells if "fdp" in str(c) and "right" not in str(c)], "metadata")
-    _assert_neutral(_labels(app), "grid column labels")
+    _assert_neutral([c["label"] for c in table.data["columns"]], "grid column labels")
+    tooltips = "\n".join(c["help"] for c in table.data["columns"])
+    assert "\u202e" not in tooltips and ":material/home:" not in tooltips
     _assert_neutral(_options(app), "the experiment picker, metadata filter, hidden columns")
 
 

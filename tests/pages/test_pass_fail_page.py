@@ -3,6 +3,7 @@ the verdict and the pass rate show above the grid, and the grid has a ✓/✗ co
 
 from __future__ import annotations
 
+from grid_rows import grid  # tests/pages is on sys.path (no package)
 from streamlit.testing.v1 import AppTest
 
 import core.service
@@ -40,8 +41,9 @@ def test_thresholds_set_on_the_page(app: AppTest) -> None:
     assert core.service.get_service().thresholds(started)["r"].min == 0.8
     (said,) = [e.value for e in app.error if "Failed" in e.value]
     assert "pass rate 75.0% of items" in said and "0.750" in said
-    grid = next(d.value for d in app.dataframe if "pass" in d.value.columns)
-    marks = dict(zip(grid["item_id"], grid["pass"], strict=True))
+    table = grid(app).value
+    marks = dict(zip(table["item_id"], table["pass"], strict=True))
+    assert [c["kind"] for c in grid(app).data["columns"]][:2] == ["score", "mark"]
     assert marks == {"a": "✓", "b": "✓", "c": "✓", "d": "✗"}
     app.number_input(key="experiment.pass.min.r").set_value(0.7)
     app.button(key="FormSubmitter:experiment.pass.form-Save thresholds").click()

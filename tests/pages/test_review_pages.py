@@ -228,7 +228,6 @@ def test_a_label_column_named_like_markdown_is_shown_literally(app: AppTest) -> 
 
 
 def test_the_grid_column_help_shows_a_scorer_id_literally(app: AppTest) -> None:
-    import json
 
     from grid_rows import grid
 
@@ -238,9 +237,11 @@ def test_the_grid_column_help_shows_a_scorer_id_literally(app: AppTest) -> None:
     started = service.start_experiment(ExperimentConfig(dataset_id=dataset.id, scorers=[spec]))
     assert service.wait(started, timeout=60).status == "completed"
     show(app, "pages/experiment.py", started)
-    config = json.loads(grid(app).proto.columns or "{}")
-    helps = [str(c.get("help", "")) for c in config.values() if "red 0" in str(c.get("help"))]
+    columns = grid(app).data["columns"]
+    helps = [c["help"] for c in columns if "red 0" in c["help"]]
     assert len(helps) == 1
-    # The tooltip reads Markdown: the id escaped, so a reader sees it as typed.
-    assert "**x**" not in helps[0] and ":material/home:" not in helps[0]
-    assert plain(helps[0]).startswith(HOSTILE)
+    # The tooltip is a title (plain text): the id as typed, no icon's shortcode left to read.
+    assert helps[0].replace("\u2060", "").startswith(HOSTILE)
+    assert ":material/home:" not in helps[0]  # the word joiner after its colon
+    (header,) = [c["label"] for c in columns if c["kind"] == "score"]
+    assert header.replace("\u2060", "") == HOSTILE

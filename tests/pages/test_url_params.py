@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from grid_rows import grid  # tests/pages is on sys.path (no package)
 from streamlit.testing.v1 import AppTest
 
 import core.service
@@ -131,7 +132,7 @@ def test_bidi_controls_do_not_reach_the_grid_or_the_drill_down(app: AppTest) -> 
     app.switch_page("pages/experiment.py")
     app.run()
     assert not app.exception, app.exception
-    [table] = [frame.value for frame in app.dataframe if "item_id" in frame.value.columns]
+    table = grid(app).value
     cells = " ".join(str(v) for v in table.to_numpy().ravel())
     assert "\u202e" not in cells and "invoice\\u202efdp.exe" in cells
     shown = " ".join(str(e.value) for e in [*app.markdown, *app.code, *app.caption])
