@@ -42,7 +42,7 @@ from pages.ui.data import Aggregates, agreement, experiment_aggregates, sampled_
 from pages.ui.downloads import render_downloads
 from pages.ui.drilldown import FRAGMENT as DRILLDOWN_FRAGMENT
 from pages.ui.drilldown import GridPage, drilldown_view, opening_item
-from pages.ui.grid import render_filters, render_grid
+from pages.ui.grid import grid_columns, render_filters, render_grid
 from pages.ui.judge_key import judge_key_input
 from pages.ui.manage import render_experiment_manage
 from pages.ui.pass_fail import pass_column, render_pass_fail
@@ -309,7 +309,9 @@ def results_view(info: ExperimentInfo, metadata_columns: list[str], passing: Pas
     drill-down (a fragment within)."""
     shared = service()
     _prepare_search(info.id)
-    query = render_filters(info.scorer_ids, metadata_columns, info)
+    marks = {**review.grid_marks(info.id), **pass_column(passing)}
+    columns = grid_columns(info, metadata_columns, list(marks))
+    query = render_filters(info.scorer_ids, metadata_columns, info, columns)
     page = shared.result_page(info.id, query)
     ids = tuple(row.item_id for row in page.rows)
     turned_to = opening_item(ids)  # previous/next turned the page: its first or last item
@@ -322,7 +324,6 @@ def results_view(info: ExperimentInfo, metadata_columns: list[str], passing: Pas
     )
     grid_side, item_side = st.columns([3, 2], gap="medium")
     with grid_side:
-        marks = {**review.grid_marks(info.id), **pass_column(passing)}
         render_grid(
             page, info, metadata_columns, marks, height=GRID_HEIGHT, on_open=_open_in_drilldown
         )  # writes a row clicked to the URL's `item`, which the drill-down reads

@@ -27,7 +27,7 @@ import json
 import math
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 import streamlit as st
@@ -110,28 +110,33 @@ def _sort_label(value: str) -> str:
     return f"{plain_text(scorer_id)}: {'lowest' if direction == 'asc' else 'highest'} score first"
 
 
+class Filters(NamedTuple):
+    """The filters of the grid's "Filters" box: what its widgets hold, or what the URL holds
+    while it is shut."""
+
+    scorers: list[str]
+    low: float
+    high: float
+    failed_only: bool
+    metadata: dict[str, list[str]]
+    hidden: list[str]
+
+
+FILTERS_KEY = f"{KEY}.filters_open"
+"""Session key of the "Filters" expander (open or shut; its widgets are drawn only when open)."""
+
+
 def render_filters(
-    scorer_ids: list[str], metadata_columns: Sequence[str], info: ExperimentInfo | None = None
+    scorer_ids: list[str],
+    metadata_columns: Sequence[str],
+    info: ExperimentInfo | None = None,
+    columns: Mapping[str, str] | None = None,
 ) -> ResultQuery:
-    """Filter, sort and page widgets, initialised from the URL and written back to it; returns
-    the query of the grid's page (the page goes back to 1 when a filter changes)."""
-    chosen_default = [s for s in _param("scorers").split(",") if s in scorer_ids]
-    left, middle, right = st.columns([2, 2, 1])
-    chosen = left.multiselect(
-        "Scorers", scorer_ids, default=chosen_default, format_func=plain_text, key=f"{KEY}.scorers"
-    )
-    low, high = middle.slider(
-        "Score range",
-        0.0,
-        1.0,
-        tuple(
-            sorted((_score_bound(_param("low", "0"), 0.0), _score_bound(_param("high", "1"), 1.0)))
-        ),
-        step=0.01,
-        key=f"{KEY}.range",
-    )
-    failed_only = right.checkbox("Failed only", value=_param("failed") == "1", key=f"{KEY}.failed")
-    metadata = _metadata_filter(metadata_columns, info) if info is not None else {}
+    """Search, sort and page, then the "Filters" box (scorers, score range, failed only, a
+    metadata value and, with `columns` (key -> label), the columns hidden), all initialised
+    from the URL and written back to it; returns the query of the grid's page (the page goes
+    back to 1 when a filter changes). The box's widgets are drawn only while it is open: shut,
+    a caption under it says what it filters, and the URL holds the filters."""
     search_box, sort_box, page_box = st.columns([3, 2, 1])
     search = search_box.text_input(
         "Search item id, input, output and ground truth",
@@ -149,7 +154,29 @@ def render_filters(
         help="By a scorer's score, over every matching item (not only this page): the items "
         "it gave a score, in score order.",
     )
-    filters = (tuple(chosen), low, high, failed_only, search, sort, json.dumps(metadata))
+    linked = _linked_filters(scorer_ids, metadata_columns, info, columns or {})
+    # Drawn only when open (a click on it reruns the results view): its five widgets were a
+    # fifth of the time of every page turn and every visit to the Results view. Its label is
+    # part of its identity, so it stays "Filters": a label saying what is filtered would shut
+    # the box on each change made in it.
+    box = st.expander("Filters", key=FILTERS_KEY, on_change="rerun")
+    if box.open:
+        with box:
+            chosen = _filter_widgets(scorer_ids, metadata_columns, info, columns or {})
+    else:
+        chosen = linked
+        summary = _filters_said(linked)
+        if summary:
+            st.caption(f"Filtered: {summary}")
+    filters = (
+        tuple(chosen.scorers),
+        chosen.low,
+        chosen.high,
+        chosen.failed_only,
+        search,
+        sort,
+        json.dumps(chosen.metadata),
+    )
     if st.session_state.get(f"{KEY}.filters", filters) != filters:
         st.session_state[PAGE_KEY] = 1  # another selection: its first page
     st.session_state[f"{KEY}.filters"] = filters
@@ -163,27 +190,106 @@ def render_filters(
     page = page_box.number_input("Page", min_value=1, max_value=MAX_PAGE, step=1, key=PAGE_KEY)
     st.query_params.update(
         {
-            PARAMS["scorers"]: ",".join(chosen),
-            PARAMS["low"]: f"{low:g}",
-            PARAMS["high"]: f"{high:g}",
-            PARAMS["failed"]: "1" if failed_only else "0",
+            PARAMS["scorers"]: ",".join(chosen.scorers),
+            PARAMS["low"]: f"{chosen.low:g}",
+            PARAMS["high"]: f"{chosen.high:g}",
+            PARAMS["failed"]: "1" if chosen.failed_only else "0",
             PARAMS["search"]: search,
             PARAMS["sort"]: sort,
             PARAMS["page"]: str(page),
         }
     )
+    if columns:
+        st.query_params[PARAMS["hide"]] = chosen.hidden
     direction, _, sort_scorer = sort.partition(":")
     return ResultQuery(
-        scorer_ids=chosen,
-        score_range=None if (low, high) == (0.0, 1.0) else (low, high),
-        failed_only=failed_only,
+        scorer_ids=chosen.scorers,
+        score_range=None if (chosen.low, chosen.high) == (0.0, 1.0) else (chosen.low, chosen.high),
+        failed_only=chosen.failed_only,
         search=search,
         sort="position" if sort == POSITION else f"score_{direction}",
         sort_scorer=sort_scorer or None,
         page=int(page),
         page_size=PAGE_SIZE,
-        metadata=metadata,
+        metadata=chosen.metadata,
     )
+
+
+def _url_range() -> tuple[float, float]:
+    low = _score_bound(_param("low", "0"), 0.0)
+    high = _score_bound(_param("high", "1"), 1.0)
+    return (low, high) if low <= high else (high, low)
+
+
+def _linked_filters(
+    scorer_ids: Sequence[str],
+    metadata_columns: Sequence[str],
+    info: ExperimentInfo | None,
+    columns: Mapping[str, str],
+) -> Filters:
+    """The filters the URL gives, each checked as its widget would (a scorer, value or column
+    the experiment does not have is dropped)."""
+    low, high = _url_range()
+    metadata: dict[str, list[str]] = {}
+    column = _param("meta_column")
+    if info is not None and column in metadata_columns:
+        try:
+            values = set(_values(info.id, column, _version(info)))
+        except ValueError:  # a column name the database cannot read (said when it is open)
+            values = set()
+        kept = [v for v in st.query_params.get_all(PARAMS["meta_values"]) if v in values]
+        metadata = {column: kept} if kept else {}
+    return Filters(
+        scorers=[s for s in _param("scorers").split(",") if s in scorer_ids],
+        low=low,
+        high=high,
+        failed_only=_param("failed") == "1",
+        metadata=metadata,
+        hidden=[c for c in st.query_params.get_all(PARAMS["hide"]) if c in columns],
+    )
+
+
+def _filters_said(chosen: Filters) -> str:
+    """What the shut "Filters" box filters, in a line of Markdown ("" for nothing)."""
+    said: list[str] = []
+    if (chosen.low, chosen.high) != (0.0, 1.0):
+        on = ", ".join(md_short(s) for s in chosen.scorers) or "any scorer"
+        said.append(f"score {chosen.low:g}–{chosen.high:g} on {on}")
+    elif chosen.scorers:
+        said.append(f"scored by {', '.join(md_short(s) for s in chosen.scorers)}")
+    if chosen.failed_only:
+        said.append("failed only")
+    for column, values in chosen.metadata.items():
+        shown = ", ".join(NO_VALUE_LABEL if v == "" else md_short(v) for v in values[:3])
+        more = f" and {len(values) - 3} more" if len(values) > 3 else ""
+        said.append(f"{md_short(column)}: {shown}{more}")
+    if chosen.hidden:
+        said.append(f"{len(chosen.hidden)} column{'s' if len(chosen.hidden) > 1 else ''} hidden")
+    return " · ".join(said)
+
+
+def _filter_widgets(
+    scorer_ids: list[str],
+    metadata_columns: Sequence[str],
+    info: ExperimentInfo | None,
+    columns: Mapping[str, str],
+) -> Filters:
+    """The box's widgets, each starting from the URL."""
+    chosen_default = [s for s in _param("scorers").split(",") if s in scorer_ids]
+    left, middle, right = st.columns([2, 2, 1])
+    chosen = left.multiselect(
+        "Scorers", scorer_ids, default=chosen_default, format_func=plain_text, key=f"{KEY}.scorers"
+    )
+    low, high = middle.slider("Score range", 0.0, 1.0, _url_range(), step=0.01, key=f"{KEY}.range")
+    failed_only = right.checkbox("Failed only", value=_param("failed") == "1", key=f"{KEY}.failed")
+    metadata = _metadata_filter(metadata_columns, info) if info is not None else {}
+    hidden = _hidden(list(columns), columns) if columns else []
+    return Filters(chosen, low, high, failed_only, metadata, hidden)
+
+
+def _version(info: ExperimentInfo) -> tuple[object, ...]:
+    """What the metadata values depend on: a running experiment gains values."""
+    return (info.status, info.counts.done, info.finished_at)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -210,9 +316,8 @@ def _metadata_filter(columns: Sequence[str], info: ExperimentInfo) -> dict[str, 
         st.query_params.pop(PARAMS["meta_column"], None)
         st.query_params.pop(PARAMS["meta_values"], None)
         return {}
-    version = (info.status, info.counts.done, info.finished_at)
     try:
-        values = _values(info.id, column, version)
+        values = _values(info.id, column, _version(info))
     except ValueError as error:  # a column name the database cannot read
         right.warning(md_text(error))
         return {}
@@ -343,6 +448,24 @@ def table_data(
     return {"columns": columns, "rows": rows}
 
 
+def grid_columns(
+    info: ExperimentInfo, metadata_columns: Sequence[str], extra_names: Sequence[str] = ()
+) -> dict[str, str]:
+    """The grid's columns in order (the keys of `grid_frame`'s frame), each with the label
+    "Hide columns" offers: a scorer's says what it compared."""
+    return {
+        **{s: scored_label(info, s) for s in info.scorer_ids},
+        **{name: name for name in extra_names},
+        "item_id": "id",
+        **{META + plain_text(name): name for name in metadata_columns},
+        "input": "input",
+        "output": "output",
+        "ground_truth": "ground truth",
+        FAILED: FAILED,
+        "judge_tokens": "judge tokens",
+    }
+
+
 def _hidden(options: Sequence[str], labels: Mapping[str, str]) -> list[str]:
     """The columns hidden (URL `hide`, repeated), chosen in a multiselect."""
     from_url = [c for c in st.query_params.get_all(PARAMS["hide"]) if c in options]
@@ -353,7 +476,6 @@ def _hidden(options: Sequence[str], labels: Mapping[str, str]) -> list[str]:
         format_func=lambda c: plain_text(labels.get(c, c)),
         key=f"{KEY}.hide",
     )
-    st.query_params[PARAMS["hide"]] = hidden
     return hidden
 
 
@@ -388,9 +510,7 @@ def render_grid(
         },
         **{text: cut for text in TEXTS},
     }
-    hidden = _hidden(
-        list(frame.columns), {**labels, **{s: scored_label(info, s) for s in info.scorer_ids}}
-    )
+    hidden = set(st.query_params.get_all(PARAMS["hide"]))  # the Filters box's choice
     shown = [c for c in frame.columns if c not in hidden]
     ids = [row.item_id for row in page.rows]
     failed = [set(row.failed) for row in page.rows]

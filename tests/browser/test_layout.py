@@ -113,10 +113,16 @@ def test_tabs_drilldown_beside_the_grid_and_next_item(
         page.get_by_text("Item i004").wait_for()
         assert "item=i004" in page.url and "tab=results" in page.url
 
-        # A filter reruns the results view: another fragment than a row click's.
+        # The Filters box opens (its widgets are drawn only then), and a filter reruns the
+        # results view: another fragment than a row click's. The box stays open meanwhile.
+        assert page.get_by_text("Failed only", exact=True).count() == 0
+        opened = fragments_rerun(page, in_view(page, page.get_by_text("Filters", exact=True)).click)
+        assert opened != clicked
         failed_only = page.get_by_text("Failed only", exact=True)
-        assert fragments_rerun(page, failed_only.click) != clicked
-        assert fragments_rerun(page, failed_only.click) != clicked  # back to every item
+        assert fragments_rerun(page, failed_only.click) == opened
+        assert "failed=1" in page.url and failed_only.is_visible()
+        assert fragments_rerun(page, failed_only.click) == opened  # back to every item
+        assert "failed=0" in page.url
 
         # The URL reproduces the view: the item open again after a reload.
         open_page(page, page.url)

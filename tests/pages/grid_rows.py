@@ -108,3 +108,14 @@ def open_score_review(app: AppTest) -> None:
     app.session_state[SCORE_REVIEW] = True
     app.run()
     assert not app.exception, app.exception
+
+
+FILTERS = "experiment.filters_open"
+"""The grid's "Filters" box (pages/ui/grid.py): its widgets are drawn only while it is open."""
+
+
+def open_filters(app: AppTest) -> None:
+    """Open the "Filters" box, as a click on it does, and rerun."""
+    app.session_state[FILTERS] = True
+    app.run()
+    assert not app.exception, app.exception

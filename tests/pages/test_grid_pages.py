@@ -10,7 +10,13 @@ from typing import Any
 
 import pytest
 import streamlit as st
-from grid_rows import click_item, click_row, grid, url  # tests/pages is on sys.path (no package)
+from grid_rows import (  # tests/pages is on sys.path (no package)
+    click_item,
+    click_row,
+    grid,
+    open_filters,
+    url,
+)
 from streamlit.testing.v1 import AppTest
 
 import core.service
@@ -114,6 +120,7 @@ def test_a_link_to_an_item_opens_it_even_off_the_page(app: AppTest, experiment_i
 def test_columns_hide_and_the_url_keeps_them(app: AppTest, experiment_id: str) -> None:
     show(app, experiment_id)
     assert "input" in grid(app).columns
+    open_filters(app)
     app.multiselect(key="experiment.hide").set_value(["input", "meta: category"])
     app.run()
     order = grid(app).columns
@@ -124,6 +131,7 @@ def test_columns_hide_and_the_url_keeps_them(app: AppTest, experiment_id: str) -
     other = AppTest.from_file(app._script_path, default_timeout=60)
     show(other, experiment_id, hide=["output"])
     assert "output" not in grid(other).columns
+    assert "Filtered: 1 column hidden" in [c.value for c in other.caption]  # the box shut
     assert app.multiselect(key="experiment.hide").value == ["input", "meta: category"]
 
 
@@ -141,6 +149,7 @@ def test_the_sort_by_a_score_runs_over_every_item(app: AppTest, experiment_id: s
 
 def test_a_metadata_filter_keeps_the_values_chosen(app: AppTest, experiment_id: str) -> None:
     show(app, experiment_id)
+    open_filters(app)
     app.selectbox(key="experiment.mcol").set_value("category")
     app.run()
     values = app.multiselect(key="experiment.mval.category")
@@ -250,7 +259,7 @@ def test_summary_card_numbers_are_short() -> None:
 
 
 def test_extra_columns_follow_the_scores(app: AppTest, experiment_id: str) -> None:
-    from pages.ui.grid import grid_frame
+    from pages.ui.grid import grid_columns, grid_frame
 
     service = core.service.get_service()
     info = service.get_experiment(experiment_id)
@@ -258,6 +267,8 @@ def test_extra_columns_follow_the_scores(app: AppTest, experiment_id: str) -> No
     frame = grid_frame(page, info, ["category"], {"review": {"i001": "wrong"}})
     assert list(frame.columns)[:4] == ["right", "review", "item_id", "meta: category"]
     assert list(frame["review"].fillna("")) == ["", "wrong", ""]
+    # "Hide columns" offers the grid's columns, in its order, before any page is read.
+    assert list(grid_columns(info, ["category"], ["review"])) == list(frame.columns)
     with pytest.raises(ValueError, match=r"extra columns \['right'\] clash"):
         grid_frame(page, info, [], {"right": {}})
 
@@ -271,6 +282,7 @@ def test_a_column_named_with_a_quote_slices_and_filters(app: AppTest) -> None:
     assert {s.value for s in core.service.get_service().slices(started, 'x"y')} == {"1", "2"}
     app.segmented_control(key="experiment.tab").set_value("results")
     app.run()
+    open_filters(app)
     app.selectbox(key="experiment.mcol").set_value('x"y')
     app.run()
     assert not app.exception, app.exception

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from grid_rows import click_row, grid  # tests/pages is on sys.path (no package)
+from grid_rows import click_row, grid, open_filters  # tests/pages is on sys.path (no package)
 from streamlit.testing.v1 import AppTest
 
 import core.service
@@ -100,6 +100,7 @@ def test_the_experiment_page_reads_a_page_at_a_time(
     app.run()
     assert caption(app) == f"{ITEMS} of {ITEMS} items · page 3 of 3"
     assert list(grid(app).value["item_id"]) == [f"i{n:03d}" for n in range(100, ITEMS)]
+    open_filters(app)
     app.slider(key="experiment.range").set_range(0.0, 0.5)  # the "wrong" answers: score 0
     app.run()
     wrong = [f"i{n:03d}" for n in range(0, ITEMS, 3)]

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 import pytest
-from grid_rows import click_row, grid  # tests/pages is on sys.path (no package)
+from grid_rows import click_row, grid, open_filters  # tests/pages is on sys.path (no package)
 from streamlit.testing.v1 import AppTest
 
 import core.service
@@ -107,6 +107,8 @@ def test_old_links_open_the_view_they_ask_for(app: AppTest, experiment_id: str) 
     show(app, experiment_id, item="i004", hide="input")  # an item link: Results, item open
     assert app.segmented_control(key=TAB).value == "results"
     assert opened(app) == "i004"
+    assert "input" not in grid(app).columns
+    open_filters(app)
     assert app.multiselect(key="experiment.hide").value == ["input"]
     show(app, experiment_id, tab="nonsense")
     assert app.segmented_control(key=TAB).value == "results"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from grid_rows import click_row, grid, open_scorer_tab
+from grid_rows import click_row, grid, open_filters, open_scorer_tab
 from page_text import plain  # tests/pages is on sys.path (no package: `pages` is the app)
 from streamlit.testing.v1 import AppTest
 
@@ -103,6 +103,7 @@ def test_experiment_detail_summary_table_and_drilldown(app: AppTest, experiment_
 
 def test_filters_narrow_the_table_and_go_to_the_url(app: AppTest, experiment_id: str) -> None:
     show(app, "pages/experiment.py", experiment_id)
+    open_filters(app)
     app.checkbox(key="experiment.failed").check()
     app.run()
     assert list(grid(app).value["item_id"]) == ["q2"]

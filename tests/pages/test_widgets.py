@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from grid_rows import open_filters  # tests/pages is on sys.path (no package)
 from streamlit.testing.v1 import AppTest
 
 import core.service
@@ -196,6 +197,38 @@ def test_the_filters_come_from_a_link() -> None:
     assert (query.sort, query.sort_scorer, query.page) == ("score_desc", "tone", 3)
 
 
+def filtered(app: AppTest) -> str | None:
+    """What the shut "Filters" box says it filters (None: nothing said)."""
+    said = [c.value for c in app.caption if c.value.startswith("Filtered: ")]
+    return said[0].removeprefix("Filtered: ") if said else None
+
+
+def test_the_filters_box_starts_shut_and_says_what_it_filters() -> None:
+    app = run_filters()
+    assert [e.label for e in app.expander] == ["Filters"] and filtered(app) is None
+    assert not app.slider and not app.checkbox  # its widgets drawn only when open
+    app = run_filters(scorer="overlap,unknown", min="0.25", max="0.5", failed="1")
+    assert filtered(app) == "score 0.25–0.5 on overlap · failed only"
+    assert app.session_state["filters"].score_range == (0.25, 0.5)  # applied while shut
+    assert app.session_state["filters"].scorer_ids == ["overlap"]
+    app = run_filters(scorer="tone")
+    assert filtered(app) == "scored by tone"
+    app = run_filters(min="0.9", max="0.1")  # reversed in a link: put in order
+    assert filtered(app) == "score 0.1–0.9 on any scorer"
+    open_filters(app)
+    assert filtered(app) is None  # open: the widgets say it
+    assert app.slider(key="experiment.range").value == (0.1, 0.9)
+    app.checkbox(key="experiment.failed").check()
+    app.run()
+    assert app.checkbox(key="experiment.failed").value  # still open after a change in it
+    assert app.session_state["filters"].failed_only and url(app, "failed") == "1"
+    app.session_state["experiment.filters_open"] = False  # shut again: the filters stay
+    app.run()
+    assert not app.checkbox
+    assert app.session_state["filters"].failed_only and url(app, "failed") == "1"
+    assert filtered(app) == "score 0.1–0.9 on any scorer · failed only"
+
+
 def test_a_bad_page_or_sort_in_a_link_falls_back() -> None:
     app = run_filters(sort="sideways:tone", page="-2")
     query = app.session_state["filters"]
@@ -207,6 +240,8 @@ def test_a_bad_page_or_sort_in_a_link_falls_back() -> None:
 def test_changed_filters_go_to_the_url_and_back_to_the_first_page() -> None:
     app = run_filters(page="4")
     assert app.session_state["filters"].page == 4
+    open_filters(app)
+    assert app.session_state["filters"].page == 4  # opening the box changes no filter
     app.multiselect(key="experiment.scorers").set_value(["tone"])
     app.slider(key="experiment.range").set_range(0.1, 0.9)
     app.text_input(key="experiment.search").input("capital")
