@@ -9,10 +9,9 @@ scorers and the judge tokens. A multiselect hides columns (URL `hide`, repeated)
 matching item, not over the page. Clicking a row (or Enter on a row focused by Tab and the
 arrow keys) opens its item (URL `item`) in the page's drill-down.
 
-The table is our own `st.components.v2` component (grid_table.js, grid_table.css), not
-st.dataframe: a click reaches the server at once, where st.dataframe's selection waited 150 ms,
-and a page of 50 rows is plain HTML that the browser draws in a few milliseconds. Python sends
-each cell's text and colour ready to show; the script draws text through `textContent` only.
+The table is our own (pages/ui/table.py), not st.dataframe: a click reaches the server at
+once, where st.dataframe's selection waited 150 ms, and a page of 50 rows is plain HTML that the
+browser draws in a few milliseconds. Python sends each cell's text and colour ready to show.
 
 `render_grid(..., extra_columns=...)` takes more columns per item id (e.g. a review mark),
 placed after the scores; `render_grid(..., on_open=...)` calls `on_open` from the click's
@@ -26,7 +25,6 @@ import hashlib
 import json
 import math
 from collections.abc import Callable, Collection, Mapping, Sequence
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import pandas as pd
@@ -35,6 +33,7 @@ import streamlit as st
 from core.records import ExperimentInfo, ResultPage, ResultQuery
 from core.service.views import NO_VALUE_LABEL, page_frame, scored_label
 from pages.ui.services import service
+from pages.ui.table import clicked, draw_table
 from pages.ui.text import cell_text, md_short, md_text, plain_text
 
 KEY = "experiment"
@@ -423,7 +422,7 @@ def table_data(
     helps: Mapping[str, str],
     extra: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """What the grid's table (grid_table.js) draws: the `shown` columns (label, tooltip, kind)
+    """What the grid's table (pages/ui/table.py) draws: the `shown` columns (label, tooltip, kind)
     and, per row, its item id (`ids`, in the frame's order: the id as stored, where the frame's
     cell is cleaned for display) and each shown cell's text and colour (`failed`: per row, the
     scorers whose run failed)."""
@@ -520,12 +519,10 @@ def render_grid(
     data.update(
         height=height, selected=st.query_params.get(ITEM_PARAM, ""), page=grid_key(info.id, page)
     )
-    result = _table()(
-        key=GRID_KEY,
-        data=data,
-        height=height + 2,
-        # A callback registers the click event (an event without one is not reported).
-        on_open_change=functools.partial(_opened, on_open) if on_open else _no_callback,
+    result = draw_table(
+        GRID_KEY,
+        data,
+        on_open=functools.partial(_opened, on_open) if on_open else None,
     )
     item = getattr(result, "open", None)
     if on_open is None and isinstance(item, str) and item in ids:
@@ -539,26 +536,11 @@ GRID_KEY = f"{KEY}.grid"
 kept, so a new page needs no new key)."""
 
 
-@functools.cache
-def _table() -> Any:
-    """The grid's table component, registered once (pages/ui/grid_table.js and .css)."""
-    here = Path(__file__).with_name("grid_table")
-    return st.components.v2.component(
-        "scorelab_results_grid",
-        js=here.with_suffix(".js").read_text(encoding="utf-8"),
-        css=here.with_suffix(".css").read_text(encoding="utf-8"),
-    )
-
-
-def _no_callback() -> None:
-    """The click's callback without `on_open`: render_grid reads the click from its result."""
-
-
 def _opened(on_open: Callable[[], None]) -> None:
     """The table's click callback (a row opened in the browser): its item written to the URL's
     `item`, then `on_open`."""
-    item = getattr(st.session_state.get(GRID_KEY), "open", None)
-    if isinstance(item, str) and item:
+    item = clicked(GRID_KEY)
+    if item is not None:
         st.query_params[ITEM_PARAM] = item
         on_open()
 

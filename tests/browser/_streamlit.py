@@ -235,7 +235,7 @@ def choose(page: Any, label: str, option: str | re.Pattern[str]) -> None:
 
 
 GRID = "div.grid"
-"""The experiment page's results grid: a table of our own (pages/ui/grid_table.js)."""
+"""The experiment page's results grid: a table of our own (pages/ui/table.js)."""
 
 
 def grid_row(page: Any, row: int) -> Any:

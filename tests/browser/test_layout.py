@@ -27,7 +27,7 @@ from ._streamlit import (
 )
 
 ROW_HEIGHT = 35
-"""Pixels per row (and for the header) of the results grid (pages/ui/grid_table.css)."""
+"""Pixels per row (and for the header) of the results grid (pages/ui/table.css)."""
 DATA = b"id,question,answer,category\n" + b"".join(
     b"i%03d,question %d,%s %d,%s\n"
     % (n, n, b"right" if n % 2 else b"wrong", n, [b"Law", b"Health"][n % 2])

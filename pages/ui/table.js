@@ -1,11 +1,15 @@
-// The experiment page's results grid (pages/ui/grid.py draws it through st.components.v2).
-// Python sends every cell's text and colour ready to show; this file only draws them and
-// reports a row opened. Text goes in through textContent, never as HTML.
+// The dashboard's table of our own (pages/ui/table.py draws it through st.components.v2): the
+// experiment page's results grid. Python sends every cell's text and colour ready to show;
+// this file only draws them and reports a row opened. Text goes in through textContent, never
+// as HTML.
 const ROW = "tr[data-item]";
 
 function open(row, setTriggerValue) {
   const table = row.closest("table");
-  for (const other of table.querySelectorAll("tr.open")) other.classList.remove("open");
+  for (const other of table.querySelectorAll("tr.open")) {
+    other.classList.remove("open");
+    other.removeAttribute("aria-selected");
+  }
   row.classList.add("open");
   row.setAttribute("aria-selected", "true");
   setTriggerValue("open", row.dataset.item);
@@ -31,12 +35,18 @@ function body(columns, rows, selected) {
     const tr = document.createElement("tr");
     tr.dataset.item = row.item;
     tr.tabIndex = 0;
-    if (row.item === selected) tr.classList.add("open");
+    if (row.item === selected) {
+      tr.classList.add("open");
+      tr.setAttribute("aria-selected", "true");
+    }
     row.cells.forEach((cell, n) => {
       const td = document.createElement("td");
       td.className = columns[n].kind;
       td.textContent = cell.text;
-      if (cell.colour) td.style.backgroundColor = cell.colour;
+      if (cell.colour) {
+        td.style.backgroundColor = cell.colour;
+        td.classList.add("coloured");
+      }
       if (cell.failed) td.classList.add("failed");
       if (columns[n].kind === "text" && cell.text) td.title = cell.text;
       tr.appendChild(td);
@@ -72,9 +82,12 @@ export default function (component) {
     parentElement.appendChild(box);
   }
   box.style.height = `${data.height}px`;
-  box.querySelector("table").replaceChildren(head(data.columns), body(data.columns, data.rows, data.selected));
+  const { columns, rows, selected } = data;
+  box.querySelector("table").replaceChildren(head(columns), body(columns, rows, selected));
   if (box.dataset.page !== data.page) {
+    // Back to the top for another page; not on the first draw, where it is there already and
+    // setting it would lay the table out there and then.
+    if (box.dataset.page !== undefined) box.scrollTop = 0;
     box.dataset.page = data.page;
-    box.scrollTop = 0;
   }
 }
