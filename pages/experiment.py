@@ -42,7 +42,8 @@ from pages.ui.data import Aggregates, agreement, experiment_aggregates, sampled_
 from pages.ui.downloads import render_downloads
 from pages.ui.drilldown import FRAGMENT as DRILLDOWN_FRAGMENT
 from pages.ui.drilldown import GridPage, drilldown_view, opening_item
-from pages.ui.grid import grid_columns, render_filters, render_grid
+from pages.ui.grid import grid_columns, render_grid
+from pages.ui.grid_filters import render_filters
 from pages.ui.judge_key import judge_key_input
 from pages.ui.manage import render_experiment_manage
 from pages.ui.pass_fail import pass_column, render_pass_fail

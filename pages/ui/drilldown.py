@@ -24,7 +24,7 @@ from core.records import ExperimentDetail, ExperimentInfo, ScorerOutcome
 from core.service import NotFoundError
 from core.service.views import item_outcomes, scored_label, step_views
 from pages.ui import fmt, review
-from pages.ui.grid import turn_to
+from pages.ui.grid_filters import turn_to
 from pages.ui.services import service
 from pages.ui.text import md_short, md_text, show_item_texts, show_text, texts_block
 

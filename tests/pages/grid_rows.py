@@ -34,11 +34,6 @@ class Grid:
         self.items = [row["item"] for row in self.data["rows"]]
 
 
-_DRAWN: dict[int, Grid] = {}
-"""Per AppTest, the grid it last drew: a click reruns only the drill-down's fragment, after
-which AppTest's tree holds the fragment alone."""
-
-
 def _drawn(app: AppTest) -> list[Any]:
     return [e for e in app.get("bidi_component") if e.proto.id.endswith(f"-{GRID}")]
 
@@ -47,12 +42,14 @@ def grid(app: AppTest) -> Grid:
     """The grid's table (after a click, rerun the page to see it again)."""
     found = _drawn(app)
     assert len(found) == 1, f"{len(found)} result grids on the page"
-    _DRAWN[id(app)] = Grid(found[0])
-    return _DRAWN[id(app)]
+    # Kept on the AppTest: a click reruns only the drill-down's fragment, after which
+    # AppTest's tree holds the fragment alone.
+    app.last_grid = Grid(found[0])  # type: ignore[attr-defined]
+    return app.last_grid  # type: ignore[attr-defined,no-any-return]
 
 
 def _last(app: AppTest) -> Grid:
-    return grid(app) if _drawn(app) else _DRAWN[id(app)]
+    return grid(app) if _drawn(app) else app.last_grid  # type: ignore[attr-defined,no-any-return]
 
 
 def click_item(app: AppTest, item_id: str) -> None:
@@ -111,7 +108,8 @@ def open_score_review(app: AppTest) -> None:
 
 
 FILTERS = "experiment.filters_open"
-"""The grid's "Filters" box (pages/ui/grid.py): its widgets are drawn only while it is open."""
+"""The grid's "Filters" box (pages/ui/grid_filters.py): its widgets are drawn only while it is
+open."""
 
 
 def open_filters(app: AppTest) -> None:

@@ -156,7 +156,7 @@ def test_picking_a_label_column_writes_the_url_and_a_payload_name_stays_as_is() 
 def filters_app(scorer_ids: list[str]) -> None:
     import streamlit as st
 
-    from pages.ui.grid import render_filters
+    from pages.ui.grid_filters import render_filters
 
     # No experiment: no metadata filter (its values are read from the experiment).
     st.session_state["filters"] = render_filters(scorer_ids, [])
