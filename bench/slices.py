@@ -111,6 +111,7 @@ def page_timings(database_url: str, baseline: str, with_agreement: bool) -> None
     from streamlit.testing.v1 import AppTest
 
     import core.service
+    from pages.ui.grid_filters import FILTERS_KEY
 
     os.environ["SCORELAB_DATABASE_URL"] = database_url
     core.service._service = None
@@ -142,6 +143,8 @@ def page_timings(database_url: str, baseline: str, with_agreement: bool) -> None
     step("tab: slices", lambda: app.segmented_control(key="experiment.tab").set_value("slices"))
     step("slice by category", lambda: app.selectbox(key="experiment.slice").set_value("category"))
     step("tab: results", lambda: app.segmented_control(key="experiment.tab").set_value("results"))
+    # The metadata filter is in the grid's Filters box (pages/ui/grid_filters.py).
+    step("open the Filters box", lambda: app.session_state.__setitem__(FILTERS_KEY, True))
     step(
         "metadata filter column", lambda: app.selectbox(key="experiment.mcol").set_value("category")
     )
