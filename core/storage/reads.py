@@ -45,6 +45,7 @@ from core.storage.tables import (
     ScoreRow,
 )
 from core.storage.text_search import (
+    index_candidates,
     index_walk,
     like_condition,
     matches,
@@ -78,6 +79,10 @@ _FEW_IN_RANGE = 32
 """A text search under a score range keeping under 1/32 of the dataset's items reads only
 theirs (`_search_in_few`): measured at a million items, reading the items in range was the
 faster plan at 1% of them, testing every item's text in dataset order at 6% and above."""
+_RANGE_TEST_COST = 3
+"""An item in a score range tested for a needle costs about as much as this many matches of
+SQLite's trigram index walked (`_range_before_walk`; measured at a million items: 10-14 µs an
+item, 3-4 µs a match)."""
 _SAMPLED_RUNS, _SAMPLED_RUN = 20, 100
 """A large dataset's share in a score range is guessed from this many runs of this many
 items (`_sampled_in_range`)."""
@@ -339,7 +344,9 @@ def result_page(
     else:
         source = _row_source(scope, query, item_ids)
         if _search_in_few(connection, scope, query, item_ids):
-            source = _from_results(scope, query).where(_searched(scope, query.search))
+            source = _from_results(scope, query).where(
+                like_condition(query.search.strip(), scope.dialect, scope.dataset_id)
+            )
         total = int(connection.execute(_count(scope, query, source, item_ids)).scalar_one())
         capped = bool(query.search.strip() or item_ids is not None)
         at_least = capped and total == _count_limit(query)
@@ -387,22 +394,46 @@ def _search_in_few(
     connection: Connection, scope: _Scope, query: ResultQuery, item_ids: Collection[str] | None
 ) -> bool:
     """Whether a text search under a score range should read only the items in range (found
-    from the results' index) rather than every item's text: when the range keeps under
-    1/`_FEW_IN_RANGE` of the dataset (counted for a small one, else guessed from a sample),
-    in dataset order."""
+    from the results' index) rather than every item's text, in dataset order: when the range
+    keeps under 1/`_FEW_IN_RANGE` of the dataset (counted for a small one, else guessed from
+    a sample); with SQLite's trigram index, when the items in range are fewer to test than
+    the index's matches (`_range_before_walk`)."""
     if query.sort != "position" or query.score_range is None or item_ids is not None:
         return False
     if not query.search.strip() or query.metadata:
         return False
-    if _indexed(scope, query.search) is not None:
-        return False  # the index finds the few items holding the needle: read those
     if scope.item_count <= _SAMPLED_RUNS * _SAMPLED_RUN:
         limit = scope.item_count // _FEW_IN_RANGE + 1
         matching = _in_range(scope, query).limit(limit).subquery()
         kept = connection.execute(select(func.count()).select_from(matching)).scalar_one()
-        return int(kept) < limit
-    sampled, kept = connection.execute(_sampled_in_range(scope, query)).one()
-    return int(kept or 0) * _FEW_IN_RANGE <= int(sampled)
+        sampled = scope.item_count
+    else:
+        sampled, kept = connection.execute(_sampled_in_range(scope, query)).one()
+    kept, sampled = int(kept or 0), max(int(sampled), 1)
+    found = _indexed(scope, query.search)
+    if found is None:
+        return kept * _FEW_IN_RANGE <= sampled
+    return _range_before_walk(connection, scope, query, found, kept / sampled)
+
+
+def _range_before_walk(
+    connection: Connection, scope: _Scope, query: ResultQuery, found: str, share: float
+) -> bool:
+    """With SQLite's trigram index: whether testing the items in range (`share` of the
+    dataset, `_RANGE_TEST_COST` each) is cheaper than walking the index's matches, which
+    stops once the count's limit is in range (about limit / `share` matches) or reads every
+    match of a needle with fewer. A needle held by few items is walked; a range that keeps
+    (almost) none is read, where the walk would test every match of a common needle for
+    nothing (0.67 s for "paris river", one item in ten, under an empty range at a million
+    items; docs/storage.md, Reading a large experiment). The needle's matches are counted
+    only as far as the answer needs."""
+    tested = share * scope.item_count * _RANGE_TEST_COST
+    walked = _count_limit(query) / share if share else float("inf")
+    if tested >= walked:
+        return False
+    assert scope.search_base is not None  # `_indexed` found `found` in the index
+    held = index_candidates(scope.search_base, found).limit(int(tested) + 1).subquery()
+    return int(connection.execute(select(func.count()).select_from(held)).scalar_one()) > tested
 
 
 def _sampled_in_range(scope: _Scope, query: ResultQuery) -> Any:

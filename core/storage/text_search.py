@@ -25,6 +25,7 @@ from core.storage.tables import (
 __all__ = [
     "TRIGRAMS_MATCHED",
     "dataset_index_name",
+    "index_candidates",
     "index_walk",
     "like_condition",
     "literal_dataset_id",
@@ -98,11 +99,17 @@ def matches(
     found = trigram_query(needle) if base is not None and dialect == "sqlite" else None
     if found is None or base is None:
         return like
+    return and_(_items.c.position.in_(index_candidates(base, found)), like)
+
+
+def index_candidates(base: int, found: str) -> Any:
+    """SELECT the positions of the dataset's items whose texts hold every trigram of the
+    trigram query `found` (`trigram_query`), from the index alone: a superset of LIKE's
+    matches, in dataset order."""
     rowid = _search.c.rowid
-    candidates = select(rowid - base).where(
+    return select(rowid - base).where(
         literal_column(SEARCH_TABLE).match(found), rowid >= base, rowid < base + SEARCH_ROWID_SPAN
     )
-    return and_(_items.c.position.in_(candidates), like)
 
 
 def like_condition(needle: str, dialect: str, dataset_id: str | None = None) -> Any:

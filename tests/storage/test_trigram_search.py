@@ -17,9 +17,9 @@ from sqlalchemy import select
 
 from core.records import ColumnMapping, DatasetItem, ResultQuery, ScorerOutcome, ScorerSpec
 from core.storage import Store, reads
-from core.storage.search_index import build_postgres_index
+from core.storage.search_index import build_postgres_index, index_dataset_texts
 from core.storage.tables import SEARCHED_TEXT, TRIGRAM_INDEX, DatasetItemRow
-from core.storage.text_search import dataset_index_name, matches
+from core.storage.text_search import dataset_index_name, matches, search_base
 
 POSTGRES = [p for p in BACKENDS if p.id == "postgres"]
 
@@ -189,3 +189,56 @@ def test_a_large_datasets_share_in_range_is_guessed_from_a_sample(
     expected = [f"q{n}" for n in range(4_000) if n % 50 == 7 and low <= n / 4_000 <= high]
     assert [row.item_id for row in found.rows] == expected
     assert found.total == len(expected) and not found.total_at_least
+
+
+def _plan_and_page(store: Store, experiment_id: str, query: ResultQuery) -> tuple[bool, Any]:
+    """Whether the page's search statements start from the results in range (`scored`), and
+    the page; unlike `_searches`, an empty answer is allowed (a range keeping nothing)."""
+    sent: list[str] = []
+
+    def record(conn: Any, cursor: Any, statement: str, *_: Any) -> None:
+        if "LIKE" in statement.upper():
+            sent.append(statement)
+
+    sqlalchemy.event.listen(store.engine, "before_cursor_execute", record)
+    try:
+        page = store.result_page(experiment_id, query)
+    finally:
+        sqlalchemy.event.remove(store.engine, "before_cursor_execute", record)
+    assert sent, "no statement searched the texts"
+    return all("AS scored" in statement for statement in sent), page
+
+
+@pytest.mark.parametrize("store", [p for p in BACKENDS if p.id == "sqlite"], indirect=True)
+@pytest.mark.parametrize(
+    ("score_range", "needle", "from_range"),
+    [
+        # A range keeping no item: the index's 4,000 matches of "about" would all be tested.
+        ((0.10001, 0.10002), "about", True),
+        ((0.10001, 0.10002), "PARIS river", True),
+        # 61 items in range (about 3% of the sample), "about" in every item: the range is read.
+        ((0.10, 0.115), "about", True),
+        # The same range, a needle in 80 items: fewer matches than items in range to test.
+        ((0.10, 0.115), "PARIS river", False),
+        # A wide range: the walk meets the count's limit after a few matches.
+        ((0.10, 0.90), "about", False),
+        ((0.0, 1.0), "PARIS river", False),
+    ],
+)
+def test_sqlites_indexed_search_under_a_range_reads_whichever_side_is_fewer(
+    store: Store, score_range: tuple[float, float], needle: str, from_range: bool
+) -> None:
+    experiment_id = _experiment(store, 4_000)
+    dataset_id = store.get_experiment(experiment_id).dataset_id
+    assert index_dataset_texts(store.engine, dataset_id)
+    with store.engine.connect() as connection:
+        assert search_base(connection, dataset_id) is not None, "the index is not whole"
+    query = ResultQuery(score_range=score_range, search=needle, page_size=1_000)
+    reads_range, found = _plan_and_page(store, experiment_id, query)
+    assert reads_range is from_range
+    low, high = score_range
+    held = (lambda n: True) if needle == "about" else (lambda n: n % 50 == 7)
+    expected = [f"q{n}" for n in range(4_000) if held(n) and low <= n / 4_000 <= high]
+    assert [row.item_id for row in found.rows] == expected[:1_000]
+    assert found.total == min(len(expected), 1_000)
+    assert found.total_at_least is (len(expected) > 1_000)
