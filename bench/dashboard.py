@@ -20,6 +20,7 @@ import io
 import json
 import os
 import random
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -28,6 +29,7 @@ from typing import Any
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the pages (pages.ui.grid_filters), not only the installed core
 CODE_SCORERS = (
     "keyword-coverage-scorer",
     "completeness-scorer",
