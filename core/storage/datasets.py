@@ -90,6 +90,7 @@ class DatasetStore:
                 .where(DatasetRow.__table__.c.id == dataset_id)
                 .values(item_count=count)
             )
+        self._db.refresh_statistics("dataset_items", count)
         return _dataset_info({**row, "item_count": count})
 
     def list_datasets(self) -> list[DatasetInfo]:

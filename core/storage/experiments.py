@@ -121,20 +121,22 @@ class ExperimentStore:
         values: dict[str, Any] = _counts_values(counts, failed) if counts is not None else {}
         values.update(status=status, error=error, finished_at=_now())
         self._update_experiment(experiment_id, values, start=True)
-        self._keep_totals(experiment_id)
+        stored = self._keep_totals(experiment_id)
+        self._db.refresh_statistics("scorer_results", stored)
 
-    def _keep_totals(self, experiment_id: str) -> None:
+    def _keep_totals(self, experiment_id: str) -> int:
         """Sum a finished experiment's totals and histograms once and keep them
         (`core/storage/totals.py`): every later first render of its pages, in any process,
         reads them instead of a pass over its results. Best effort: a failure to keep them
-        leaves the pages summing as before, and never fails the finish."""
+        leaves the pages summing as before, and never fails the finish. Returns the results
+        stored (0 when not summed)."""
         table = ExperimentRow.__table__
         try:
             with self._db.transaction("keep the experiment's totals") as connection:
                 row = connection.execute(select(table).where(table.c.id == experiment_id)).first()
                 key = None if row is None else _settled_key(row._mapping)
                 if key is None:
-                    return
+                    return 0
                 found = reads.scorer_totals(connection, experiment_id)
                 summaries = [one.summary() for one in found]
                 bins = reads.HISTOGRAM_BINS
@@ -144,6 +146,8 @@ class ExperimentStore:
             self._db.settled[experiment_id] = (key, found)
         except StorageError as error:
             _log.warning("experiment %s: totals not kept (%s)", experiment_id, error)
+            return 0
+        return sum(one.count for one in found)
 
     def reopen_experiment(self, experiment_id: str, statuses: Sequence[ExperimentStatus]) -> bool:
         """Mark a stopped experiment running again, to resume it: True when this call did, False
