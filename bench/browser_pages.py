@@ -8,8 +8,10 @@
 - one interaction per page (a picker changed, a filter typed), until its run has ended;
 - on the experiment page (issue 21): a grid row clicked until its drill-down (beside the grid,
   a fragment's run) is drawn, the next item by its button, the next item past the grid's
-  page (its next page's first item), and a switch to each view (tab); `--repeat N` does each
-  N times and prints the median (and the fastest);
+  page (its next page's first item), a switch to each view (tab), and in the Slices view a
+  column sliced by and the chart's scorer changed; `--repeat N` does each N times and prints
+  the median (and the fastest);
+- on Compare: a second candidate added to the comparison (N = 2 → 3 experiments);
 - page switches between the experiment page and Compare, Judge usage and the home page
   (Experiments), there and back, `--repeat` times each (with `--layout-only` too).
 
@@ -30,11 +32,13 @@ experiment page (issue 21), not the tour of every page.
 
 Targets (issue 14): a page switch < 1.0 s and an interaction < 0.5 s at 817 × 5; < 2 s and
 < 1 s at 10,000 × 5; the home page after a restart < 3 s. Issue 21: a row click to the
-drill-down drawn < 0.3 s / < 0.5 s, a tab switch < 0.5 s / < 1 s. The load average is printed
+drill-down drawn < 0.3 s / < 0.5 s, a tab switch < 0.5 s / < 1 s, a slice < 0.5 s / < 1 s,
+Compare at N = 3 < 1 s / < 2 s. The load average is printed
 with the figures: on a busy 2-core machine they mean little without it.
 
-The databases are built through the service (two experiments of five code scorers on one
-dataset, so Compare has a pair); `--data DIR` keeps them there and reuses them on the next run.
+The databases are built through the service (three experiments of five code scorers on one
+dataset, so Compare has a pair and a third to add); `--data DIR` keeps them there and reuses
+them on the next run.
 """
 
 from __future__ import annotations
@@ -122,7 +126,12 @@ TIMEOUT = 60_000
 DRILL_TARGETS = {817: 0.3, 10_000: 0.5}
 """Items → the target of a row click (or next item) to its drill-down drawn, in seconds."""
 TAB_TARGETS = {817: 0.5, 10_000: 1.0}
-"""Items → the target of a switch to another view of the experiment page, in seconds."""
+"""Items → the target of a switch to another view of the experiment page, in seconds (and of a
+slice picked in the Slices view)."""
+COMPARE_TARGETS = {817: 1.0, 10_000: 2.0}
+"""Items → the target of Compare at N = 3 (a second candidate added), in seconds."""
+EXPERIMENTS = ("baseline", "candidate", "candidate 2")
+"""The experiments built on each database (all of the same five scorers)."""
 IN_FRAGMENT = {"Experiment detail"}
 """Pages whose timed interaction reruns a fragment, not the page."""
 VIEWS = ("Distributions", "Slices", "Agreement", "Themes", "Reviews", "Results")
@@ -164,7 +173,7 @@ from core.records import ExperimentConfig, ScorerSpec
 service = core.service.get_service()
 data = open({str(path) + ".csv"!r}, "rb").read()
 dataset = service.import_dataset("truthfulqa-{items}.csv", data)
-for name in ("baseline", "candidate"):
+for name in {EXPERIMENTS!r}:
     started = time.perf_counter()
     experiment = service.start_experiment(ExperimentConfig(
         dataset_id=dataset.id, name=f"{{name}} {items}",
@@ -490,7 +499,60 @@ def measure_layout(page: Any, url: str, repeat: int = 1) -> list[Row]:
         for view in VIEWS:
             tabs[view].append(timed(page, views.get_by_text(view, exact=True).click))
     rows += [median_of(f"  tab → {view}", tabs[view]) for view in VIEWS]
-    return rows
+    return rows + measure_slices(page, views, repeat)
+
+
+def pick_unchosen(page: Any, label: str, skip: str = "none") -> Callable[[], object]:
+    """Open the selectbox `label` and click the first option neither chosen nor `skip`."""
+
+    def act() -> None:
+        box = page.get_by_role("combobox", name=label).first
+        box.evaluate("element => element.scrollIntoView({block: 'center'})")
+        next_frame(page)
+        box.click()
+        options = page.get_by_role("option")
+        options.first.wait_for()
+        for n in range(options.count()):
+            option = options.nth(n)
+            if option.get_attribute("aria-selected") != "true" and option.inner_text() != skip:
+                option.click()
+                return
+        raise RuntimeError(f"{label}: no other option")
+
+    return act
+
+
+def measure_slices(page: Any, views: Any, repeat: int) -> list[Row]:
+    """In the Slices view: a metadata column picked to slice by (each time the other of
+    `category` and `answer_is_correct`, so the first two are computed, the later ones
+    cached), then the chart's scorer changed, each until the page's run has ended."""
+    rerun(page, views.get_by_text("Slices", exact=True).click)
+    browser_idle()
+    picks: list[Timing] = []
+    charts: list[Timing] = []
+    for _ in range(max(repeat, 2)):
+        picks.append(timed(page, pick_unchosen(page, "Slice by")))
+        charts.append(timed(page, pick_unchosen(page, "Chart of scorer")))
+    rerun(page, views.get_by_text("Results", exact=True).click)
+    return [
+        median_of("  slice by a column", picks),
+        median_of("  slice: chart of another scorer", charts),
+    ]
+
+
+def measure_compare(page: Any, repeat: int) -> list[Row]:
+    """On Compare (its default pair: the newest experiment against the one before): the third
+    experiment added as a second candidate (N = 3), `repeat` times, the page reloaded with
+    its default pair between (untimed)."""
+    rerun(page, sidebar_click(page, "Compare"))
+    browser_idle()
+    default = page.url
+    added: list[Timing] = []
+    for _ in range(repeat):
+        added.append(timed(page, pick_unchosen(page, "Candidates", skip="")))
+        open_page(page, default, timeout=300_000)
+        browser_idle()
+    return [median_of("  Compare: a second candidate added (N = 3)", added)]
 
 
 SWITCHES = ("Compare", "Judge usage", "Experiments")
@@ -562,6 +624,8 @@ def measure(
         rows += measure_layout(page, url, repeat)
         rows.append(("page switches (issue 21)", float("nan"), float("nan"), float("nan")))
         rows += measure_switches(page, repeat)
+        rows.append(("Compare (issue 21)", float("nan"), float("nan"), float("nan")))
+        rows += measure_compare(page, repeat)
         context.close()
     return rows
 
@@ -610,7 +674,9 @@ def print_side_by_side(found: dict[str, dict[str, list[Timing]]], other: Path) -
 
 def verdict(name: str, seconds: float, items: int) -> str:
     switch, interaction = TARGETS.get(items, (2.0, 1.0))
-    if name.startswith(("server", "experiment page", "page switches")) or "sent" in name:
+    if name.startswith(("server", "experiment page", "page switches", "Compare (")) or (
+        "sent" in name
+    ):
         return ""  # no target of its own: a part of the step above it
     limit = (
         HOME_TARGET
@@ -620,7 +686,9 @@ def verdict(name: str, seconds: float, items: int) -> str:
         else DRILL_TARGETS.get(items, 0.5)
         if "drill-down" in name
         else TAB_TARGETS.get(items, 1.0)
-        if name.startswith("tab →")
+        if name.startswith(("tab →", "slice"))
+        else COMPARE_TARGETS.get(items, 2.0)
+        if name.startswith("Compare: a second")
         else interaction
     )
     if seconds != seconds:
@@ -661,9 +729,13 @@ def main() -> None:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             for items in sizes:
-                database = data / f"pages-{items}.db"
+                # Named for its three experiments: a --data folder of before held two.
+                database = data / f"pages{len(EXPERIMENTS)}-{items}.db"
                 if not database.exists():
-                    print(f"building {items:,} items × {len(CODE_SCORERS)} scorers, twice…")
+                    print(
+                        f"building {items:,} items × {len(CODE_SCORERS)} scorers, "
+                        f"{len(EXPERIMENTS)} times…"
+                    )
                     build_database(database, items)
                 load_before = os.getloadavg()
                 if arguments.against is not None:
