@@ -10,9 +10,9 @@ pairs from `core.reporting.compare`). See docs/architecture.md.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -26,17 +26,18 @@ __all__ = [
     "CORRECTION",
     "MIN_SLICE",
     "PairedSliceChange",
+    "SliceBar",
     "holm",
     "paired_slice_changes",
     "paired_slice_frame",
-    "scorer_slice_chart",
     "slice_pivot",
+    "worst_values",
 ]
 
 MIN_SLICE = 10
 """Paired items a slice needs before its change is tested (smaller: shown, not tested)."""
 CHART_TOP = 20
-"""Values drawn by `scorer_slice_chart`: the worst ones of the scorer."""
+"""Values a scorer's chart draws (`worst_values`): its worst ones."""
 CORRECTION = (
     "Holm's step-down correction over the slices tested (each with at least {n} paired items): "
     "a change is flagged only when its adjusted p-value is below 0.05."
@@ -103,55 +104,53 @@ def slice_pivot(
     return frame.astype({"failed": "Int64"}).reset_index(drop=True)
 
 
-def scorer_slice_chart(
+@dataclass(frozen=True)
+class SliceBar:
+    """One value's bar in a scorer's chart of its worst values (`worst_values`)."""
+
+    value: str
+    """The value's label (NO_VALUE_LABEL for items without one)."""
+    scored: int
+    """The value's items with a score of the scorer."""
+    mean: float
+    """Their mean score."""
+    low: float | None
+    """The 95% t-interval's low end, clipped to the scorer's range (None: no interval)."""
+    high: float | None
+    """Its high end, clipped likewise."""
+
+
+def worst_values(
     summaries: Sequence[SliceSummary],
     scorer_id: str,
     bounds: tuple[float, float] = (0.0, 1.0),
     *,
     top: int = CHART_TOP,
-    escape: Callable[[str], str] = str,
-) -> Any:
-    """A plotly figure of one scorer: a horizontal bar per value at its mean, the `top` worst
-    values (lowest mean first, at the top), the 95% t-interval clipped to `bounds` as error
-    bars, n in the label. `escape` makes a value safe as a plotly label (values come from the
-    dataset)."""
-    import plotly.graph_objects as go
-
+) -> list[SliceBar]:
+    """One scorer's `top` worst values (lowest mean first; the larger value first on a tie),
+    each with its mean and its 95% t-interval clipped to `bounds`: what its chart draws.
+    Values without a score of the scorer are left out."""
     entries = []
     for summary in summaries:
         scorer = next((s for s in summary.scorers if s.scorer_id == scorer_id), None)
         if scorer is not None and scorer.mean is not None:
             entries.append((summary, scorer))
     entries.sort(key=lambda pair: (pair[1].mean, -pair[0].items))
-    entries = entries[:top]
-    labels = [f"{escape(_label(summary.value))} (n={scorer.scored})" for summary, scorer in entries]
-    means = [float(scorer.mean or 0.0) for _, scorer in entries]
-    lows = [_clip(scorer.low, bounds) for _, scorer in entries]
-    highs = [_clip(scorer.high, bounds) for _, scorer in entries]
-    figure = go.Figure()
-    figure.add_bar(
-        x=means,
-        # plotly takes text categories on either axis; plotly-stubs allow numbers only.
-        y=cast(Any, labels),
-        orientation="h",
-        error_x={
-            "type": "data",
-            "symmetric": False,
-            "array": [0.0 if math.isnan(h) else h - m for h, m in zip(highs, means, strict=True)],
-            "arrayminus": [
-                0.0 if math.isnan(lo) else m - lo for lo, m in zip(lows, means, strict=True)
-            ],
-        },
-        hovertemplate="%{y}: mean %{x:.3f}<extra></extra>",
-        marker_color="#4c78a8",
-    )
-    figure.update_layout(
-        height=max(240, 28 * len(entries) + 80),
-        margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        xaxis={"title": "mean score (95% t-interval)", "range": list(bounds)},
-        yaxis={"type": "category", "autorange": "reversed", "automargin": True},
-    )
-    return figure
+    return [
+        SliceBar(
+            value=_label(summary.value),
+            scored=scorer.scored,
+            mean=float(scorer.mean or 0.0),
+            low=_clipped(scorer.low, bounds),
+            high=_clipped(scorer.high, bounds),
+        )
+        for summary, scorer in entries[:top]
+    ]
+
+
+def _clipped(value: float | None, bounds: tuple[float, float]) -> float | None:
+    clipped = _clip(value, bounds)
+    return None if math.isnan(clipped) else clipped
 
 
 # ---- Compare: paired change per slice ----

@@ -90,10 +90,11 @@ from core.reporting.slice_views import (
     CORRECTION,
     MIN_SLICE,
     PairedSliceChange,
+    SliceBar,
     paired_slice_changes,
     paired_slice_frame,
-    scorer_slice_chart,
     slice_pivot,
+    worst_values,
 )
 
 __all__ = [
@@ -113,6 +114,7 @@ __all__ = [
     "LabelAgreement",
     "PairedSliceChange",
     "QueueEntry",
+    "SliceBar",
     "StepView",
     "agreement_frame",
     "agreement_verdict",
@@ -148,7 +150,6 @@ __all__ = [
     "score_histograms",
     "scored_label",
     "scorer_range",
-    "scorer_slice_chart",
     "scorer_table",
     "scorer_threshold",
     "scorer_verdict",
@@ -167,5 +168,6 @@ __all__ = [
     "usage_summary_frame",
     "usage_summary_totals",
     "usage_totals",
+    "worst_values",
     "write_experiment_html",
 ]

@@ -9,13 +9,13 @@ gives its score range and count, as plotly's hover did. Names are entity-escaped
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 
 import streamlit as st
 
 from core.records import ScoreHistogram
-from pages.ui.text import without_bidi_controls
+from pages.ui.text import show_svg
+from pages.ui.text import svg_text as _e
 
 __all__ = ["histograms_svg", "render_histograms"]
 
@@ -26,12 +26,6 @@ _LEFT, _RIGHT, _TOP, _BOTTOM = 46, 12, 34, 40
 _BAR = "#4c78a8"
 _TITLE_LIMIT = 60
 """Characters of a scorer's title shown (the whole in its tooltip)."""
-
-
-def _e(value: object) -> str:
-    """Text for the SVG: entity-escaped, each bidi control shown as its escape (a scorer id
-    holding U+202E cannot reorder the title)."""
-    return html.escape(without_bidi_controls(str(value)), quote=True)
 
 
 def _short(text: str) -> str:
@@ -116,8 +110,5 @@ def render_histograms(
     if svg is None:
         st.caption("No scores yet.")
         return
-    # st.html keeps HTML only (its sanitiser's profile drops SVG); Markdown passes an HTML
-    # block as it is: `<div>` alone on the first line opens one, read as raw HTML up to the
-    # next blank line (the SVG has no line break), so no Markdown is read in the names.
-    st.markdown(f'<div class="score-histograms-box">\n{svg}\n</div>', unsafe_allow_html=True)
+    show_svg(svg, "score-histograms-box")
     st.caption("Each bar: the items scored in that range (its tooltip gives the range and count).")

@@ -21,11 +21,12 @@ from core.service.views import (
     paired_slice_changes,
     paired_slice_frame,
     scorer_range,
-    scorer_slice_chart,
     slice_pivot,
+    worst_values,
 )
 from pages.ui.services import service
-from pages.ui.text import chart_text, md_text, plain_frame, plain_text
+from pages.ui.slice_chart import render_slice_chart
+from pages.ui.text import md_text, plain_frame, plain_text
 
 PARAM = "slice"
 """The URL parameter of the column sliced by (both pages)."""
@@ -133,11 +134,8 @@ def render_pivot(
         format_func=plain_text,
         help=f"One scorer at a time: its {CHART_TOP} worst values.",
     )
-    st.plotly_chart(
-        scorer_slice_chart(found, scorer_id, ranges[scorer_id], escape=chart_text),
-        width="stretch",
-        key="experiment.slice_chart",
-    )
+    bounds = ranges[scorer_id]
+    render_slice_chart(worst_values(found, scorer_id, bounds), bounds, scorer_id)
     if len(found) > CHART_TOP:
         st.caption(f"The chart draws the {CHART_TOP} worst values of {len(found):,}.")
 

@@ -19,7 +19,8 @@ turns `[x](http://…)` into a live link, `![i](…)` into an image, `:red[…]`
   st.radio, st.pills and st.segmented_control, which read Markdown: every markup character is
   backslash-escaped, and an invisible word joiner (U+2060) keeps GFM from finding a bare link;
 - `chart_text` for plotly labels (titles, axes, legends, hovers), which read a few HTML tags
-  (`<a href>`, `<b>`, `<br>`): entity-escaped, plotly shows the characters.
+  (`<a href>`, `<b>`, `<br>`): entity-escaped, plotly shows the characters; `svg_text` for the
+  text of the pages' inline SVG charts: entity-escaped, each bidi control shown as its escape.
 """
 
 from __future__ import annotations
@@ -46,7 +47,9 @@ __all__ = [
     "plain_dataframe",
     "plain_frame",
     "plain_text",
+    "show_svg",
     "show_text",
+    "svg_text",
     "texts_block",
     "without_bidi_controls",
 ]
@@ -62,6 +65,8 @@ _BARE_LINK = re.compile(r"(?i)(https?|ftp|mailto|xmpp|www)(?=[:.])|(?=@)")
 so escaping alone does not stop it; a joiner right there does, and is not seen."""
 
 _WHITESPACE = re.compile(r"\s+")
+_LINE_BREAKS = re.compile("[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]")
+"""What ends a line somewhere (Markdown, str.splitlines)."""
 
 _SHORTCODE = re.compile(r":(?=material/|[A-Za-z0-9_+-]+:)")
 """The colon that opens an icon or emoji shortcode (`:material/bolt:`, `:smile:`): Streamlit
@@ -139,6 +144,24 @@ def plain_dataframe(data: pd.DataFrame, **kwargs: Any) -> Any:
 def chart_text(value: object) -> str:
     """`value` for a plotly label: entity-escaped, so plotly shows `<a href=…>` as characters."""
     return html.escape(str(value), quote=True)
+
+
+def svg_text(value: object) -> str:
+    """`value` as the text of an inline SVG (a label, a tooltip's `<title>`): entity-escaped,
+    each bidi control shown as its escape (a value holding U+202E cannot reorder the chart),
+    each line break a space (`show_svg` passes the SVG through Markdown as one line)."""
+    one_line = _LINE_BREAKS.sub(" ", without_bidi_controls(str(value)))
+    return html.escape(one_line, quote=True)
+
+
+def show_svg(svg: str, box_class: str) -> None:
+    """Draw an inline SVG whose every text went through `svg_text`, in a `<div>` of
+    `box_class`. st.html keeps HTML only (its sanitiser's profile drops SVG); Markdown passes
+    an HTML block as it is: `<div>` alone on the first line opens one, read as raw HTML up to
+    the next blank line (the SVG holds no line break), so no Markdown is read in its texts."""
+    if "\n" in svg:
+        raise ValueError("an inline SVG shown through Markdown must hold no line break")
+    st.markdown(f'<div class="{box_class}">\n{svg}\n</div>', unsafe_allow_html=True)
 
 
 def show_text(

@@ -180,7 +180,10 @@ def test_slices_by_category(app: AppTest, experiment_id: str) -> None:
     assert by_value.loc["Health", "failed"] == 0
     assert table["value"].iloc[0] == "Law"  # worst first
     assert url(app, "slice") == "category"
-    assert len(app.get("plotly_chart")) == 1  # the slices' chart only: one view at a time
+    assert not app.get("plotly_chart")  # the chart is one inline SVG: no plotly.js to mount
+    (chart,) = [m.value for m in app.markdown if "slice-chart-box" in m.value]
+    assert chart.count("<rect ") == 3  # a bar per value of the chart's scorer
+    assert ">Law (n=20)</text>" in chart
     assert any("Student t-interval" in c.value for c in app.caption)
     shown = next(d for d in app.dataframe if "missing" in d.value.columns)
     assert "failed" in shown.proto.column_order  # this process ran it: its failures are known

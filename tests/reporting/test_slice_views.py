@@ -22,8 +22,8 @@ from core.reporting.slice_views import (
     holm,
     paired_slice_changes,
     paired_slice_frame,
-    scorer_slice_chart,
     slice_pivot,
+    worst_values,
 )
 
 
@@ -66,11 +66,26 @@ def test_a_scale_changes_the_worst() -> None:
 
 def test_the_chart_draws_one_scorer_worst_first() -> None:
     found = [summary(f"v{n}", 3, a=(n / 30, 0.0, 1.5)) for n in range(30)]
-    figure = scorer_slice_chart(found, "a", top=5)
-    (bar,) = figure.data
-    assert list(bar.y) == [f"v{n} (n=3)" for n in range(5)]
-    assert bar.error_x.array[0] == pytest.approx(1.0)  # up to 1, not 1.5
-    assert bar.orientation == "h"
+    found.append(summary("", 3, a=(0.01, -0.2, 0.3)))  # items without a value
+    found.append(summary("other scorer only", 3, b=(0.0, 0.0, 0.0)))  # no score of "a"
+    bars = worst_values(found, "a", top=5)
+    assert [bar.value for bar in bars] == ["v0", "(no value)", "v1", "v2", "v3"]
+    assert bars[0].high == 1.0  # 1.5 clipped to the scorer's range
+    assert bars[1].low == 0.0 and bars[1].mean == pytest.approx(0.01)
+    assert all(bar.scored == 3 for bar in bars)
+    assert len(worst_values(found, "a")) == 20  # CHART_TOP
+    assert worst_values(found, "nobody") == []
+
+
+def test_a_value_without_an_interval_has_none() -> None:
+    one = SliceSummary(
+        column="c",
+        value="x",
+        items=1,
+        scorers=[SliceScorer(scorer_id="a", scored=1, mean=0.5, low=None, high=None)],
+    )
+    (bar,) = worst_values([one], "a", (0.0, 10.0))
+    assert (bar.mean, bar.low, bar.high) == (0.5, None, None)
 
 
 def test_holm_by_hand() -> None:
