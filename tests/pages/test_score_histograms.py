@@ -47,3 +47,11 @@ def test_a_bidi_control_in_a_name_is_shown_not_obeyed() -> None:
 def test_no_score_no_chart() -> None:
     assert histograms_svg([]) is None
     assert histograms_svg([histogram("a", [0, 0])]) is None
+
+
+def test_a_name_with_line_breaks_stays_on_one_line() -> None:
+    # Shown through Markdown as one HTML block: a blank line would end it, and the rest of
+    # the SVG would be read as Markdown.
+    svg = histograms_svg([histogram("a\n\n**bold** [l](http://e.com)\r\nz", [1])])
+    assert svg is not None and "\n" not in svg and "\r" not in svg
+    assert "a  **bold** [l](http://e.com)  z" in svg
