@@ -306,7 +306,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, nargs="+", default=[8, 32])
     parser.add_argument("--rounds", type=int, default=5, help="0: skip the run_evals part")
     parser.add_argument("--stored-items", type=int, default=150, help="0: skip the Service part")
-    parser.add_argument("--stored-rounds", type=int, default=3)
+    parser.add_argument("--stored-rounds", type=int, default=3, help="0: skip the Service part")
     parser.add_argument("--own-cpu-rounds", type=int, default=3, help="0: skip that part")
     arguments = parser.parse_args()
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
@@ -319,7 +319,7 @@ def main() -> None:
         finally:
             process.terminate()
             process.wait()
-    if arguments.stored_items > 0:
+    if arguments.stored_items > 0 and arguments.stored_rounds > 0:
         process, url = start_fake_judge("--from-schema")
         try:
             with tempfile.TemporaryDirectory() as folder:
