@@ -67,7 +67,7 @@ JUDGED_FREEZE_FROM = 100
 judge keeps the heap out of the collector's full passes while it runs (core/experiments/
 _heap.py): litellm brings some 460,000 long-lived objects that every full pass walks again. At
 concurrency 32 against a loopback judge, the collector's share of a call fell from 0.21-0.26 ms
-to 0.05-0.08 ms, of 2.8-3.0 ms of client CPU (bench/judge_throughput.py; docs/core.md)."""
+to 0.05-0.11 ms, of 2.8-3.0 ms of client CPU (bench/judge_throughput.py; docs/core.md)."""
 JUDGED_REFREEZE_AFTER = 50
 """Finished runs after which the heap is frozen again: what the first judge calls loaded
 (litellm's providers and clients, imported lazily) is then frozen too."""
