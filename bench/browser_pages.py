@@ -309,8 +309,10 @@ def timed(page: Any, action: Callable[[], object]) -> Timing:
     return time.perf_counter() - started, clock() - cpu, browser() - drawing
 
 
-def pick_other(page: Any, label: str | re.Pattern[str]) -> Callable[[], object]:
-    """Open the selectbox `label` and click an option that is not the chosen one."""
+def pick_other(
+    page: Any, label: str | re.Pattern[str], skip: str | None = None
+) -> Callable[[], object]:
+    """Open the selectbox `label` and click an option that is not the chosen one (nor `skip`)."""
 
     def act() -> None:
         box = page.get_by_role("combobox", name=label).first
@@ -319,8 +321,11 @@ def pick_other(page: Any, label: str | re.Pattern[str]) -> Callable[[], object]:
         options = page.get_by_role("option")
         options.first.wait_for()
         for n in range(options.count()):
-            if options.nth(n).get_attribute("aria-selected") != "true":
-                options.nth(n).click()
+            option = options.nth(n)
+            if option.get_attribute("aria-selected") != "true" and (
+                skip is None or option.inner_text() != skip
+            ):
+                option.click()
                 return
         raise RuntimeError(f"{label}: no other option")
 
@@ -502,26 +507,6 @@ def measure_layout(page: Any, url: str, repeat: int = 1) -> list[Row]:
     return rows + measure_slices(page, views, repeat)
 
 
-def pick_unchosen(page: Any, label: str, skip: str = "none") -> Callable[[], object]:
-    """Open the selectbox `label` and click the first option neither chosen nor `skip`."""
-
-    def act() -> None:
-        box = page.get_by_role("combobox", name=label).first
-        box.evaluate("element => element.scrollIntoView({block: 'center'})")
-        next_frame(page)
-        box.click()
-        options = page.get_by_role("option")
-        options.first.wait_for()
-        for n in range(options.count()):
-            option = options.nth(n)
-            if option.get_attribute("aria-selected") != "true" and option.inner_text() != skip:
-                option.click()
-                return
-        raise RuntimeError(f"{label}: no other option")
-
-    return act
-
-
 def measure_slices(page: Any, views: Any, repeat: int) -> list[Row]:
     """In the Slices view: a metadata column picked to slice by (each time the other of
     `category` and `answer_is_correct`, so the first two are computed, the later ones
@@ -531,8 +516,8 @@ def measure_slices(page: Any, views: Any, repeat: int) -> list[Row]:
     picks: list[Timing] = []
     charts: list[Timing] = []
     for _ in range(max(repeat, 2)):
-        picks.append(timed(page, pick_unchosen(page, "Slice by")))
-        charts.append(timed(page, pick_unchosen(page, "Chart of scorer")))
+        picks.append(timed(page, pick_other(page, "Slice by", skip="none")))
+        charts.append(timed(page, pick_other(page, "Chart of scorer")))
     rerun(page, views.get_by_text("Results", exact=True).click)
     return [
         median_of("  slice by a column", picks),
@@ -549,7 +534,7 @@ def measure_compare(page: Any, repeat: int) -> list[Row]:
     default = page.url
     added: list[Timing] = []
     for _ in range(repeat):
-        added.append(timed(page, pick_unchosen(page, "Candidates", skip="")))
+        added.append(timed(page, pick_other(page, "Candidates")))
         open_page(page, default, timeout=300_000)
         browser_idle()
     return [median_of("  Compare: a second candidate added (N = 3)", added)]

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 import streamlit as st
 
 from core.records import ScoreHistogram
-from pages.ui.text import show_svg
+from pages.ui.text import shortened, show_svg
 from pages.ui.text import svg_text as _e
 
 __all__ = ["histograms_svg", "render_histograms"]
@@ -26,10 +26,6 @@ _LEFT, _RIGHT, _TOP, _BOTTOM = 46, 12, 34, 40
 _BAR = "#4c78a8"
 _TITLE_LIMIT = 60
 """Characters of a scorer's title shown (the whole in its tooltip)."""
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= _TITLE_LIMIT else text[: _TITLE_LIMIT - 1] + "…"
 
 
 def _title(histogram: ScoreHistogram, mean: float | None) -> str:
@@ -48,7 +44,7 @@ def _panel(histogram: ScoreHistogram, mean: float | None, x: float, y: float) ->
     title = _title(histogram, mean)
     parts = [
         f'<text x="{left}" y="{y + 18}" font-size="13" fill="currentColor">'
-        f"<title>{_e(title)}</title>{_e(_short(title))}</text>",
+        f"<title>{_e(title)}</title>{_e(shortened(title, _TITLE_LIMIT))}</text>",
         f'<line x1="{left}" y1="{base}" x2="{left + width}" y2="{base}" stroke="#999"/>',
         f'<text x="{left - 6}" y="{y + _TOP + 4}" font-size="11" text-anchor="end" '
         f'fill="currentColor">{tallest:,}</text>',

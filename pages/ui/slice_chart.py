@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from core.service.views import SliceBar
-from pages.ui.text import show_svg, svg_text
+from pages.ui.text import shortened, show_svg, svg_text
 
 __all__ = ["render_slice_chart", "slice_chart_svg"]
 
@@ -26,10 +26,6 @@ _LABEL_W, _RIGHT, _TOP, _ROW, _AXIS = 260, 20, 12, 26, 46
 _BAR = "#4c78a8"
 _LABEL_LIMIT = 32
 """Characters of a value shown in its label, before its n (the whole in its tooltip)."""
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= _LABEL_LIMIT else text[: _LABEL_LIMIT - 1] + "…"
 
 
 def _interval(bar: SliceBar) -> str:
@@ -62,7 +58,7 @@ def slice_chart_svg(
         parts.append(
             f'<text x="{_LABEL_W - 8}" y="{middle + 4:.1f}" font-size="12" text-anchor="end" '
             f'fill="currentColor"><title>{svg_text(label)}</title>'
-            f"{svg_text(f'{_short(bar.value)} (n={bar.scored})')}</text>"
+            f"{svg_text(f'{shortened(bar.value, _LABEL_LIMIT)} (n={bar.scored})')}</text>"
         )
         width = x(bar.mean) - x(low) if math.isfinite(bar.mean) else 0.0
         parts.append(

@@ -47,6 +47,7 @@ __all__ = [
     "plain_dataframe",
     "plain_frame",
     "plain_text",
+    "shortened",
     "show_svg",
     "show_text",
     "svg_text",
@@ -129,10 +130,12 @@ def md_text(value: object) -> str:
 def md_short(value: object, limit: int = 80) -> str:
     """`md_text` of `value` on one line and at most `limit` characters (then `…`): for labels of
     tabs, expanders and metrics, where a long or multi-line value would break the layout."""
-    line = _WHITESPACE.sub(" ", as_text(value)).strip()
-    if len(line) > limit:
-        line = line[: limit - 1] + "…"
-    return md_text(line)
+    return md_text(shortened(_WHITESPACE.sub(" ", as_text(value)).strip(), limit))
+
+
+def shortened(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters, the last one then `…`."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def plain_dataframe(data: pd.DataFrame, **kwargs: Any) -> Any:
