@@ -3,14 +3,17 @@ and the result pages read at that size (docs/storage.md, Reading a large experim
 
     python bench/million_results.py [--items 1000000] [--scorer keyword-coverage-scorer]
                                     [--skip-run] [--direct] [--database-url URL]
-                                    [--run-database-url URL] [--no-pages]
+                                    [--run-database-url URL] [--no-pages] [--rounds N]
 
-1. **Bare runs/s**: the code scorer's `run_sync` over 20,000 distinct pairs in this process.
+1. **Bare runs/s**: the code scorer's `run_sync` over 20,000 distinct pairs, in a fresh
+   interpreter (cold caches, as the run's are), after a warm-up on 2,000 pairs of its own.
 2. **End to end** (in a subprocess of its own, for its peak RSS, `VmHWM`): the CSV of `--items`
    rows imported with `Service.import_dataset`, then the experiment run by the Service (engine,
    result writer, SQLite) until every result is stored. Targets (issue 22): the run proper
    (start to every result stored) at >= 80% of the bare runs/s, the whole command (import
-   included) at >= 50%; peak RSS under 1 GiB.
+   included) at >= 50%; peak RSS under 1 GiB. This machine's speed drifts by up to a third
+   within minutes: each run is measured between two bare measures, against their mean, and
+   `--rounds N` repeats it (a new dataset each round) and gives the median ratio.
 3. **Pages** (AppTest, in this process): the experiment detail, Failures and Judge usage pages,
    each on its first render (its cached aggregates dropped first) and on a change: a score
    filter, a text search, the last page, the sort by score on the detail page, a rerun on the
@@ -44,7 +47,6 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 ROOT = Path(__file__).resolve().parents[1]
@@ -108,22 +110,41 @@ def write_csv(path: Path, items: int) -> None:
             out.write(",".join(row(n)) + "\n")
 
 
-def bare_runs_per_s(scorer_id: str) -> float:
-    return bare_runs(scorer_id)[0]
-
-
 def bare_runs(scorer_id: str, count: int = BARE_PAIRS) -> tuple[float, float]:
-    """The bare scorer's runs/s and its CPU microseconds per run, over `count` distinct pairs."""
-    service = Service("sqlite://")
-    scorer = service.build_scorer(ScorerSpec(scorer_id=scorer_id), None)
-    pairs = [row(n) for n in range(count)]
-    for _, question, answer in pairs[:2000]:  # warm-up
-        scorer.run_sync(input=question, output=answer)
-    started, cpu = time.perf_counter(), time.process_time()
-    for _, question, answer in pairs:
-        scorer.run_sync(input=question, output=answer)
-    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
-    return len(pairs) / elapsed, 1e6 * cpu / len(pairs)
+    """The bare scorer's runs/s and its CPU microseconds per run, over `count` distinct pairs,
+    in a fresh interpreter of their own (`_BARE_RUNNER`): cold caches, as the run's are."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    output = subprocess.run(
+        [sys.executable, "-c", _BARE_RUNNER, scorer_id, str(count)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    if output.returncode:
+        raise SystemExit(f"the bare measure failed:\n{output.stderr[-3000:]}")
+    runs_s, cpu_us = output.stdout.split()[-2:]
+    return float(runs_s), float(cpu_us)
+
+
+_BARE_RUNNER = """
+import sys, time
+from bench.million_results import row
+from core.records import ScorerSpec
+from core.service import Service
+
+scorer_id, count = sys.argv[1], int(sys.argv[2])
+scorer = Service("sqlite://").build_scorer(ScorerSpec(scorer_id=scorer_id), None)
+# The warm-up (the scorer's first runs load its lexicons) on pairs of its own: a timed pair
+# seen in it would be answered from the scorer's caches, as no item of the run is.
+for _, question, answer in map(row, range(count, count + 2000)):
+    scorer.run_sync(input=question, output=answer)
+pairs = [row(n) for n in range(count)]
+started, cpu = time.perf_counter(), time.process_time()
+for _, question, answer in pairs:
+    scorer.run_sync(input=question, output=answer)
+elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+print(len(pairs) / elapsed, 1e6 * cpu / len(pairs))
+"""
 
 
 _COLD_RUNNER = """
@@ -155,15 +176,51 @@ def first_run_cpu(scorer_id: str) -> float:
 
 
 def end_to_end(
-    folder: Path, items: int, scorer_id: str, database: str | None = None
+    folder: Path, items: int, scorer_id: str, database: str | None = None, rounds: int = 1
 ) -> tuple[str, str]:
-    """The CSV imported and run in a subprocess, on SQLite in `folder` (or `database`)."""
+    """The CSV imported and run in a subprocess, on SQLite in `folder` (or `database`),
+    `rounds` times, each run between two bare measures (the machine's speed drifts: the
+    ratio is taken against the mean of the two around it)."""
     csv_path = folder / "million.csv"
     write_csv(csv_path, items)
-    database = database or f"sqlite:///{folder / 'million.db'}"
+    backend = (database or "sqlite").split(":", 1)[0]
+    print(f"end to end on {backend}: {items:,} items x 1 code scorer ({scorer_id})")
+    print(f"  CSV {csv_path.stat().st_size / 2**20:,.1f} MiB")
+    bare_before = bare_runs(scorer_id)
+    ratios: list[tuple[float, float]] = []
+    experiment_id = ""
+    for round_number in range(1, rounds + 1):
+        url = database or f"sqlite:///{folder / f'million-{round_number}.db'}"
+        figures = _run_subprocess(url, csv_path, scorer_id)
+        bare_after = bare_runs(scorer_id)
+        print(f" round {round_number} of {rounds}")
+        ratios.append(_report_round(figures, bare_before, bare_after))
+        bare_before, database_used, experiment_id = bare_after, url, figures[6]
+    # How a scorer that caches per word costs more per run over many distinct items (its
+    # caches grow, the collector walks them): the bare loop over as many pairs as the run.
+    same = min(items, SAME_PAIRS_AT_MOST)
+    _, same_cpu = bare_runs(scorer_id, same)
+    print(f"  bare over {same:,} pairs      CPU {same_cpu:.1f} us/run")
+    cold = first_run_cpu(scorer_id)
+    print(
+        f"  scorer's first run {cold:5.2f} s CPU (loaded once, in the run's time) = "
+        f"{1e6 * cold / items:.1f} us/run"
+    )
+    if rounds > 1:
+        runs = sorted(run for run, _ in ratios)
+        wholes = sorted(whole for _, whole in ratios)
+        print(
+            f"  median of {rounds} rounds: run / bare {runs[rounds // 2]:.0%} "
+            f"(each: {', '.join(f'{run:.0%}' for run, _ in ratios)}), whole / bare "
+            f"{wholes[rounds // 2]:.0%}"
+        )
+    return database_used, experiment_id
+
+
+def _run_subprocess(database: str, csv_path: Path, scorer_id: str) -> list[str]:
+    """`_RUNNER`'s figures: the CSV imported and run on `database` in a fresh interpreter."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    started = time.perf_counter()
-    output: Any = subprocess.run(
+    output = subprocess.run(
         [sys.executable, "-c", _RUNNER, database, str(csv_path), scorer_id],
         env=env,
         capture_output=True,
@@ -171,15 +228,19 @@ def end_to_end(
     )
     if output.returncode:
         raise SystemExit(f"the end-to-end run failed:\n{output.stderr[-3000:]}")
-    output = output.stdout.split()
-    total = time.perf_counter() - started
-    count, imported, ran, stored, status, peak_kb, experiment_id = output[:7]
-    import_cpu, run_cpu, writer_cpu = (float(value) for value in output[7:])
-    bare, bare_cpu = bare_runs(scorer_id)
+    return output.stdout.split()
+
+
+def _report_round(
+    figures: list[str], before: tuple[float, float], after: tuple[float, float]
+) -> tuple[float, float]:
+    """Print one round's figures against the bare measures around it; returns its run / bare
+    and whole / bare."""
+    count, imported, ran, stored, status, peak_kb, _ = figures[:7]
+    import_cpu, run_cpu, writer_cpu = (float(value) for value in figures[7:])
+    bare = (before[0] + after[0]) / 2
+    bare_cpu = (before[1] + after[1]) / 2
     runs = int(stored) / float(ran)
-    backend = database.split(":", 1)[0]
-    print(f"end to end on {backend}: {int(count):,} items x 1 code scorer ({scorer_id})")
-    print(f"  CSV {csv_path.stat().st_size / 2**20:,.1f} MiB; whole subprocess {total:,.1f} s")
     load = os.getloadavg()[0]
     print(f"  load average  {load:8.1f} (wall-clock ratios below are only as good as it is low)")
     rows_s = int(count) / float(imported)
@@ -192,25 +253,11 @@ def end_to_end(
         f"  run CPU       {per_run:8.1f} us/run in the scoring interpreter, "
         f"{1e6 * writer_cpu / max(int(stored), 1):.1f} us/run in the writer's process"
     )
-    print(f"  bare run_sync                 {bare:9,.0f} runs/s   CPU {bare_cpu:.1f} us/run")
+    print(
+        f"  bare run_sync                 {bare:9,.0f} runs/s   CPU {bare_cpu:.1f} us/run "
+        f"(before the run {before[0]:,.0f}, after {after[0]:,.0f} runs/s)"
+    )
     print(f"  bare CPU / run CPU {bare_cpu / per_run:5.0%}   (the scoring interpreter's share)")
-    # A scorer that caches per word costs more per run over many distinct items (its caches
-    # grow, the collector walks them): the bare loop over as many pairs as the run, for scale.
-    same = min(int(count), SAME_PAIRS_AT_MOST)
-    _, same_cpu = bare_runs(scorer_id, same)
-    print(
-        f"  bare over {same:,} pairs      CPU {same_cpu:.1f} us/run   "
-        f"bare CPU / run CPU {same_cpu / per_run:5.0%}"
-    )
-    # The scorer's one-time start is in the run's CPU, not in the bare figures: its share per
-    # run, and the run's CPU without it (the cost that grows with the items).
-    cold = first_run_cpu(scorer_id)
-    cold_per_run = 1e6 * cold / max(int(stored), 1)
-    steady = per_run - cold_per_run
-    print(
-        f"  scorer's first run {cold:5.2f} s CPU (loaded once) = {cold_per_run:.1f} us/run;"
-        f" run CPU without it {steady:.1f} us/run, bare / that {same_cpu / steady:5.0%}"
-    )
     verdict = "ok" if runs >= 0.8 * bare else "MISSED"
     print(f"  run / bare    {runs / bare:8.0%}   (target >= 80%: {verdict})")
     whole = int(stored) / (float(imported) + float(ran))
@@ -219,7 +266,7 @@ def end_to_end(
     peak = int(peak_kb) * 1024
     verdict = "ok" if peak < GIB else "MISSED"
     print(f"  peak RSS      {peak / 2**20:8,.0f} MiB (target < 1024 MiB: {verdict})")
-    return database, experiment_id
+    return runs / bare, whole / bare
 
 
 def write_directly(database: str, items: int) -> str:
@@ -373,6 +420,9 @@ def main() -> None:
         "--run-database-url", help="the end-to-end run on this database (PostgreSQL) instead"
     )
     parser.add_argument("--no-pages", action="store_true", help="the end-to-end run only")
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="end-to-end runs, each between bare measures"
+    )
     arguments = parser.parse_args()
     if arguments.experiment:
         time_pages(arguments.database_url, arguments.experiment)
@@ -382,7 +432,11 @@ def main() -> None:
         database, experiment_id = "", ""
         if not arguments.skip_run:
             database, experiment_id = end_to_end(
-                folder, arguments.items, arguments.scorer, arguments.run_database_url
+                folder,
+                arguments.items,
+                arguments.scorer,
+                arguments.run_database_url,
+                arguments.rounds,
             )
         if arguments.no_pages:
             return
