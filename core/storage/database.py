@@ -36,8 +36,12 @@ STATISTICS_AFTER_ROWS = 10_000
 """Rows written at once after which PostgreSQL's statistics of the table are refreshed
 (`Database.refresh_statistics`)."""
 _ANALYSED_TABLES = frozenset({"dataset_items", "scorer_results"})
-_ANALYZE_WAIT = "1s"
-"""How long `Database.refresh_statistics` waits for its lock before it gives up."""
+_ANALYZE_WAIT_PAST_DEADLOCK_MS = 1_000
+"""How long `Database.refresh_statistics` waits for its lock beyond the server's
+`deadlock_timeout` (1 s by default) before it gives up. PostgreSQL cancels an autovacuum that
+is in a waiting statement's way only at that deadlock check. A wait of 1 s in all lost the race
+to it, so the ANALYZE was skipped whenever autovacuum was vacuuming the table, as it does for
+minutes after a large deletion."""
 _log = logging.getLogger(__name__)
 
 
@@ -114,10 +118,16 @@ class Database:
             return
         try:
             with self.engine.connect() as connection:
-                # ANALYZE waits for the table's SHARE UPDATE EXCLUSIVE lock, which a dataset's
-                # trigram index being built CONCURRENTLY holds for a minute at a million items:
-                # the import would seem to hang. Skipped then; autovacuum analyses later.
-                connection.exec_driver_sql(f"SET LOCAL lock_timeout = '{_ANALYZE_WAIT}'")
+                # ANALYZE waits for the table's SHARE UPDATE EXCLUSIVE lock. Autovacuum holds
+                # it, and gives it up at the server's deadlock check. A dataset's trigram index
+                # being built CONCURRENTLY holds it for a minute at a million items, and the
+                # import would seem to hang: past the wait, the ANALYZE is skipped and
+                # autovacuum analyses later.
+                connection.exec_driver_sql(
+                    "SELECT set_config('lock_timeout', (extract(epoch FROM "
+                    "current_setting('deadlock_timeout')::interval) * 1000 + "
+                    f"{_ANALYZE_WAIT_PAST_DEADLOCK_MS})::bigint::text || 'ms', true)"
+                )
                 connection.exec_driver_sql(f"ANALYZE {table}")
                 connection.commit()
         except SQLAlchemyError as error:

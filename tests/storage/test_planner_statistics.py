@@ -10,9 +10,11 @@ import logging
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from scorelab_db import BACKENDS, database
+from sqlalchemy import event
 
 from core.records import ColumnMapping, DatasetItem, ScorerOutcome, ScorerSpec
 from core.storage import Store
@@ -113,7 +115,8 @@ def test_an_import_does_not_wait_on_an_index_being_built(
 ) -> None:
     """A trigram index built CONCURRENTLY holds the table's SHARE UPDATE EXCLUSIVE lock (a
     minute at a million items), which ANALYZE needs: the import gives up the ANALYZE after
-    `_ANALYZE_WAIT` instead of waiting, and is stored whole."""
+    its wait (`_ANALYZE_WAIT_PAST_DEADLOCK_MS` past the deadlock check) instead of waiting,
+    and is stored whole."""
     monkeypatch.setattr(storage_database, "STATISTICS_AFTER_ROWS", 10)
     saved: list[str] = []
     with store.engine.connect() as holder:
@@ -129,3 +132,42 @@ def test_an_import_does_not_wait_on_an_index_being_built(
     assert any("ANALYZE dataset_items skipped" in r.getMessage() for r in caplog.records)
     assert len(store.dataset_items(saved[0])) == 10
     assert _planned_rows(store, "dataset_items") < 10  # not analysed: left to autovacuum
+
+
+@pytest.mark.parametrize("store", POSTGRES, indirect=True)
+def test_the_analyze_outwaits_the_deadlock_check_that_cancels_autovacuum(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Autovacuum holds the same lock while it vacuums a table (for minutes after a large
+    deletion), and PostgreSQL cancels it for a waiting statement only at that statement's
+    deadlock check (`deadlock_timeout`). A wait that ends first gives up every time. Only the
+    server's own autovacuum workers are cancelled so (a test cannot start one on demand), so
+    this reads the wait in force when the ANALYZE runs, in its own transaction."""
+    monkeypatch.setattr(storage_database, "STATISTICS_AFTER_ROWS", 10)
+    seen: list[tuple[str, str]] = []
+
+    def after(connection: Any, cursor: Any, statement: str, *_: Any) -> None:
+        if statement.startswith("ANALYZE"):
+            driver = connection.connection.dbapi_connection
+            lock = driver.execute("SHOW lock_timeout").fetchone()[0]
+            deadlock = driver.execute("SHOW deadlock_timeout").fetchone()[0]
+            seen.append((lock, deadlock))
+
+    event.listen(store.engine, "after_cursor_execute", after)
+    try:
+        _dataset(store, 10)
+    finally:
+        event.remove(store.engine, "after_cursor_execute", after)
+    assert len(seen) == 1
+    lock, deadlock = (_milliseconds(value) for value in seen[0])
+    assert deadlock < lock <= deadlock + 1_000
+    with store.engine.connect() as connection:  # SET LOCAL: nothing left in the session
+        assert connection.exec_driver_sql("SHOW lock_timeout").scalar_one() == "0"
+
+
+def _milliseconds(setting: str) -> int:
+    """A PostgreSQL duration as SHOW gives it ('1s', '2000ms', '1min') in milliseconds."""
+    for unit, scale in (("ms", 1), ("min", 60_000), ("s", 1_000)):
+        if setting.endswith(unit):
+            return int(setting.removesuffix(unit)) * scale
+    return int(setting)
