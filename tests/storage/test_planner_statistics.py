@@ -55,6 +55,17 @@ def _planned_rows(store: Store, table: str) -> float:
         )
 
 
+def _all_visible_pages(store: Store, table: str) -> int:
+    """The pages of `table` a VACUUM marked all-visible (`pg_class.relallvisible`, which an
+    ANALYZE alone leaves as it was)."""
+    with store.engine.connect() as connection:
+        return int(
+            connection.exec_driver_sql(
+                "SELECT relallvisible FROM pg_class WHERE oid = %s::regclass", (table,)
+            ).scalar_one()
+        )
+
+
 @pytest.mark.parametrize("store", POSTGRES, indirect=True)
 def test_a_large_import_is_analysed_at_once(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(storage_database, "STATISTICS_AFTER_ROWS", 60)
@@ -88,8 +99,24 @@ def test_a_large_experiment_is_analysed_when_it_finishes(
         ],
     )
     assert _planned_rows(store, "scorer_results") < 40  # written, not yet analysed
+    assert _all_visible_pages(store, "scorer_results") == 0
     store.finish_experiment(info.id, "completed")  # the results counted by its totals
     assert _planned_rows(store, "scorer_results") == 40
+    # Vacuumed too: the pages' index-only scans read no table row for them.
+    assert _all_visible_pages(store, "scorer_results") >= 1
+    with store.engine.connect() as connection:
+        # The index's plan, as a million results get (40 rows could be read another way).
+        connection.exec_driver_sql("SET LOCAL enable_seqscan = off")
+        connection.exec_driver_sql("SET LOCAL enable_bitmapscan = off")
+        plan = "\n".join(
+            row[0]
+            for row in connection.exec_driver_sql(
+                "EXPLAIN (ANALYZE, COSTS OFF) SELECT scorer_id, score FROM scorer_results "
+                "WHERE experiment_id = %s ORDER BY scorer_id, score",
+                (info.id,),
+            )
+        )
+    assert "Index Only Scan" in plan and "Heap Fetches: 0" in plan, plan
 
 
 @pytest.mark.parametrize("store", SQLITE, indirect=True)
