@@ -130,21 +130,22 @@ class Database:
         try:
             # VACUUM runs outside a transaction only, so the wait is set for the session and
             # reset before the connection goes back to the pool.
-            with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as c:
+            autocommit = self.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+            with autocommit as connection:
                 # Both wait for the table's SHARE UPDATE EXCLUSIVE lock. Autovacuum holds it,
                 # and gives it up at the server's deadlock check. A dataset's trigram index
                 # being built CONCURRENTLY holds it for a minute at a million items, and the
                 # import would seem to hang: past the wait, the refresh is skipped and
                 # autovacuum does it later.
-                c.exec_driver_sql(
+                connection.exec_driver_sql(
                     "SELECT set_config('lock_timeout', (extract(epoch FROM "
                     "current_setting('deadlock_timeout')::interval) * 1000 + "
                     f"{_ANALYZE_WAIT_PAST_DEADLOCK_MS})::bigint::text || 'ms', false)"
                 )
                 try:
-                    c.exec_driver_sql(statement)
+                    connection.exec_driver_sql(statement)
                 finally:
-                    c.exec_driver_sql("RESET lock_timeout")
+                    connection.exec_driver_sql("RESET lock_timeout")
         except SQLAlchemyError as error:
             _log.warning("%s skipped: %s", statement, _first_line(error))
 
